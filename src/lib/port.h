@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * port.h - what the control plane (vu_backend) and the data plane (worker,
+ * net) share: the rings of each queue pair with their eventfds and
+ * counters, and the worker pool that serves them.
+ *
+ * Ownership: the control thread writes a pair's fields only while that pair
+ * is paused (worker_pause()); the worker thread reads them after
+ * worker_resume(). Counters are written by the worker only, with relaxed
+ * atomics, and read by anyone.
+ */
+#ifndef VNET_PORT_H
+#define VNET_PORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "vq.h"
+
+#define PORT_MAX_PAIRS	64
+
+/* Why a frame was dropped, one counter each */
+enum ring_drop {
+	DROP_NO_RX_BUF,		/* guest posted no (or too few) RX buffers */
+	DROP_BAD_HDR,		/* invalid vnet header from the guest */
+	DROP_TOO_SHORT,		/* chain shorter than the vnet header */
+	DROP_BACKEND,		/* host side refused the frame */
+	DROP_DISABLED,		/* ring started but disabled: drained */
+	DROP_TOO_BIG,		/* frame larger than the buffers offered */
+	DROP_MAX
+};
+
+/**
+ * struct ring_counters - Per-ring statistics (relaxed atomics)
+ */
+struct ring_counters {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t drops[DROP_MAX];
+	uint64_t kicks;		/* wakes by the guest's kick */
+	uint64_t calls;		/* notifications we sent */
+	uint64_t batches;	/* used-ring flushes */
+	uint64_t breaks;	/* times the ring broke */
+};
+
+/**
+ * struct vnet_ring - One virtqueue as the data plane sees it
+ * @vq:		Ring state (vq.h)
+ * @kick_fd:	Guest kick eventfd, -1: none (the worker polls)
+ * @call_fd:	Our notification eventfd, -1: none
+ * @err_fd:	Error eventfd, signalled when the ring breaks, -1: none
+ * @started:	Kick fd received and addresses set: the worker may touch it
+ * @enabled:	SET_VRING_ENABLE state: disabled rings drain TX, skip RX
+ * @ctr:	Counters
+ */
+struct vnet_ring {
+	struct vq vq;
+	int kick_fd;
+	int call_fd;
+	int err_fd;
+	bool started;
+	bool enabled;
+	struct ring_counters ctr;
+};
+
+/**
+ * struct vnet_pair - A queue pair: RX is virtqueue 2i, TX is 2i + 1
+ * @rx:		Host to guest
+ * @tx:		Guest to host
+ * @index:	i
+ * @features:	Negotiated virtio-net features (MRG_RXBUF, offloads)
+ * @hdr_len:	vnet header length in guest buffers (10 or 12)
+ * @datapath:	"userspace", "vhost-net" or "idle", for status
+ * @why:	One line: why that data path
+ */
+struct vnet_pair {
+	struct vnet_ring rx;
+	struct vnet_ring tx;
+	unsigned int index;
+	uint64_t features;
+	unsigned int hdr_len;
+	const char *datapath;
+	char why[96];
+};
+
+/**
+ * struct worker_opts - Data path tuning
+ * @budget_pkts:	Frames per ring per wake before yielding (default 256)
+ * @budget_bytes:	Bytes per ring per wake before yielding (default 1 MiB)
+ * @poll_us:		Busy-poll this long before sleeping (0: never)
+ * @nthreads:		Threads for the port's pairs (0: one per pair)
+ */
+struct worker_opts {
+	unsigned int budget_pkts;
+	unsigned int budget_bytes;
+	unsigned int poll_us;
+	unsigned int nthreads;
+};
+
+struct worker_pool;
+
+int worker_pool_create(struct worker_pool **wp, const char *port_name,
+		       struct vnet_pair *pairs, unsigned int npairs,
+		       struct backend *be, const struct worker_opts *o);
+void worker_pool_destroy(struct worker_pool *wp);
+void worker_pause(struct worker_pool *wp, unsigned int pair);
+void worker_resume(struct worker_pool *wp, unsigned int pair);
+void worker_pause_all(struct worker_pool *wp);
+void worker_resume_all(struct worker_pool *wp);
+
+#endif /* VNET_PORT_H */

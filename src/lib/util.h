@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * util.h - small helpers shared by every layer: compiler hints, memory
+ * ordering for guest-shared data, array sizes.
+ */
+#ifndef VNET_UTIL_H
+#define VNET_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define MIN(a, b)	((a) < (b) ? (a) : (b))
+#define MAX(a, b)	((a) > (b) ? (a) : (b))
+
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+
+#define container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/*
+ * Guest-shared memory may change under us at any time: read each field once
+ * with READ_ONCE() into a local, validate the local, never re-read it.
+ */
+#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define LOAD_ACQUIRE(x)		__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define STORE_RELEASE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+
+/* Full barrier: orders our stores before our following loads (notify recheck) */
+#define smp_mb()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_wmb()	__atomic_thread_fence(__ATOMIC_RELEASE)
+
+#define UNUSED		__attribute__((unused))
+#define PRINTF_FMT(a, b) __attribute__((format(printf, a, b)))
+
+/**
+ * add_overflows() - Would @a + @b overflow 64 bits?
+ * @a:	First operand
+ * @b:	Second operand
+ *
+ * Return: non-zero if the sum does not fit in a uint64_t
+ */
+static inline int add_overflows(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return __builtin_add_overflow(a, b, &r);
+}
+
+#endif /* VNET_UTIL_H */

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vu_backend.h - the vhost-user device (backend side) of one port: the
+ * table-driven dispatcher and the device state machine. The daemon owns the
+ * sockets and the event loop; this layer owns one connection's state.
+ */
+#ifndef VNET_VU_BACKEND_H
+#define VNET_VU_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "port.h"
+
+/**
+ * struct vu_dev_cfg - A port's fixed configuration, decided at start
+ * @name:		Port name for log lines and status
+ * @queues:		Queue pairs the frontend may use (1..PORT_MAX_PAIRS)
+ * @features_mask:	virtio feature bits the operator allows (--features)
+ * @mac:		MAC for the config space
+ * @mtu:		MTU for the config space and NET_SET_MTU checks (0: none)
+ * @be:			Opened backend
+ * @wopts:		Data path options
+ */
+struct vu_dev_cfg {
+	const char *name;
+	unsigned int queues;
+	uint64_t features_mask;
+	uint8_t mac[6];
+	uint16_t mtu;
+	struct backend *be;
+	struct worker_opts wopts;
+};
+
+struct vu_dev;
+
+int vu_dev_create(struct vu_dev **d, const struct vu_dev_cfg *cfg);
+void vu_dev_destroy(struct vu_dev *d);
+void vu_dev_connect(struct vu_dev *d, int sock);
+int vu_dev_handle(struct vu_dev *d);
+void vu_dev_disconnect(struct vu_dev *d);
+bool vu_dev_connected(const struct vu_dev *d);
+int vu_dev_sock(const struct vu_dev *d);
+uint64_t vu_dev_offered_features(const struct vu_dev *d);
+struct vnet_pair *vu_dev_pairs(struct vu_dev *d, unsigned int *npairs);
+
+#endif /* VNET_VU_BACKEND_H */
