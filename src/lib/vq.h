@@ -86,7 +86,7 @@ struct vq_buf {
  * @token:	Caller's cookie, returned by vq_drv_get_used()
  * @ndesc:	Descriptors (split) or ring slots (packed) the buffer took
  * @last:	Split: index of the chain's last descriptor (free-list splice)
- * @next_free:	Packed: next free id in the id free list
+ * @next_free:	Split: next free descriptor; packed: next free buffer id
  */
 struct vq_drv_id {
 	uint32_t token;
@@ -157,6 +157,7 @@ struct vq {
 	uint32_t spill_cap;
 	uint32_t spill_used;
 	void *indir_scratch;		/* [num] descriptors: indirect table copy */
+	uint16_t avail_shadow;		/* split: avail idx last read */
 
 	/* driver-side state */
 	uint16_t drv_free_head;		/* split: first free descriptor */
@@ -172,6 +173,11 @@ struct vq {
 	void *drv_indirect;		/* caller's indirect tables, or NULL */
 	uint64_t drv_indirect_gpa;
 	uint16_t drv_indirect_max;	/* descriptors per indirect table */
+	uint16_t drv_num_added;		/* packed: slots added since last kick */
+	bool drv_cb_disabled;		/* vq_drv_disable_cb() in force */
+	bool drv_inorder_batch;		/* packed IN_ORDER: completing a batch */
+	uint16_t drv_inorder_last;	/* ... whose last buffer id is this */
+	uint32_t drv_inorder_len;	/* ... and whose last length is this */
 
 	/* failure */
 	bool broken;

@@ -22,6 +22,8 @@
  * @mtu:		MTU for the config space and NET_SET_MTU checks (0: none)
  * @be:			Opened backend
  * @wopts:		Data path options
+ * @no_workers:		Start no worker threads (tests, fuzzer): the device
+ *			state machine runs, no ring is ever served
  */
 struct vu_dev_cfg {
 	const char *name;
@@ -31,9 +33,11 @@ struct vu_dev_cfg {
 	uint16_t mtu;
 	struct backend *be;
 	struct worker_opts wopts;
+	bool no_workers;
 };
 
 struct vu_dev;
+struct vu_msg;
 
 int vu_dev_create(struct vu_dev **d, const struct vu_dev_cfg *cfg);
 void vu_dev_destroy(struct vu_dev *d);
@@ -44,5 +48,9 @@ bool vu_dev_connected(const struct vu_dev *d);
 int vu_dev_sock(const struct vu_dev *d);
 uint64_t vu_dev_offered_features(const struct vu_dev *d);
 struct vnet_pair *vu_dev_pairs(struct vu_dev *d, unsigned int *npairs);
+
+/* Internal entry points, for the unit tests and the fuzzer */
+int vu_dev_dispatch(struct vu_dev *d, struct vu_msg *m);
+uint64_t vu_dev_acked_features(const struct vu_dev *d);
 
 #endif /* VNET_VU_BACKEND_H */

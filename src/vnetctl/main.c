@@ -1,9 +1,95 @@
 // SPDX-License-Identifier: MIT
-/* vnetctl - placeholder until its issue lands */
+/*
+ * vnetctl - operator tool: plan a VM NIC's queues and VMM arguments,
+ * create the host devices it needs, probe vhost-net, ask vnetd for status.
+ *
+ * This file only dispatches to the subcommands (cmd_*.c) and holds the
+ * option helpers they share; the decisions live in the library (plan.c,
+ * provision.c).
+ */
 #include <stdio.h>
+#include <string.h>
 
-int main(void)
+#include "cmds.h"
+
+static const char vnetctl_usage[] =
+	"usage: vnetctl COMMAND [ARGS]\n"
+	"\n"
+	"  plan --vcpus N [--backend vhost-user|tap] [--socket PATH] [--queues N] ...\n"
+	"                       queue pairs and QEMU/libvirt/cloud-hypervisor/vnetd arguments\n"
+	"  tap create NAME --queues N [--user U] [--group G] [--bridge BR]\n"
+	"  tap create NAME --macvtap-parent DEV [--mode bridge|passthru] --queues N ...\n"
+	"  tap delete NAME      create or delete a multi-queue TAP or a macvtap (root)\n"
+	"  probe vhost-net [--user U] [--dev PATH]\n"
+	"                       can this user open /dev/vhost-net, and what the plan does if not\n"
+	"  status ...           ask a running vnetd\n"
+	"\n"
+	"Exit status: 0 success, 1 the operation failed, 2 usage error.\n"
+	"See docs/vnetctl.md.\n";
+
+/**
+ * cmd_opt() - Match one option at argv[*i], as "--name VALUE" or "--name=VALUE"
+ * @argc:	Argument count
+ * @argv:	Arguments
+ * @i:		Index of the argument to look at; advanced past a separate value
+ * @name:	Option name with its dashes, e.g. "--vcpus"
+ * @missing:	Set when the option matched but has no value
+ *
+ * Return: the value, or NULL if argv[*i] is not @name (or has no value)
+ */
+const char *cmd_opt(int argc, char **argv, int *i, const char *name,
+		    bool *missing)
 {
-	fprintf(stderr, "vnetctl: not built yet\n");
-	return 1;
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+
+	*missing = false;
+	if (strncmp(a, name, n))
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (a[n])
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = true;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+/**
+ * cmd_is_help() - Is @arg a request for help?
+ * @arg:	An argument
+ *
+ * Return: true for -h, --help and help
+ */
+bool cmd_is_help(const char *arg)
+{
+	return !strcmp(arg, "-h") || !strcmp(arg, "--help") ||
+	       !strcmp(arg, "help");
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	if (!cmd) {
+		fputs(vnetctl_usage, stderr);
+		return CMD_USAGE;
+	}
+	if (cmd_is_help(cmd)) {
+		fputs(vnetctl_usage, stdout);
+		return CMD_OK;
+	}
+	if (!strcmp(cmd, "plan"))
+		return cmd_plan(argc - 2, argv + 2);
+	if (!strcmp(cmd, "tap"))
+		return cmd_tap(argc - 2, argv + 2);
+	if (!strcmp(cmd, "probe"))
+		return cmd_probe(argc - 2, argv + 2);
+	if (!strcmp(cmd, "status"))
+		return cmd_status(argc - 2, argv + 2);
+	fprintf(stderr, "vnetctl: unknown command '%s' (plan, tap, probe, status)\n%s",
+		cmd, vnetctl_usage);
+	return CMD_USAGE;
 }

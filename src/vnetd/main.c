@@ -1,9 +1,174 @@
 // SPDX-License-Identifier: MIT
-/* vnetd - placeholder until its issue lands */
+/*
+ * main.c - vnetd: the vhost-user-net backend daemon. Parses the command
+ * line (cli.c), opens every port (port.c) and the control socket (ctl.c),
+ * then runs one epoll loop on the main thread over the listening sockets,
+ * the frontend connections, the reconnect timers, the control socket and a
+ * signalfd. The data path runs in the worker threads vu_backend starts.
+ * SIGTERM/SIGINT end the loop: every port is closed and its socket file
+ * removed. vnetd does not daemonize.
+ */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
 
-int main(void)
+#include "log.h"
+#include "vnetd.h"
+
+#define MAIN_MAX_EVENTS	32
+
+/**
+ * struct vnetd - The process
+ * @cfg:	Configuration
+ * @ports:	Ports, @cfg.nports of them
+ * @epfd:	Event loop
+ * @sigfd:	SIGTERM/SIGINT
+ * @ctl_fd:	Control socket, -1: none
+ */
+struct vnetd {
+	struct vnetd_cfg cfg;
+	struct vnetd_port ports[VNETD_MAX_PORTS];
+	int epfd;
+	int sigfd;
+	int ctl_fd;
+};
+
+/* Large (ports with their configs): static rather than on the stack */
+static struct vnetd vnetd;
+
+static const struct vnetd_ev main_sig_ev = { EV_SIGNAL, NULL };
+static const struct vnetd_ev main_ctl_ev = { EV_CTL, NULL };
+
+static int main_watch(int epfd, int fd, const struct vnetd_ev *ev)
 {
-	fprintf(stderr, "vnetd: not built yet\n");
-	return 1;
+	struct epoll_event e = { .events = EPOLLIN,
+				 .data.ptr = (void *)(uintptr_t)ev };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &e) ? -errno : 0;
+}
+
+/* Block the signals we take by signalfd (workers inherit the mask) */
+static int main_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	if (sigprocmask(SIG_BLOCK, set, NULL))
+		return -errno;
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+static int main_setup(struct vnetd *v)
+{
+	char err[256];
+	sigset_t set;
+	unsigned int i;
+	int ret;
+
+	ret = main_signals(&set);
+	if (ret) {
+		log_err("sigprocmask: %s", strerror(-ret));
+		return ret;
+	}
+	v->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	v->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (v->sigfd < 0 || v->epfd < 0 ||
+	    main_watch(v->epfd, v->sigfd, &main_sig_ev)) {
+		log_err("signalfd/epoll: %s", strerror(errno));
+		return -errno;
+	}
+	for (i = 0; i < v->cfg.nports; i++) {
+		err[0] = '\0';
+		ret = port_init(&v->ports[i], &v->cfg.ports[i], v->epfd, err,
+				sizeof(err));
+		if (ret) {
+			log_err("port %s: %s", v->cfg.ports[i].name,
+				err[0] ? err : strerror(-ret));
+			port_cleanup(&v->ports[i]);
+			while (i--)
+				port_cleanup(&v->ports[i]);
+			return ret;
+		}
+		log_info("port %s: %s %s, backend %s, %u queue pair%s",
+			 v->cfg.ports[i].name,
+			 v->cfg.ports[i].client ? "connecting to" : "listening on",
+			 v->cfg.ports[i].socket, v->cfg.ports[i].backend,
+			 v->cfg.ports[i].queues,
+			 v->cfg.ports[i].queues > 1 ? "s" : "");
+	}
+	v->ctl_fd = v->cfg.ctl_path[0] ? ctl_open(v->cfg.ctl_path) : -1;
+	if (v->ctl_fd >= 0 && main_watch(v->epfd, v->ctl_fd, &main_ctl_ev)) {
+		ctl_close(v->ctl_fd, v->cfg.ctl_path);
+		v->ctl_fd = -1;
+	}
+	return 0;
+}
+
+/* Run until a signal says stop. Return: 0, or -errno if epoll failed */
+static int main_loop(struct vnetd *v)
+{
+	struct epoll_event evs[MAIN_MAX_EVENTS];
+	struct signalfd_siginfo si;
+	const struct vnetd_ev *ev;
+	int n, i;
+
+	for (;;) {
+		n = epoll_wait(v->epfd, evs, MAIN_MAX_EVENTS, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		for (i = 0; i < n; i++) {
+			ev = evs[i].data.ptr;
+			switch (ev->type) {
+			case EV_SIGNAL:
+				if (read(v->sigfd, &si, sizeof(si)) ==
+				    (ssize_t)sizeof(si)) {
+					log_info("signal %u: exiting",
+						 si.ssi_signo);
+					return 0;
+				}
+				break;
+			case EV_CTL:
+				ctl_serve(v->ctl_fd, v->ports, v->cfg.nports);
+				break;
+			default:
+				port_event(ev->port, ev->type, evs[i].events);
+				break;
+			}
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct vnetd *v = &vnetd;
+	unsigned int i;
+	int ret;
+
+	v->sigfd = v->epfd = v->ctl_fd = -1;
+	ret = cli_parse(&v->cfg, argc, argv);
+	if (ret)
+		return ret;
+	if (v->cfg.print_caps) {
+		cli_print_capabilities(stdout);
+		return 0;
+	}
+	log_max_level = (enum log_level)v->cfg.log_level;
+	ret = main_setup(v);
+	if (ret)
+		return 1;	/* main_setup() said why */
+	ret = main_loop(v);
+	if (ret)
+		log_err("event loop: %s", strerror(-ret));
+	for (i = 0; i < v->cfg.nports; i++)
+		port_cleanup(&v->ports[i]);
+	ctl_close(v->ctl_fd, v->cfg.ctl_path);
+	return ret ? 1 : 0;
 }

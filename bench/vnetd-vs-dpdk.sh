@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# vnetd-vs-dpdk.sh - packets per second of vnetd against DPDK's own vhost-user
+# backend (net_vhost), with the same frontend in the same run: DPDK testpmd
+# net_virtio_user, one queue pair, 64 B and 1518 B frames.
+#
+#   txonly: the frontend transmits as fast as it can; the backend consumes
+#           (vnetd --backend null / testpmd net_vhost in rxonly). Reported:
+#           the frontend's Tx-pps (frames the backend took off the ring).
+#   loop:   the frontend forwards what it receives (io, tx_first); the backend
+#           reflects every frame (vnetd --backend loop / testpmd net_vhost in
+#           io mode, loop topology). Reported: the frontend's Rx-pps. This
+#           stands for rxonly: vnetd has no traffic-source backend, and a
+#           reflecting backend exercises both ring directions per frame.
+#
+# The two sides are pinned to separate CPUs: the frontend's forwarding lcore
+# on BENCH_FE_CPU (default 0), the backend (vnetd's worker, or net_vhost's
+# forwarding lcore) on BENCH_BE_CPU (default 1). vnetd runs with
+# --poll-us BENCH_POLL_US (default 50).
+#
+# Usage: bench/vnetd-vs-dpdk.sh [SECONDS]   (measurement window, default 5)
+# Env:   VNETD (build/vnetd), TESTPMD (dpdk-testpmd), BENCH_SIZES ("64 1518"),
+#        BENCH_MODES ("txonly loop")
+# Output: one line per case, then a table:
+#   mode size vnetd_mpps dpdk_mpps ratio
+# Exit: 0 done, 77 skipped (no root / testpmd / vnetd), 1 a case failed.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+SECS=${1:-5}
+WARMUP=2
+VNETD=${VNETD:-$PWD/build/vnetd}
+TESTPMD=${TESTPMD:-dpdk-testpmd}
+FE_CPU=${BENCH_FE_CPU:-0}
+BE_CPU=${BENCH_BE_CPU:-1}
+POLL_US=${BENCH_POLL_US:-50}
+SIZES=${BENCH_SIZES:-64 1518}
+MODES=${BENCH_MODES:-txonly loop}
+[ -x "$VNETD" ] || { echo "SKIP: $VNETD not built (run make)"; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root for DPDK's runtime directory"; exit 77; }
+command -v "$TESTPMD" >/dev/null || { echo "SKIP: $TESTPMD not installed"; exit 77; }
+
+TMP=$(mktemp -d /tmp/vnetd-bench.XXXXXX)
+BPID= FPID=
+cleanup() {
+	local p
+	for p in $FPID $BPID; do
+		kill -INT "$p" 2>/dev/null
+		for _ in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null
+	done
+	FPID= BPID=
+	rm -rf /var/run/dpdk/vbench-$$-*
+}
+trap 'cleanup; rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+
+SOCK=$TMP/vhost.sock
+EAL_COMMON=(--no-pci --no-huge -m 1024 --no-shconf --log-level=lib.eal:notice)
+APP_COMMON=(--no-mlockall --burst=32 --rxq=1 --txq=1 --nb-cores=1
+	    --total-num-mbufs=32768 --port-topology=loop --stats-period 1)
+
+wait_sock() { for _ in $(seq 100); do [ -S "$SOCK" ] && return 0; sleep 0.1; done; return 1; }
+
+# backend_start vnetd|dpdk MODE SIZE
+backend_start() {
+	rm -f "$SOCK"
+	if [ "$1" = vnetd ]; then
+		local be=null; [ "$2" = loop ] && be=loop
+		taskset -c "$BE_CPU" "$VNETD" --socket "$SOCK" --backend "$be" \
+			--poll-us "$POLL_US" --ctl-socket "$TMP/ctl.sock" \
+			--log-level warn 2>"$TMP/be.log" &
+	else
+		local fwd=rxonly; [ "$2" = loop ] && fwd=io
+		stdbuf -oL "$TESTPMD" --lcores "0@$BE_CPU,1@$BE_CPU" "${EAL_COMMON[@]}" \
+			--file-prefix "vbench-$$-be" \
+			--vdev "net_vhost0,iface=$SOCK,queues=1,client=0" -- \
+			"${APP_COMMON[@]}" --forward-mode="$fwd" --txpkts="$3" \
+			--auto-start > "$TMP/be.log" 2>&1 < /dev/null &
+	fi
+	BPID=$!
+	wait_sock
+}
+
+# frontend_run MODE SIZE: prints the mean pps over the window (Mpps)
+frontend_run() {
+	local fwd=txonly dir=Tx extra=()
+	[ "$1" = loop ] && { fwd=io; dir=Rx; extra=(--tx-first); }
+	stdbuf -oL "$TESTPMD" --lcores "0@$BE_CPU,1@$FE_CPU" "${EAL_COMMON[@]}" \
+		--file-prefix "vbench-$$-fe" \
+		--vdev "net_virtio_user0,path=$SOCK,queues=1" -- \
+		"${APP_COMMON[@]}" --forward-mode="$fwd" --txpkts="$2" \
+		--auto-start "${extra[@]}" > "$TMP/fe.log" 2>&1 < /dev/null &
+	FPID=$!
+	local need=$((WARMUP + SECS)) t0=$SECONDS n=0
+	while :; do
+		sleep 1
+		kill -0 "$FPID" 2>/dev/null || break
+		n=$(sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$TMP/fe.log" |
+		    awk -v d="$dir-pps:" '$1 == d && $2 > 0 { n++ } END { print n+0 }')
+		[ "$n" -ge "$need" ] && break
+		[ $((SECONDS - t0)) -gt $((need + 30)) ] && break
+	done
+	sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$TMP/fe.log" |
+	awk -v d="$dir-pps:" -v w="$WARMUP" -v s="$SECS" '
+		$1 == d && $2 > 0 { n++; if (n > w && n <= w + s) { sum += $2; c++ } }
+		END { if (c == s) printf "%.3f\n", sum / c / 1e6; else print "fail" }'
+}
+
+declare -A R
+for mode in $MODES; do
+	for size in $SIZES; do
+		for side in vnetd dpdk; do
+			if ! backend_start "$side" "$mode" "$size"; then
+				echo "$mode $size $side: backend did not start"; tail -3 "$TMP/be.log"
+				R[$mode.$size.$side]=fail; cleanup; continue
+			fi
+			R[$mode.$size.$side]=$(frontend_run "$mode" "$size")
+			echo "$mode ${size}B $side: ${R[$mode.$size.$side]} Mpps"
+			cleanup
+		done
+	done
+done
+
+rc=0
+echo
+printf '%-7s %6s %11s %11s %7s\n' mode size vnetd_mpps dpdk_mpps ratio
+for mode in $MODES; do
+	for size in $SIZES; do
+		v=${R[$mode.$size.vnetd]} d=${R[$mode.$size.dpdk]}
+		if [ "$v" = fail ] || [ "$d" = fail ]; then
+			ratio=n/a; rc=1
+		else
+			ratio=$(awk -v a="$v" -v b="$d" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+		fi
+		printf '%-7s %6s %11s %11s %7s\n' "$mode" "$size" "$v" "$d" "$ratio"
+	done
+done
+exit $rc

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * be_priv.h - the ops table of each backend, for backend.c's list only.
+ * Everyone else reaches backends through backend_find().
+ */
+#ifndef VNET_BE_PRIV_H
+#define VNET_BE_PRIV_H
+
+#include <stdint.h>
+
+#include "backend.h"
+
+extern const struct backend_ops be_null_ops;
+extern const struct backend_ops be_loop_ops;
+extern const struct backend_ops be_tap_ops;
+
+unsigned int be_tap_offload_flags(uint64_t features);
+
+#endif /* VNET_BE_PRIV_H */

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+/*
+ * be_tap.c - the tap backend: one IFF_MULTI_QUEUE TAP queue fd per pair,
+ * IFF_VNET_HDR so the virtio-net header (and with it checksum and TSO
+ * offloads) crosses into the host stack untouched. Queues are opened by
+ * interface name (created, or attached to a persistent TAP, which works
+ * unprivileged when the TAP is owned by our user) or adopted from the
+ * parent (--tap-fd).
+ *
+ * Frames move with one readv()/writev() straight from and to guest memory.
+ * The tun driver cannot tell the length of the next frame, so
+ * rx_peek_len() says -EOPNOTSUPP and net.c offers room for the largest one
+ * plus a byte: a frame that fills the buffers completely was truncated.
+ * Adopted fds belong to the parent: close() leaves them open.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <linux/if_tun.h>
+#include <linux/virtio_net.h>
+
+#include "backend.h"
+#include "be_priv.h"
+
+#define F(bit)		(1ULL << (bit))
+#define TAP_OFFLOADS	(TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN)
+
+/**
+ * struct tap_priv - The TAP queues of one port
+ * @fds:	Queue fd of each pair
+ * @adopted:	Fds came from the parent: not ours to close
+ * @npairs:	Queues open
+ * @name:	Interface name, for messages
+ */
+struct tap_priv {
+	int fds[BACKEND_MAX_PAIRS];
+	bool adopted;
+	unsigned int npairs;
+	char name[IFNAMSIZ];
+};
+
+static void be_tap_close(struct backend *be)
+{
+	struct tap_priv *p = be->priv;
+	unsigned int i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->npairs; i++)
+		if (!p->adopted && p->fds[i] >= 0)
+			close(p->fds[i]);
+	free(p);
+	be->priv = NULL;
+	be->npairs = 0;
+}
+
+/* What an operator can do about a TUNSETIFF failure */
+static const char *be_tap_hint(int err)
+{
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		return "run as root or pre-create a persistent TAP owned by "
+		       "this user (ip tuntap add dev NAME mode tap multi_queue "
+		       "user USER)";
+	case EBUSY:
+	case EINVAL:
+		return "the interface exists with other flags or is in use: "
+		       "it must be a TAP created with multi_queue (ip tuntap "
+		       "add dev NAME mode tap multi_queue)";
+	default:
+		return "check the interface name and /dev/net/tun";
+	}
+}
+
+/* Open one queue of @p->name (empty: let the kernel pick and remember it) */
+static int be_tap_open_queue(struct tap_priv *p, char *err, size_t errlen)
+{
+	struct ifreq ifr;
+	int fd, ret;
+
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR | IFF_MULTI_QUEUE;
+	memcpy(ifr.ifr_name, p->name, sizeof(ifr.ifr_name));
+	fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "tap %s: open /dev/net/tun: %s: load the "
+			 "tun module (modprobe tun) and check the device node "
+			 "permissions", p->name[0] ? p->name : "(new)",
+			 strerror(-ret));
+		return ret;
+	}
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
+		ret = -errno;
+		close(fd);
+		snprintf(err, errlen, "tap %s: TUNSETIFF: %s: %s",
+			 p->name[0] ? p->name : "(new)", strerror(-ret),
+			 be_tap_hint(-ret));
+		return ret;
+	}
+	memcpy(p->name, ifr.ifr_name, sizeof(p->name));
+	p->name[sizeof(p->name) - 1] = '\0';
+	return fd;
+}
+
+/* Check that a parent's fd is a TAP queue with a vnet header */
+static int be_tap_adopt(struct tap_priv *p, int fd, char *err, size_t errlen)
+{
+	struct ifreq ifr;
+	int fl, ret;
+
+	memset(&ifr, 0, sizeof(ifr));
+	if (ioctl(fd, TUNGETIFF, &ifr) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "tap fd %d: TUNGETIFF: %s: --tap-fd must "
+			 "be an open /dev/net/tun fd attached to a TAP", fd,
+			 strerror(-ret));
+		return ret;
+	}
+	ifr.ifr_name[IFNAMSIZ - 1] = '\0';
+	if ((ifr.ifr_flags & (IFF_TUN | IFF_TAP)) != IFF_TAP) {
+		snprintf(err, errlen, "tap fd %d (%s): a TUN device, not a TAP: "
+			 "open it with IFF_TAP", fd, ifr.ifr_name);
+		return -EINVAL;
+	}
+	if (!(ifr.ifr_flags & IFF_VNET_HDR)) {
+		snprintf(err, errlen, "tap fd %d (%s): no IFF_VNET_HDR: open "
+			 "the TAP with IFF_VNET_HDR (QEMU: vnet_hdr=on)", fd,
+			 ifr.ifr_name);
+		return -EINVAL;
+	}
+	if (!(ifr.ifr_flags & IFF_NO_PI)) {
+		snprintf(err, errlen, "tap fd %d (%s): packet information "
+			 "header on: open the TAP with IFF_NO_PI", fd,
+			 ifr.ifr_name);
+		return -EINVAL;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "tap fd %d (%s): O_NONBLOCK: %s", fd,
+			 ifr.ifr_name, strerror(-ret));
+		return ret;
+	}
+	memcpy(p->name, ifr.ifr_name, sizeof(p->name));
+	return 0;
+}
+
+static int be_tap_open(struct backend *be, const struct backend_cfg *cfg,
+		       char *err, size_t errlen)
+{
+	struct tap_priv *p;
+	unsigned int i;
+	int ret;
+
+	if (!cfg->npairs || cfg->npairs > BACKEND_MAX_PAIRS) {
+		snprintf(err, errlen, "tap: %u queue pairs: use 1..%u",
+			 cfg->npairs, (unsigned int)BACKEND_MAX_PAIRS);
+		return -EINVAL;
+	}
+	if (cfg->ntap_fds && cfg->ntap_fds != cfg->npairs) {
+		snprintf(err, errlen, "tap: %u --tap-fd given for %u queue "
+			 "pairs: give one fd per queue pair", cfg->ntap_fds,
+			 cfg->npairs);
+		return -EINVAL;
+	}
+	if (cfg->tap_name && strlen(cfg->tap_name) >= IFNAMSIZ) {
+		snprintf(err, errlen, "tap %s: name longer than %d characters",
+			 cfg->tap_name, IFNAMSIZ - 1);
+		return -ENAMETOOLONG;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(err, errlen, "tap: out of memory");
+		return -ENOMEM;
+	}
+	be->priv = p;
+	p->adopted = cfg->ntap_fds && cfg->tap_fds;
+	if (cfg->tap_name)
+		memcpy(p->name, cfg->tap_name, strlen(cfg->tap_name) + 1);
+	for (i = 0; i < cfg->npairs; i++) {
+		if (p->adopted) {
+			ret = be_tap_adopt(p, cfg->tap_fds[i], err, errlen);
+			p->fds[i] = cfg->tap_fds[i];
+		} else {
+			ret = p->fds[i] = be_tap_open_queue(p, err, errlen);
+		}
+		if (ret < 0)
+			goto err_close;
+		p->npairs = i + 1;
+	}
+	be->npairs = cfg->npairs;
+	return 0;
+
+err_close:
+	be_tap_close(be);
+	return ret;
+}
+
+/* Offloads the tun driver takes: try them on the first queue */
+static uint64_t be_tap_host_features(struct backend *be)
+{
+	struct tap_priv *p = be->priv;
+	uint64_t f;
+
+	if (!p || !p->npairs || ioctl(p->fds[0], TUNSETOFFLOAD, TAP_OFFLOADS) < 0)
+		return 0;
+	/* writes with any gso type are taken with IFF_VNET_HDR */
+	f = F(VIRTIO_NET_F_CSUM) | F(VIRTIO_NET_F_HOST_TSO4) |
+	    F(VIRTIO_NET_F_HOST_TSO6) | F(VIRTIO_NET_F_HOST_ECN) |
+	    F(VIRTIO_NET_F_GUEST_CSUM) | F(VIRTIO_NET_F_GUEST_TSO4) |
+	    F(VIRTIO_NET_F_GUEST_TSO6) | F(VIRTIO_NET_F_GUEST_ECN);
+	if (ioctl(p->fds[0], TUNSETOFFLOAD, TAP_OFFLOADS | TUN_F_UFO) == 0)
+		f |= F(VIRTIO_NET_F_HOST_UFO) | F(VIRTIO_NET_F_GUEST_UFO);
+	/* until configure() says what the guest acked */
+	if (ioctl(p->fds[0], TUNSETOFFLOAD, 0) < 0)
+		return 0;
+	return f;
+}
+
+/**
+ * be_tap_offload_flags() - TUNSETOFFLOAD bits for guest-acked features
+ * @features:	Negotiated virtio-net features
+ *
+ * The TAP may hand us what the guest can take on RX: GUEST_CSUM ->
+ * TUN_F_CSUM, GUEST_TSO4/6 -> TUN_F_TSO4/6, GUEST_ECN -> TUN_F_TSO_ECN,
+ * GUEST_UFO -> TUN_F_UFO. The tun driver ignores TSO without CSUM.
+ *
+ * Return: TUN_F_* flags
+ */
+unsigned int be_tap_offload_flags(uint64_t features)
+{
+	unsigned int fl = 0;
+
+	if (!(features & F(VIRTIO_NET_F_GUEST_CSUM)))
+		return 0;
+	fl |= TUN_F_CSUM;
+	if (features & F(VIRTIO_NET_F_GUEST_TSO4))
+		fl |= TUN_F_TSO4;
+	if (features & F(VIRTIO_NET_F_GUEST_TSO6))
+		fl |= TUN_F_TSO6;
+	if ((features & F(VIRTIO_NET_F_GUEST_ECN)) && (fl & (TUN_F_TSO4 | TUN_F_TSO6)))
+		fl |= TUN_F_TSO_ECN;
+	if (features & F(VIRTIO_NET_F_GUEST_UFO))
+		fl |= TUN_F_UFO;
+	return fl;
+}
+
+static int be_tap_configure(struct backend *be, uint64_t features,
+			    unsigned int hdr_len)
+{
+	struct tap_priv *p = be->priv;
+	unsigned int fl = be_tap_offload_flags(features), i;
+	int sz = (int)hdr_len;
+
+	if (!p)
+		return -EINVAL;
+	for (i = 0; i < p->npairs; i++) {
+		if (ioctl(p->fds[i], TUNSETVNETHDRSZ, &sz) < 0 ||
+		    ioctl(p->fds[i], TUNSETOFFLOAD, fl) < 0)
+			return -errno;
+	}
+	be->features = features;
+	be->hdr_len = hdr_len;
+	return 0;
+}
+
+static ssize_t be_tap_tx(struct backend *be, unsigned int pair,
+			 const struct iovec *iov, unsigned int iovcnt)
+{
+	struct tap_priv *p = be->priv;
+	ssize_t n;
+
+	if (!p || pair >= p->npairs)
+		return -EINVAL;
+	n = writev(p->fds[pair], iov, (int)iovcnt);
+	if (n < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	return n;
+}
+
+static ssize_t be_tap_rx(struct backend *be, unsigned int pair,
+			 const struct iovec *iov, unsigned int iovcnt)
+{
+	struct tap_priv *p = be->priv;
+	size_t room = 0;
+	unsigned int i;
+	ssize_t n;
+
+	if (!p || pair >= p->npairs)
+		return -EINVAL;
+	n = readv(p->fds[pair], iov, (int)iovcnt);
+	if (n < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	if (n == 0)
+		return -EAGAIN;
+	/*
+	 * A frame that did not fit is cut: older kernels report its full
+	 * length, newer ones what they copied. Callers offer one byte more
+	 * than the largest frame they take, so a full buffer means "cut".
+	 */
+	for (i = 0; i < iovcnt; i++)
+		room += iov[i].iov_len;
+	if ((size_t)n >= room)
+		return -EMSGSIZE;
+	return n;
+}
+
+static ssize_t be_tap_rx_peek_len(struct backend *be, unsigned int pair)
+{
+	(void)be;
+	(void)pair;
+	return -EOPNOTSUPP;
+}
+
+static int be_tap_fd(struct backend *be, unsigned int pair)
+{
+	struct tap_priv *p = be->priv;
+
+	if (!p || pair >= p->npairs)
+		return -1;
+	return p->fds[pair];
+}
+
+const struct backend_ops be_tap_ops = {
+	.name = "tap",
+	.open = be_tap_open,
+	.host_features = be_tap_host_features,
+	.configure = be_tap_configure,
+	.tx = be_tap_tx,
+	.rx = be_tap_rx,
+	.rx_peek_len = be_tap_rx_peek_len,
+	.rx_fd = be_tap_fd,
+	.queue_fd = be_tap_fd,
+	.close = be_tap_close,
+};

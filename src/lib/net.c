@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: MIT
+/*
+ * net.c - the virtio-net device data path of one queue pair: vnet header
+ * length and validation, guest TX of one chain to the backend, host RX of
+ * one frame into one (or, with MRG_RXBUF, several) guest chains.
+ *
+ * Security model: everything in a TX chain is guest-controlled and may
+ * change while we look at it. The vnet header is copied once into a local
+ * (it may span descriptors), validated there (flags, gso type against the
+ * negotiated HOST_* offloads, csum_start/csum_offset/hdr_len against the
+ * frame length), and the backend is handed that validated copy followed by
+ * the guest's frame iovecs: the frame itself is never copied in userspace
+ * and never re-read by us. A chain shorter than header + Ethernet header, an
+ * invalid header or a chain with too many segments is dropped, counted and
+ * returned to the guest. Descriptor walking and address translation are the
+ * ring engine's (vq.h); RX writes only into writable iovecs it returned.
+ *
+ * Allocation: none after net_scratch_init(); no locks, no logging. What is
+ * dropped is counted in the caller's local accumulators (struct net_io).
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/virtio_config.h>
+
+#include "net.h"
+#include "util.h"
+
+#define F(bit)	(1ULL << (bit))
+
+/**
+ * net_hdr_len() - vnet header length for a feature set
+ * @features:	Negotiated virtio-net features
+ *
+ * virtio 1.x 5.1.6: the header has num_buffers (12 bytes) with VERSION_1 or
+ * MRG_RXBUF, else it is the legacy 10 byte header.
+ *
+ * Return: 12 or 10
+ */
+unsigned int net_hdr_len(uint64_t features)
+{
+	if (features & (F(VIRTIO_F_VERSION_1) | F(VIRTIO_NET_F_MRG_RXBUF)))
+		return NET_HDR_MAX;
+	return NET_HDR_LEGACY;
+}
+
+/* gso type (without the ECN bit) -> the HOST_* feature the device offered */
+static int net_gso_feature(uint8_t gso)
+{
+	switch (gso) {
+	case VIRTIO_NET_HDR_GSO_TCPV4:
+		return VIRTIO_NET_F_HOST_TSO4;
+	case VIRTIO_NET_HDR_GSO_TCPV6:
+		return VIRTIO_NET_F_HOST_TSO6;
+	case VIRTIO_NET_HDR_GSO_UDP:
+		return VIRTIO_NET_F_HOST_UFO;
+	default:
+		return -1;
+	}
+}
+
+/**
+ * net_hdr_check() - Validate a guest TX vnet header against its frame
+ * @h:		Host copy of the header (read once from the guest)
+ * @features:	Negotiated features: offloads the guest may use
+ * @frame_len:	Bytes after the header
+ *
+ * virtio 1.x 5.1.6.2: the driver sets no flag but NEEDS_CSUM, and that only
+ * with VIRTIO_NET_F_CSUM; the checksum field lies inside the frame; a gso
+ * type needs its HOST_* feature, NEEDS_CSUM and a non-zero gso_size; ECN
+ * needs HOST_ECN and a gso type; hdr_len does not exceed the frame.
+ *
+ * Return: 0 if the header is acceptable, -E2BIG if the frame is larger than
+ *	   any valid frame, -EINVAL otherwise
+ */
+int net_hdr_check(const struct virtio_net_hdr_v1 *h, uint64_t features,
+		  uint32_t frame_len)
+{
+	uint32_t csum_start = le16toh(h->csum_start);
+	uint32_t csum_offset = le16toh(h->csum_offset);
+	uint8_t gso = h->gso_type & (uint8_t)~VIRTIO_NET_HDR_GSO_ECN;
+	int feat;
+
+	if (frame_len > NET_FRAME_MAX)
+		return -E2BIG;
+	if (h->flags & ~VIRTIO_NET_HDR_F_NEEDS_CSUM)
+		return -EINVAL;
+	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
+		if (!(features & F(VIRTIO_NET_F_CSUM)))
+			return -EINVAL;
+		if (csum_start + csum_offset + 2 > frame_len)
+			return -EINVAL;
+	}
+	if (h->gso_type == VIRTIO_NET_HDR_GSO_NONE)
+		return 0;
+	if ((h->gso_type & VIRTIO_NET_HDR_GSO_ECN) &&
+	    !(features & F(VIRTIO_NET_F_HOST_ECN)))
+		return -EINVAL;
+	feat = net_gso_feature(gso);
+	if (feat < 0 || !(features & F(feat)))
+		return -EINVAL;
+	if (!(h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM))
+		return -EINVAL;
+	if (!le16toh(h->gso_size) || le16toh(h->hdr_len) > frame_len)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * net_iov_len() - Total bytes of an iovec array
+ * @iov:	Array
+ * @cnt:	Entries
+ *
+ * Return: sum of the lengths
+ */
+size_t net_iov_len(const struct iovec *iov, unsigned int cnt)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < cnt; i++)
+		n += iov[i].iov_len;
+	return n;
+}
+
+/**
+ * net_iov_to_buf() - Copy bytes out of an iovec array
+ * @iov:	Source
+ * @cnt:	Entries in @iov
+ * @off:	Offset into the iovec data to start at
+ * @buf:	Destination
+ * @len:	Bytes wanted
+ *
+ * Return: bytes copied (less than @len if the iovecs end first)
+ */
+size_t net_iov_to_buf(const struct iovec *iov, unsigned int cnt, size_t off,
+		      void *buf, size_t len)
+{
+	size_t done = 0, n;
+	unsigned int i;
+
+	for (i = 0; i < cnt && done < len; i++) {
+		if (off >= iov[i].iov_len) {
+			off -= iov[i].iov_len;
+			continue;
+		}
+		n = MIN(iov[i].iov_len - off, len - done);
+		memcpy((uint8_t *)buf + done, (uint8_t *)iov[i].iov_base + off, n);
+		done += n;
+		off = 0;
+	}
+	return done;
+}
+
+/**
+ * net_iov_from_buf() - Copy bytes into an iovec array
+ * @iov:	Destination
+ * @cnt:	Entries in @iov
+ * @off:	Offset into the iovec data to start at
+ * @buf:	Source
+ * @len:	Bytes to copy
+ *
+ * Return: bytes copied (less than @len if the iovecs end first)
+ */
+size_t net_iov_from_buf(const struct iovec *iov, unsigned int cnt, size_t off,
+			const void *buf, size_t len)
+{
+	size_t done = 0, n;
+	unsigned int i;
+
+	for (i = 0; i < cnt && done < len; i++) {
+		if (off >= iov[i].iov_len) {
+			off -= iov[i].iov_len;
+			continue;
+		}
+		n = MIN(iov[i].iov_len - off, len - done);
+		memcpy((uint8_t *)iov[i].iov_base + off, (const uint8_t *)buf + done, n);
+		done += n;
+		off = 0;
+	}
+	return done;
+}
+
+/**
+ * net_tx_prepare() - Turn a guest TX chain into what the backend sends
+ * @in:		Readable iovecs of the chain (guest memory)
+ * @nin:	Entries in @in
+ * @hdr_len:	vnet header length
+ * @features:	Negotiated features
+ * @hdr:	Output: validated host copy of the header (zero-padded to 12)
+ * @out:	Output: @hdr, then the frame iovecs (pointing into @in's memory)
+ * @max_out:	Room in @out
+ *
+ * The header may span several descriptors; it is read once, into @hdr.
+ *
+ * Return: entries in @out, -EMSGSIZE if the chain is shorter than the
+ *	   header plus an Ethernet header, -EINVAL for a bad header, -E2BIG
+ *	   if the frame is too large or has too many segments
+ */
+int net_tx_prepare(const struct iovec *in, unsigned int nin,
+		   unsigned int hdr_len, uint64_t features,
+		   struct virtio_net_hdr_v1 *hdr, struct iovec *out,
+		   unsigned int max_out)
+{
+	size_t total = net_iov_len(in, nin), skip = hdr_len;
+	unsigned int i, n = 1;
+	int ret;
+
+	if (hdr_len > sizeof(*hdr) || total < hdr_len + NET_ETH_HLEN)
+		return -EMSGSIZE;
+	if (total - hdr_len > NET_FRAME_MAX)
+		return -E2BIG;
+	memset(hdr, 0, sizeof(*hdr));
+	net_iov_to_buf(in, nin, 0, hdr, hdr_len);
+	hdr->num_buffers = 0;	/* meaningless on TX (5.1.6.2) */
+	ret = net_hdr_check(hdr, features, (uint32_t)(total - hdr_len));
+	if (ret)
+		return ret;
+
+	out[0].iov_base = hdr;
+	out[0].iov_len = hdr_len;
+	for (i = 0; i < nin; i++) {
+		if (skip >= in[i].iov_len) {
+			skip -= in[i].iov_len;
+			continue;
+		}
+		if (n >= max_out)
+			return -E2BIG;
+		out[n].iov_base = (uint8_t *)in[i].iov_base + skip;
+		out[n].iov_len = in[i].iov_len - skip;
+		skip = 0;
+		n++;
+	}
+	return (int)n;
+}
+
+/**
+ * net_scratch_init() - Allocate a worker thread's data path buffers
+ * @s:		Scratch to set up
+ *
+ * Return: 0 or -ENOMEM
+ */
+int net_scratch_init(struct net_scratch *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->bounce = malloc(NET_BOUNCE_SIZE);
+	return s->bounce ? 0 : -ENOMEM;
+}
+
+/**
+ * net_scratch_cleanup() - Free what net_scratch_init() allocated
+ * @s:		Scratch
+ */
+void net_scratch_cleanup(struct net_scratch *s)
+{
+	free(s->bounce);
+	s->bounce = NULL;
+}
+
+static enum ring_drop net_tx_drop_reason(int err)
+{
+	switch (err) {
+	case -EMSGSIZE:
+		return DROP_TOO_SHORT;
+	case -E2BIG:
+		return DROP_TOO_BIG;
+	default:
+		return DROP_BAD_HDR;
+	}
+}
+
+/**
+ * net_tx_one() - Send the next guest TX chain to the backend
+ * @io:		TX ring of the pair
+ *
+ * The chain is completed (vq_push, length 0) whether it was sent or
+ * dropped; the caller flushes once per batch.
+ *
+ * Return: frame bytes sent (0 if dropped), -EAGAIN if the ring is empty,
+ *	   -EBADMSG if it is broken, -ENOSPC if the caller must flush first,
+ *	   -EBUSY if the backend is full (the chain stays in the ring)
+ */
+int net_tx_one(const struct net_io *io)
+{
+	struct vq_chain *c = &io->s->chains[0];
+	struct virtio_net_hdr_v1 hdr;
+	ssize_t sent;
+	int n;
+
+	n = vq_pop(io->vq, c);
+	if (n)
+		return n;
+	n = net_tx_prepare(c->iov, c->nout, io->hdr_len, io->features, &hdr,
+			   io->s->iov, NET_MAX_IOV);
+	if (n < 0) {
+		io->acc->drops[net_tx_drop_reason(n)]++;
+		vq_push(io->vq, c, 0);
+		return 0;
+	}
+	sent = io->be->ops->tx(io->be, io->pair, io->s->iov, (unsigned int)n);
+	if (sent == -EAGAIN) {
+		vq_discard(io->vq, c, 1);
+		return -EBUSY;
+	}
+	vq_push(io->vq, c, 0);
+	if (sent < 0) {
+		io->acc->drops[DROP_BACKEND]++;
+		return 0;
+	}
+	io->acc->packets++;
+	io->acc->bytes += c->out_len - io->hdr_len;
+	return (int)(c->out_len - io->hdr_len);
+}
+
+/**
+ * net_tx_drop_one() - Consume and drop the next TX chain (disabled ring)
+ * @io:		TX ring of the pair
+ *
+ * Return: 0 if a chain was dropped, else as vq_pop()
+ */
+int net_tx_drop_one(const struct net_io *io)
+{
+	struct vq_chain *c = &io->s->chains[0];
+	int ret;
+
+	ret = vq_pop(io->vq, c);
+	if (ret)
+		return ret;
+	vq_push(io->vq, c, 0);
+	io->acc->drops[DROP_DISABLED]++;
+	return 0;
+}
+
+/**
+ * struct net_rx_bufs - Guest buffers gathered for one frame
+ * @nc:		Chains popped (in io->s->chains)
+ * @niov:	Writable iovecs of those chains, flattened in io->s->iov
+ * @total:	Bytes they hold
+ * @capped:	Stopped at a limit (chains/iovecs), not for want of buffers
+ */
+struct net_rx_bufs {
+	unsigned int nc;
+	unsigned int niov;
+	size_t total;
+	bool capped;
+};
+
+/* Pop chains until @need bytes are covered; 0 or a vq_pop() error */
+static int net_rx_gather(const struct net_io *io, size_t need, bool mrg,
+			 struct net_rx_bufs *b)
+{
+	unsigned int max_chains = mrg ? NET_RX_MAX_CHAINS : 1;
+	struct vq_chain *c;
+	int ret = 0;
+
+	memset(b, 0, sizeof(*b));
+	while (b->total < need) {
+		if (b->nc >= max_chains) {
+			b->capped = true;
+			break;
+		}
+		c = &io->s->chains[b->nc];
+		ret = vq_pop(io->vq, c);
+		if (ret)
+			break;
+		/* keep one iovec for the bounce tail */
+		if (b->niov + c->nin > NET_MAX_IOV - 1) {
+			if (!b->nc) {
+				/* never usable: complete it empty, go on */
+				vq_push(io->vq, c, 0);
+				io->acc->drops[DROP_NO_RX_BUF]++;
+				continue;
+			}
+			vq_discard(io->vq, c, 1);
+			b->capped = true;
+			break;
+		}
+		memcpy(&io->s->iov[b->niov], &c->iov[c->nout],
+		       c->nin * sizeof(struct iovec));
+		b->niov += c->nin;
+		b->total += c->in_len;
+		b->nc++;
+	}
+	/* out of buffers, or our own chains fill the spill area: use these */
+	if (ret == -EAGAIN || (ret == -ENOSPC && b->nc)) {
+		b->capped |= ret == -ENOSPC;
+		ret = 0;
+	}
+	if (ret && b->nc) {
+		vq_discard(io->vq, io->s->chains, b->nc);
+		b->nc = 0;
+	}
+	return ret;
+}
+
+/* Drop the frame waiting on the backend (read it into the bounce buffer) */
+static void net_rx_drop_frame(const struct net_io *io, enum ring_drop why)
+{
+	struct iovec iov = { io->s->bounce, NET_BOUNCE_SIZE };
+
+	io->be->ops->rx(io->be, io->pair, &iov, 1);
+	io->acc->drops[why]++;
+}
+
+/* Complete the chains the frame of @len bytes filled, give back the rest */
+static void net_rx_complete(const struct net_io *io,
+			    const struct net_rx_bufs *b, size_t len)
+{
+	size_t left = len, n;
+	unsigned int used = 0;
+	uint16_t nbuf;
+
+	while (used < b->nc && (left || !used)) {
+		n = MIN(left, (size_t)io->s->chains[used].in_len);
+		left -= n;
+		used++;
+	}
+	/* 5.1.6.4: num_buffers, 1 without MRG_RXBUF, in the first header */
+	if (io->hdr_len == NET_HDR_MAX) {
+		nbuf = htole16((uint16_t)used);
+		net_iov_from_buf(io->s->iov, b->niov,
+				 offsetof(struct virtio_net_hdr_v1, num_buffers),
+				 &nbuf, sizeof(nbuf));
+	}
+	left = len;
+	for (unsigned int i = 0; i < used; i++) {
+		n = MIN(left, (size_t)io->s->chains[i].in_len);
+		vq_push(io->vq, &io->s->chains[i], (uint32_t)n);
+		left -= n;
+	}
+	if (used < b->nc)
+		vq_discard(io->vq, &io->s->chains[used], b->nc - used);
+}
+
+/*
+ * Give back the chains of a frame that does not fit. Mergeable: unused, they
+ * pop again. One chain (no MRG_RXBUF): completed empty, or a buffer too
+ * small for every frame would stall the ring; the driver reposts it
+ * (Linux counts an rx length error).
+ */
+static void net_rx_giveback(const struct net_io *io,
+			    const struct net_rx_bufs *b, bool mrg)
+{
+	if (mrg || !b->nc)
+		vq_discard(io->vq, io->s->chains, b->nc);
+	else
+		vq_push(io->vq, &io->s->chains[0], 0);
+}
+
+/* The frame is longer than the guest offered: wait for buffers or drop */
+static int net_rx_short(const struct net_io *io, struct net_rx_bufs *b,
+			bool mrg)
+{
+	net_rx_giveback(io, b, mrg);
+	/* Mergeable: more buffers may come; one chain never grows */
+	if (mrg && !b->capped)
+		return -ENOBUFS;
+	net_rx_drop_frame(io, DROP_TOO_BIG);
+	return 0;
+}
+
+/**
+ * net_rx_one() - Receive one frame from the backend into guest RX buffers
+ * @io:		RX ring of the pair
+ *
+ * With a known frame length (rx_peek_len) exactly enough chains are taken
+ * and the backend writes straight into them. Without it (tap) the chains
+ * offered cover the largest frame where the guest has posted that much,
+ * and a bounce buffer catches a frame that overflows them (it is dropped).
+ * Without MRG_RXBUF one chain must hold the whole frame (5.1.6.3.1).
+ *
+ * Return: frame bytes delivered (0 if dropped), -EAGAIN if the backend has
+ *	   nothing, -ENOBUFS if the guest has too few buffers (the frame
+ *	   waits), -EBADMSG if the ring is broken, -ENOSPC if the caller must
+ *	   flush first
+ */
+int net_rx_one(const struct net_io *io)
+{
+	bool mrg = io->features & F(VIRTIO_NET_F_MRG_RXBUF);
+	struct net_rx_bufs b;
+	ssize_t peek, len;
+	size_t need;
+	int ret;
+
+	peek = io->be->ops->rx_peek_len(io->be, io->pair);
+	if (!peek)
+		return -EAGAIN;
+	need = peek > 0 ? (size_t)peek : NET_FRAME_MAX + io->hdr_len;
+	ret = net_rx_gather(io, need, mrg, &b);
+	if (ret)
+		return ret;
+	if (!b.nc)
+		return -ENOBUFS;
+	if (b.total < need && peek > 0)
+		return net_rx_short(io, &b, mrg);
+	if (b.total < need) {
+		/* tail for what the guest buffers cannot hold */
+		io->s->iov[b.niov].iov_base = io->s->bounce;
+		/* + 1: a backend that fills every byte had to cut the frame */
+		io->s->iov[b.niov].iov_len = need - b.total + 1;
+	}
+	len = io->be->ops->rx(io->be, io->pair, io->s->iov,
+			      b.niov + (b.total < need));
+	if (len == -EAGAIN) {
+		vq_discard(io->vq, io->s->chains, b.nc);
+		return -EAGAIN;
+	}
+	if (len < (ssize_t)io->hdr_len || (size_t)len > b.total) {
+		net_rx_giveback(io, &b, mrg);
+		if (len >= 0 && (size_t)len > b.total)
+			io->acc->drops[mrg ? DROP_NO_RX_BUF : DROP_TOO_BIG]++;
+		else
+			io->acc->drops[len == -EMSGSIZE ? DROP_TOO_BIG :
+				       DROP_BACKEND]++;
+		return 0;
+	}
+	net_rx_complete(io, &b, (size_t)len);
+	io->acc->packets++;
+	io->acc->bytes += (uint64_t)len - io->hdr_len;
+	return (int)(len - io->hdr_len);
+}

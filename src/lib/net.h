@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * net.h - the virtio-net device data path of one queue pair: the vnet
+ * header (length, validation of guest offload metadata), guest TX of one
+ * chain to the backend and host RX of one frame into guest buffers
+ * (mergeable or not). Knows rings only through vq.h and the host only
+ * through backend.h; threads, epoll and notifications are worker.c's.
+ */
+#ifndef VNET_NET_H
+#define VNET_NET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include <linux/virtio_net.h>
+
+#include "backend.h"
+#include "port.h"
+#include "vq.h"
+
+#define NET_HDR_MAX		12	/* struct virtio_net_hdr_v1 */
+#define NET_HDR_LEGACY		10	/* struct virtio_net_hdr */
+#define NET_ETH_HLEN		14	/* shortest frame we pass on */
+/* Largest frame after the vnet header: 64 KiB GSO frame + L2 headers */
+#define NET_FRAME_MAX		65550
+#define NET_MAX_IOV		1024	/* UIO_MAXIOV: what one readv/writev takes */
+#define NET_RX_MAX_CHAINS	64	/* mergeable buffers for one frame */
+#define NET_BOUNCE_SIZE		(NET_FRAME_MAX + NET_HDR_MAX + 16)
+
+/**
+ * struct net_scratch - Per worker thread buffers, allocated once
+ * @iov:	Flattened iovecs handed to the backend
+ * @chains:	Chains popped for one frame (RX: up to NET_RX_MAX_CHAINS)
+ * @bounce:	RX tail when the backend cannot tell the frame length
+ *		(NET_BOUNCE_SIZE bytes)
+ */
+struct net_scratch {
+	struct iovec iov[NET_MAX_IOV];
+	struct vq_chain chains[NET_RX_MAX_CHAINS];
+	uint8_t *bounce;
+};
+
+/**
+ * struct net_io - One ring direction of one pair, as net_tx/net_rx see it
+ * @vq:		The ring (TX or RX), owned by the calling thread
+ * @be:		Backend of the port
+ * @pair:	Queue pair index (backend host queue)
+ * @hdr_len:	vnet header length (net_hdr_len() of @features)
+ * @features:	Negotiated virtio-net features
+ * @s:		Scratch of the calling thread
+ * @acc:	Local, non-atomic counter accumulators; the caller adds them
+ *		to the shared counters once per batch
+ */
+struct net_io {
+	struct vq *vq;
+	struct backend *be;
+	unsigned int pair;
+	unsigned int hdr_len;
+	uint64_t features;
+	struct net_scratch *s;
+	struct ring_counters *acc;
+};
+
+unsigned int net_hdr_len(uint64_t features);
+int net_hdr_check(const struct virtio_net_hdr_v1 *h, uint64_t features,
+		  uint32_t frame_len);
+size_t net_iov_len(const struct iovec *iov, unsigned int cnt);
+size_t net_iov_to_buf(const struct iovec *iov, unsigned int cnt, size_t off,
+		      void *buf, size_t len);
+size_t net_iov_from_buf(const struct iovec *iov, unsigned int cnt, size_t off,
+			const void *buf, size_t len);
+int net_tx_prepare(const struct iovec *in, unsigned int nin,
+		   unsigned int hdr_len, uint64_t features,
+		   struct virtio_net_hdr_v1 *hdr, struct iovec *out,
+		   unsigned int max_out);
+
+int net_scratch_init(struct net_scratch *s);
+void net_scratch_cleanup(struct net_scratch *s);
+int net_tx_one(const struct net_io *io);
+int net_tx_drop_one(const struct net_io *io);
+int net_rx_one(const struct net_io *io);
+
+#endif /* VNET_NET_H */

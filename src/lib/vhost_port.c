@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vhost_port.c - one port's use of the kernel vhost-net offload, event by
+ * event, so that vu_backend needs one call per vhost-user event.
+ *
+ * What this layer does: make the `--vhost-net` decision once at port start
+ * (and log it once); hand a queue pair to the kernel when both its rings
+ * have started; give the rings back with the kernel's positions on
+ * GET_VRING_BASE and disconnect; forward ring enable, eventfd, memory table
+ * and dirty log changes; on a kernel refusal under `auto`, log once and
+ * keep the connection on the userspace path; under `on`, return the error
+ * so the connection is closed. It records each pair's data path and the
+ * reason in struct vnet_pair for `vnetctl status`.
+ *
+ * What it leaves to others: the ioctls and their order (vhost_offload.c,
+ * vhost_kernel.c), the feature rules (vhost_mode.c), pausing the worker and
+ * telling it which pairs it serves (vu_backend.c, port.h).
+ *
+ * Security model: no guest or frontend value is read here; vu_backend has
+ * validated ring sizes, addresses and memory regions before calling.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "vhost_port.h"
+
+/**
+ * vhost_port_init() - Decide the port's data path, once, at port start
+ * @vp:		Port state to initialise
+ * @name:	Port name for log lines (must outlive @vp)
+ * @mode:	--vhost-net value
+ * @dev:	Device path, NULL for /dev/vhost-net (must outlive @vp)
+ * @have_queue_fd: The backend has a TAP queue fd per pair (queue_fd() >= 0)
+ *
+ * Logs the decision once. Call before the port offers any feature.
+ *
+ * Return: 0 (the port may start), or for `on` the -errno of the probe after
+ *	   logging the operator message (vp->vk.msg): the port must not start
+ */
+int vhost_port_init(struct vhost_port *vp, const char *name,
+		    enum vhost_mode mode, const char *dev, bool have_queue_fd)
+{
+	struct vhost_decision *d = &vp->vk;
+	unsigned int i;
+	int ret;
+
+	memset(vp, 0, sizeof(*vp));
+	vp->name = name ? name : "vnet";
+	vp->dev = dev;
+	for (i = 0; i < PORT_MAX_PAIRS; i++)
+		vhost_offload_init(&vp->o[i]);
+	if (mode != VHOST_MODE_OFF && !have_queue_fd) {
+		/* nothing for the kernel to attach to: do not even probe */
+		d->mode = mode;
+		d->err = -ENODEV;
+		snprintf(d->dev, sizeof(d->dev), "%s", dev ? dev : "/dev/vhost-net");
+		snprintf(d->reason, sizeof(d->reason),
+			 "the backend has no TAP queue for vhost-net");
+		ret = mode == VHOST_MODE_ON ? -ENODEV : 0;
+		if (ret)
+			snprintf(d->msg, sizeof(d->msg),
+				 "--vhost-net on: the port's backend has no TAP "
+				 "queue for vhost-net to attach to. Use --backend "
+				 "tap, or start with --vhost-net off.");
+	} else {
+		ret = vhost_mode_decide(d, mode, dev, NULL);
+	}
+	if (ret) {
+		log_err("%s: %s", vp->name, d->msg);
+		return ret;
+	}
+	log_info("%s: %s data path: %s", vp->name,
+		 d->use ? VHOST_PORT_DP_KERNEL : VHOST_PORT_DP_USER, d->reason);
+	return 0;
+}
+
+/**
+ * vhost_port_features() - Features the port offers to every frontend
+ * @vp:		Port state
+ * @offered:	What the userspace path would offer
+ *
+ * Return: @offered, or its offload-compatible subset if vhost-net is used
+ */
+uint64_t vhost_port_features(const struct vhost_port *vp, uint64_t offered)
+{
+	if (!vp->vk.use)
+		return offered;
+	return vhost_mode_features(offered, vp->vk.kernel_features);
+}
+
+/**
+ * vhost_port_max_mem_slots() - The GET_MAX_MEM_SLOTS answer
+ * @vp:		Port state
+ * @userspace_max: The userspace path's limit
+ *
+ * Return: the kernel's max_mem_regions if lower and vhost-net is used
+ */
+unsigned int vhost_port_max_mem_slots(const struct vhost_port *vp,
+				      unsigned int userspace_max)
+{
+	return vhost_mode_max_mem_slots(&vp->vk, userspace_max);
+}
+
+/**
+ * vhost_port_offloaded() - Does the kernel run this pair now?
+ * @vp:		Port state
+ * @pair:	Pair index
+ *
+ * Return: true if the worker must leave the pair (its rings, its TAP
+ *	   queue, its kick fds) alone
+ */
+bool vhost_port_offloaded(const struct vhost_port *vp, unsigned int pair)
+{
+	return pair < PORT_MAX_PAIRS && vhost_offload_running(&vp->o[pair]);
+}
+
+static void vhost_port_set_dp(struct vnet_pair *p, const char *dp,
+			      const char *prefix, const char *why)
+{
+	p->datapath = dp;
+	snprintf(p->why, sizeof(p->why), "%s%s", prefix, why);
+}
+
+/*
+ * The kernel refused @err for @p. Under `on` the connection must end;
+ * under `auto` this connection continues on the userspace path (pairs the
+ * kernel already runs keep running there).
+ */
+static int vhost_port_refused(struct vhost_port *vp, struct vnet_pair *p,
+			      int err)
+{
+	const char *why = vp->o[p->index].why;
+
+	if (vp->vk.mode == VHOST_MODE_ON) {
+		log_err("%s: pair %u: vhost-net refused: %s (--vhost-net on: "
+			"closing the connection)", vp->name, p->index, why);
+		vhost_port_set_dp(p, VHOST_PORT_DP_IDLE, "vhost-net refused: ",
+				  why);
+		return err;
+	}
+	log_warn("%s: pair %u: vhost-net refused: %s; userspace data path for "
+		 "this connection", vp->name, p->index, why);
+	vp->fallback = true;
+	vhost_port_set_dp(p, VHOST_PORT_DP_USER, "vhost-net refused: ", why);
+	return 0;
+}
+
+/**
+ * vhost_port_pair_start() - A ring of @p started (its kick arrived): hand
+ *			     the pair to the kernel once both rings run
+ * @vp:		Port state
+ * @p:		The pair, paused; @p->index < PORT_MAX_PAIRS
+ * @m:		Memory table (our mappings)
+ * @tap_fd:	The pair's TAP queue fd (backend queue_fd())
+ * @log:	Dirty log if logging is on (VHOST_F_LOG_ALL acked), else NULL
+ * @log_fd:	SET_LOG_FD eventfd, or -1
+ *
+ * Until both rings have started the worker serves the one that has; the
+ * kernel then resumes from the worker's positions (the worker must leave
+ * no buffer in flight when paused).
+ *
+ * Return: 0 (p->datapath says who runs the pair), or under `on` the
+ *	   kernel's -errno: close the connection
+ */
+int vhost_port_pair_start(struct vhost_port *vp, struct vnet_pair *p,
+			  const struct gmem *m, int tap_fd,
+			  const struct gmem_log *log, int log_fd)
+{
+	struct vhost_offload *o;
+	int ret;
+
+	if (p->index >= PORT_MAX_PAIRS)
+		return -EINVAL;
+	o = &vp->o[p->index];
+	if (!vp->vk.use) {
+		vhost_port_set_dp(p, VHOST_PORT_DP_USER, "", vp->vk.reason);
+		return 0;
+	}
+	if (vhost_offload_running(o))
+		return 0;
+	if (vp->fallback) {
+		vhost_port_set_dp(p, VHOST_PORT_DP_USER, "",
+				  "vhost-net refused earlier on this connection");
+		return 0;
+	}
+	if (!p->rx.started || !p->tx.started)
+		return 0;
+	ret = vhost_offload_start(o, vp->dev, p, m, vp->vk.max_regions, tap_fd,
+				  log, log_fd);
+	if (ret)
+		return vhost_port_refused(vp, p, ret);
+	vhost_port_set_dp(p, VHOST_PORT_DP_KERNEL, "", o->why);
+	log_info("%s: pair %u: %s", vp->name, p->index, o->why);
+	return 0;
+}
+
+/* Give the whole pair back after a failure; positions into the vqs */
+static int vhost_port_pair_fail(struct vhost_port *vp, struct vnet_pair *p,
+				int err)
+{
+	struct vhost_offload *o = &vp->o[p->index];
+	char why[sizeof(o->why)];
+
+	memcpy(why, o->why, sizeof(why));
+	vhost_offload_stop(o, p);
+	memcpy(o->why, why, sizeof(why));
+	return vhost_port_refused(vp, p, err);
+}
+
+/**
+ * vhost_port_ring_stop() - GET_VRING_BASE for ring @idx of an offloaded pair
+ * @vp:		Port state
+ * @p:		The ring's pair, paused
+ * @idx:	vhost-user ring index (2 * pair for RX, 2 * pair + 1 for TX)
+ *
+ * Detaches the ring from the TAP and stores the kernel's position in the
+ * ring's vq (vq_set_base()), where the caller reads it for the reply. When
+ * both rings are back, the pair's vhost-net fd is closed. Nothing to do for
+ * a pair the kernel does not run.
+ *
+ * Return: 0, or -errno (the position is then the vq's last known one; the
+ *	   pair is given back whole)
+ */
+int vhost_port_ring_stop(struct vhost_port *vp, struct vnet_pair *p,
+			 unsigned int idx)
+{
+	struct vhost_offload *o;
+	unsigned int ring = idx & 1;
+	uint32_t base;
+	int ret;
+
+	if (!vhost_port_offloaded(vp, p->index))
+		return 0;
+	o = &vp->o[p->index];
+	ret = vhost_offload_ring_stop(o, ring, &base);
+	if (ret) {
+		log_warn("%s: ring %u: %s", vp->name, idx, o->why);
+		vhost_offload_stop(o, p);
+	} else {
+		vq_set_base(ring ? &p->tx.vq : &p->rx.vq, base);
+		if (o->stopped[0] && o->stopped[1])
+			vhost_offload_stop(o, p);
+	}
+	if (!vhost_offload_running(o))
+		vhost_port_set_dp(p, VHOST_PORT_DP_IDLE, "", "rings stopped");
+	return ret;
+}
+
+/**
+ * vhost_port_ring_enable() - SET_VRING_ENABLE for ring @idx
+ * @vp:		Port state
+ * @p:		The ring's pair, paused
+ * @idx:	vhost-user ring index
+ * @enable:	New state
+ *
+ * Return: 0, or under `on` -errno (close the connection); under `auto` a
+ *	   refusal gives the pair back to the userspace path
+ */
+int vhost_port_ring_enable(struct vhost_port *vp, struct vnet_pair *p,
+			   unsigned int idx, bool enable)
+{
+	int ret;
+
+	if (!vhost_port_offloaded(vp, p->index))
+		return 0;
+	ret = vhost_offload_ring_enable(&vp->o[p->index], idx & 1, enable);
+	return ret ? vhost_port_pair_fail(vp, p, ret) : 0;
+}
+
+/**
+ * vhost_port_ring_fds() - SET_VRING_KICK/CALL/ERR for ring @idx arrived
+ * @vp:		Port state
+ * @p:		The ring's pair, paused, the ring's new fds stored
+ * @idx:	vhost-user ring index
+ *
+ * Return: as vhost_port_ring_enable()
+ */
+int vhost_port_ring_fds(struct vhost_port *vp, struct vnet_pair *p,
+			unsigned int idx)
+{
+	int ret;
+
+	if (!vhost_port_offloaded(vp, p->index))
+		return 0;
+	ret = vhost_offload_set_ring_fds(&vp->o[p->index], idx & 1,
+					 (idx & 1) ? &p->tx : &p->rx);
+	return ret ? vhost_port_pair_fail(vp, p, ret) : 0;
+}
+
+/**
+ * vhost_port_set_mem() - The memory table changed (SET_MEM_TABLE,
+ *			  ADD_MEM_REG; REM_MEM_REG with the table that lacks
+ *			  the region, before it is unmapped)
+ * @vp:		Port state
+ * @pairs:	All pairs, paused, ring addresses re-translated into @m
+ * @npairs:	How many
+ * @m:		The new table
+ *
+ * Return: 0, or under `on` the first -errno; under `auto` pairs the kernel
+ *	   refuses go back to the userspace path
+ */
+int vhost_port_set_mem(struct vhost_port *vp, struct vnet_pair *pairs,
+		       unsigned int npairs, const struct gmem *m)
+{
+	unsigned int i;
+	int ret, first = 0;
+
+	for (i = 0; i < npairs && i < PORT_MAX_PAIRS; i++) {
+		if (!vhost_port_offloaded(vp, i))
+			continue;
+		ret = vhost_offload_set_mem(&vp->o[i], &pairs[i], m);
+		if (ret)
+			ret = vhost_port_pair_fail(vp, &pairs[i], ret);
+		if (ret && !first)
+			first = ret;
+	}
+	return first;
+}
+
+/**
+ * vhost_port_set_log() - Dirty logging starts (new log) or stops
+ * @vp:		Port state
+ * @pairs:	All pairs, paused
+ * @npairs:	How many
+ * @m:		Current memory table (the log must cover it)
+ * @log:	The log (our mapping), NULL to stop logging
+ * @log_fd:	SET_LOG_FD eventfd, or -1
+ *
+ * Call with the new log mapped and before the old one is unmapped.
+ *
+ * Return: as vhost_port_set_mem()
+ */
+int vhost_port_set_log(struct vhost_port *vp, struct vnet_pair *pairs,
+		       unsigned int npairs, const struct gmem *m,
+		       const struct gmem_log *log, int log_fd)
+{
+	unsigned int i;
+	int ret, first = 0;
+
+	for (i = 0; i < npairs && i < PORT_MAX_PAIRS; i++) {
+		if (!vhost_port_offloaded(vp, i))
+			continue;
+		ret = vhost_offload_set_log(&vp->o[i], &pairs[i], m, log, log_fd);
+		if (ret)
+			ret = vhost_port_pair_fail(vp, &pairs[i], ret);
+		if (ret && !first)
+			first = ret;
+	}
+	return first;
+}
+
+/**
+ * vhost_port_disconnect() - The frontend is gone: take every pair back
+ * @vp:		Port state; the decision stays, the fallback is forgotten
+ * @pairs:	All pairs, paused; their vqs get the kernel's positions
+ * @npairs:	How many
+ *
+ * Call before the kick/call fds are closed and the memory is unmapped.
+ */
+void vhost_port_disconnect(struct vhost_port *vp, struct vnet_pair *pairs,
+			   unsigned int npairs)
+{
+	unsigned int i;
+
+	for (i = 0; i < npairs && i < PORT_MAX_PAIRS; i++) {
+		if (vhost_port_offloaded(vp, i) &&
+		    vhost_offload_stop(&vp->o[i], &pairs[i]))
+			log_warn("%s: pair %u: %s", vp->name, i, vp->o[i].why);
+		if (pairs[i].datapath)
+			vhost_port_set_dp(&pairs[i], VHOST_PORT_DP_IDLE, "",
+					  "no frontend");
+	}
+	vp->fallback = false;
+}

@@ -1,0 +1,759 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vq.c - the layout-neutral virtqueue: lifetime, configuration, dispatch to
+ * vring_split.c / vring_packed.c, and the helpers both layouts share
+ * (breaking a queue, filling a chain's iovecs, indirect tables, completions
+ * and dirty logging).
+ *
+ * Leaves to others: ring layouts (vring_*.c), address translation (gmem.c),
+ * notifications by eventfd and logging of breaks (callers).
+ *
+ * Security model: the chain helpers here receive descriptor fields that the
+ * ring walkers already copied out of guest memory (read once); they check
+ * the copies: addresses must translate through the memory table, lengths
+ * may not overflow a chain, readable buffers may not follow writable ones,
+ * indirect tables must lie inside guest memory. A violation breaks the
+ * queue (vq_break()): the call fails with -EBADMSG and so does every later
+ * one until vq_reset(). Nothing a guest writes reaches an assert.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vring.h"
+
+/**
+ * vq_break() - Mark a queue broken by a guest fault
+ * @vq:		Virtqueue
+ * @fmt:	One-line reason, printf format
+ *
+ * Return: -EBADMSG, for the caller to return
+ */
+int vq_break(struct vq *vq, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!vq->broken) {
+		va_start(ap, fmt);
+		vsnprintf(vq->broken_reason, sizeof(vq->broken_reason), fmt, ap);
+		va_end(ap);
+		vq->broken = true;
+		vq->stats.breaks++;
+	}
+	return -EBADMSG;
+}
+
+static bool vq_split_size_ok(uint16_t num)
+{
+	return num && !(num & (num - 1)) && num <= VQ_MAX_SIZE;
+}
+
+static int vq_alloc(struct vq *vq, uint16_t num)
+{
+	/* A chain of up to @num descriptors, each split across two regions */
+	vq->spill_cap = 2u * num + 16;
+	vq->batch = calloc(num, sizeof(*vq->batch));
+	vq->spill_iov = calloc(vq->spill_cap, sizeof(*vq->spill_iov));
+	vq->spill_gpa = calloc(vq->spill_cap, sizeof(*vq->spill_gpa));
+	vq->indir_scratch = aligned_alloc(16, (size_t)num * 16);
+	vq->drv_ids = calloc(num, sizeof(*vq->drv_ids));
+	if (!vq->batch || !vq->spill_iov || !vq->spill_gpa ||
+	    !vq->indir_scratch || !vq->drv_ids)
+		return -ENOMEM;
+	return 0;
+}
+
+/**
+ * vq_init() - Configure a queue and allocate all of its scratch space
+ * @vq:		Virtqueue (any previous content is overwritten)
+ * @layout:	VQ_SPLIT or VQ_PACKED
+ * @num:	Ring size: split a power of 2 in 1..32768, packed 1..32768
+ * @features:	Negotiated virtio feature bits
+ * @driver_side: true for a driver (our rings, we add buffers), false for a
+ *		device (guest rings, we pop chains)
+ *
+ * Context: control thread. Nothing after this allocates.
+ * Return: 0, -EINVAL (bad size or layout), -ENOMEM
+ */
+int vq_init(struct vq *vq, enum vq_layout layout, uint16_t num,
+	    uint64_t features, bool driver_side)
+{
+	int ret;
+
+	memset(vq, 0, sizeof(*vq));
+	if (layout != VQ_SPLIT && layout != VQ_PACKED)
+		return -EINVAL;
+	if (layout == VQ_SPLIT ? !vq_split_size_ok(num) :
+				 (!num || num > VQ_MAX_SIZE))
+		return -EINVAL;
+
+	vq->layout = layout;
+	vq->driver_side = driver_side;
+	vq->features = features;
+	vq->event_idx = features & (1ULL << VIRTIO_RING_F_EVENT_IDX);
+	vq->indirect = features & (1ULL << VIRTIO_RING_F_INDIRECT_DESC);
+	vq->in_order = features & (1ULL << VIRTIO_F_IN_ORDER);
+
+	ret = vq_alloc(vq, num);
+	if (ret)
+		goto err_free;
+	vq->num = num;
+	vq_reset(vq);
+	return 0;
+
+err_free:
+	vq_cleanup(vq);
+	return ret;
+}
+
+/**
+ * vq_cleanup() - Free a queue's scratch space; the queue is unconfigured
+ * @vq:		Virtqueue
+ *
+ * Context: control thread
+ */
+void vq_cleanup(struct vq *vq)
+{
+	free(vq->batch);
+	free(vq->spill_iov);
+	free(vq->spill_gpa);
+	free(vq->indir_scratch);
+	free(vq->drv_ids);
+	memset(vq, 0, sizeof(*vq));
+}
+
+/**
+ * vq_ring_sizes() - Bytes of the three ring areas, event fields included
+ * @layout:	VQ_SPLIT or VQ_PACKED
+ * @num:	Ring size
+ * @desc_len:	Output: descriptor table
+ * @driver_len:	Output: avail ring (split) or driver event suppression
+ * @device_len:	Output: used ring (split) or device event suppression
+ */
+void vq_ring_sizes(enum vq_layout layout, uint16_t num, uint64_t *desc_len,
+		   uint64_t *driver_len, uint64_t *device_len)
+{
+	*desc_len = 16ULL * num;
+	if (layout == VQ_PACKED) {
+		*driver_len = sizeof(struct vring_packed_desc_event);
+		*device_len = sizeof(struct vring_packed_desc_event);
+		return;
+	}
+	/* flags, idx, ring[num], used_event / avail_event (virtio 1.1, 2.7) */
+	*driver_len = 4ULL + 2ULL * num + 2;
+	*device_len = 4ULL + 8ULL * num + 2;
+}
+
+/**
+ * vq_set_addr() - Set the ring areas (our addresses, already validated by
+ *		   the caller for their full lengths)
+ * @vq:		Virtqueue
+ * @desc:	Descriptor table
+ * @driver_area: Avail ring (split) or driver event suppression (packed)
+ * @device_area: Used ring (split) or device event suppression (packed)
+ *
+ * On the driver side this also initialises the ring memory (free list,
+ * flags) and the driver state.
+ *
+ * Context: control thread, data path quiesced
+ * Return: 0, or -EINVAL if an area is misaligned (virtio 1.1, 2.7.2 and
+ *	   2.8.10: split 16/2/4, packed 16/4/4) or the queue is unconfigured
+ */
+int vq_set_addr(struct vq *vq, void *desc, void *driver_area,
+		void *device_area)
+{
+	uintptr_t drv_align = vq->layout == VQ_PACKED ? 4 : 2;
+
+	if (!vq->num || !desc || !driver_area || !device_area)
+		return -EINVAL;
+	if (((uintptr_t)desc & 15) || ((uintptr_t)driver_area & (drv_align - 1)) ||
+	    ((uintptr_t)device_area & 3))
+		return -EINVAL;
+
+	if (vq->layout == VQ_PACKED) {
+		vq->packed.desc = desc;
+		vq->packed.driver = driver_area;
+		vq->packed.device = device_area;
+	} else {
+		vq->split.desc = desc;
+		vq->split.avail = driver_area;
+		vq->split.used = device_area;
+	}
+	if (vq->driver_side)
+		vq_reset(vq);
+	return 0;
+}
+
+/**
+ * vq_set_mem() - Set the memory table descriptors are translated through
+ * @vq:		Virtqueue (device side)
+ * @mem:	Memory table, outlives the queue's use of it
+ *
+ * Context: control thread, data path quiesced
+ */
+void vq_set_mem(struct vq *vq, const struct gmem *mem)
+{
+	vq->mem = mem;
+}
+
+/**
+ * vq_set_log() - Turn dirty logging of device writes on or off
+ * @vq:		Virtqueue (device side)
+ * @log:	Dirty bitmap, NULL for off
+ * @used_gpa:	Guest address of the area the device writes completions to:
+ *		split the used ring, packed the descriptor ring (used
+ *		descriptors are written there)
+ *
+ * Context: control thread, data path quiesced
+ */
+void vq_set_log(struct vq *vq, struct gmem_log *log, uint64_t used_gpa)
+{
+	vq->log = log;
+	vq->log_used_gpa = used_gpa;
+}
+
+/**
+ * vq_set_base() - Set the ring position (vhost-user SET_VRING_BASE)
+ * @vq:		Virtqueue (device side)
+ * @base:	Split: next avail index (used index too). Packed: bits 0-14
+ *		avail index, 15 avail wrap, 16-30 used index, 31 used wrap;
+ *		if bits 16-31 are 0 (QEMU's form) used = avail
+ *
+ * A packed index outside the ring breaks the queue (the frontend relays
+ * what the guest left).
+ *
+ * Context: control thread, data path quiesced
+ */
+void vq_set_base(struct vq *vq, uint32_t base)
+{
+	uint16_t avail, used;
+
+	vq->inflight = 0;
+	vq->nbatch = 0;
+	vq->spill_used = 0;
+	vq->signalled_used_valid = false;
+
+	if (vq->layout == VQ_SPLIT) {
+		vq->last_avail = vq->used_idx = (uint16_t)base;
+		vq->avail_shadow = vq->last_avail;
+		return;
+	}
+
+	if (!(base >> 16))
+		base |= base << 16;
+	avail = base & 0x7fff;
+	used = (base >> 16) & 0x7fff;
+	vq->avail_wrap = base & 0x8000;
+	vq->used_wrap = base & 0x80000000u;
+	vq->last_avail = avail < vq->num ? avail : 0;
+	vq->used_idx = used < vq->num ? used : 0;
+	if (avail >= vq->num || used >= vq->num)
+		vq_break(vq, "ring base %#x outside ring size %u", base,
+			 vq->num);
+}
+
+/**
+ * vq_get_base() - Ring position in vq_set_base()'s encoding
+ * @vq:		Virtqueue (device side)
+ *
+ * Return: split: next avail index; packed: avail idx | wrap << 15 |
+ *	   used idx << 16 | used wrap << 31
+ */
+uint32_t vq_get_base(const struct vq *vq)
+{
+	if (vq->layout == VQ_SPLIT)
+		return vq->last_avail;
+	return (uint32_t)vq->last_avail | (uint32_t)vq->avail_wrap << 15 |
+	       (uint32_t)vq->used_idx << 16 | (uint32_t)vq->used_wrap << 31;
+}
+
+/**
+ * vq_reset() - Back to the just-initialised state, configuration kept
+ * @vq:		Virtqueue
+ *
+ * Indices 0, wrap counters 1, nothing in flight, not broken. On the driver
+ * side with ring addresses set, the ring memory is re-initialised.
+ *
+ * Context: control thread, data path quiesced
+ */
+void vq_reset(struct vq *vq)
+{
+	vq->last_avail = 0;
+	vq->avail_shadow = 0;
+	vq->used_idx = 0;
+	vq->avail_wrap = true;
+	vq->used_wrap = true;
+	vq->signalled_used = 0;
+	vq->signalled_used_valid = false;
+	vq->inflight = 0;
+	vq->nbatch = 0;
+	vq->spill_used = 0;
+	vq->broken = false;
+	vq->broken_reason[0] = '\0';
+
+	vq->drv_free_head = 0;
+	vq->drv_num_free = vq->num;
+	vq->drv_avail_idx = 0;
+	vq->drv_avail_wrap = true;
+	vq->drv_last_used = 0;
+	vq->drv_used_wrap = true;
+	vq->drv_kicked_avail = 0;
+	vq->drv_free_id = 0;
+	vq->drv_inorder_next = 0;
+	vq->drv_num_added = 0;
+	vq->drv_cb_disabled = false;
+	vq->drv_inorder_batch = false;
+
+	if (!vq->driver_side || !vq->num || !vq->split.desc)
+		return;
+	if (vq->layout == VQ_PACKED)
+		vring_packed_setup(vq);
+	else
+		vring_split_setup(vq);
+}
+
+/**
+ * vq_is_broken() - Has a guest fault stopped this queue?
+ * @vq:		Virtqueue
+ *
+ * Return: true until vq_reset()
+ */
+bool vq_is_broken(const struct vq *vq)
+{
+	return vq->broken;
+}
+
+/**
+ * vq_broken_reason() - Why the queue broke, one line for the caller's log
+ * @vq:		Virtqueue
+ *
+ * Return: the reason, "" if not broken
+ */
+const char *vq_broken_reason(const struct vq *vq)
+{
+	return vq->broken ? vq->broken_reason : "";
+}
+
+/* ---------------- chain helpers shared by both layouts ---------------- */
+
+/**
+ * vq_chain_start() - Empty a chain before a walk fills it
+ * @c:		Chain
+ */
+void vq_chain_start(struct vq_chain *c)
+{
+	c->ndesc = 0;
+	c->nout = 0;
+	c->nin = 0;
+	c->out_len = 0;
+	c->in_len = 0;
+	c->iov = c->iov_inline;
+	c->gpa = c->gpa_inline;
+}
+
+/* Move a chain from its inline arrays to the free tail of the spill area */
+static int vq_chain_spill(struct vq *vq, struct vq_chain *c)
+{
+	unsigned int n = c->nout + c->nin;
+
+	if (vq->spill_cap - vq->spill_used < n + 1)
+		return vq->spill_used ? -ENOSPC :
+		       vq_break(vq, "chain needs more than %u iovecs",
+				vq->spill_cap);
+	memcpy(vq->spill_iov + vq->spill_used, c->iov, n * sizeof(*c->iov));
+	memcpy(vq->spill_gpa + vq->spill_used, c->gpa, n * sizeof(*c->gpa));
+	c->iov = vq->spill_iov + vq->spill_used;
+	c->gpa = vq->spill_gpa + vq->spill_used;
+	return 0;
+}
+
+/**
+ * vq_chain_add() - Translate one descriptor's buffer into a chain
+ * @vq:		Virtqueue (device side)
+ * @c:		Chain being walked
+ * @addr:	Buffer guest address (a read-once copy of guest data)
+ * @len:	Buffer length (likewise)
+ * @write:	Device-writable buffer
+ *
+ * Return: 0, -EBADMSG (queue broken: bad address, readable after writable,
+ *	   chain length overflow), -ENOSPC (spill area held by chains in
+ *	   flight: flush and retry)
+ */
+int vq_chain_add(struct vq *vq, struct vq_chain *c, uint64_t addr,
+		 uint32_t len, bool write)
+{
+	unsigned int n = c->nout + c->nin, room, i;
+	uint64_t total = write ? c->in_len : c->out_len;
+	int ret;
+
+	if (!write && c->nin)
+		return vq_break(vq, "readable descriptor after a writable one");
+	if ((uint64_t)len + total > UINT32_MAX)
+		return vq_break(vq, "chain longer than 4 GiB");
+
+	for (;;) {
+		room = c->iov == c->iov_inline ? VQ_INLINE_IOV :
+		       vq->spill_cap - (unsigned int)(c->iov - vq->spill_iov);
+		ret = gmem_translate(vq->mem, addr, len, c->iov + n, room - n);
+		if (ret != -ENOBUFS)
+			break;
+		if (c->iov != c->iov_inline)
+			return vq->spill_used ? -ENOSPC :
+			       vq_break(vq, "chain needs more than %u iovecs",
+					vq->spill_cap);
+		ret = vq_chain_spill(vq, c);
+		if (ret)
+			return ret;
+	}
+	if (ret < 0)
+		return vq_break(vq, "buffer %#llx+%u outside guest memory",
+				(unsigned long long)addr, len);
+
+	for (i = 0; i < (unsigned int)ret; i++) {
+		c->gpa[n + i] = addr;
+		addr += c->iov[n + i].iov_len;
+	}
+	if (write) {
+		c->nin += ret;
+		c->in_len += len;
+	} else {
+		c->nout += ret;
+		c->out_len += len;
+	}
+	return 0;
+}
+
+/**
+ * vq_chain_commit() - Account a fully walked chain (spill area, counters)
+ * @vq:		Virtqueue (device side)
+ * @c:		Chain just popped
+ */
+void vq_chain_commit(struct vq *vq, struct vq_chain *c)
+{
+	if (c->iov != c->iov_inline) {
+		vq->spill_used = (uint32_t)(c->iov - vq->spill_iov) +
+				 c->nout + c->nin;
+		vq->stats.spills++;
+	}
+	vq->inflight++;
+	vq->stats.chains++;
+}
+
+/**
+ * vq_indirect_table() - Our address of an indirect table, read in one piece
+ * @vq:		Virtqueue (device side)
+ * @addr:	Table guest address (read-once copy)
+ * @len:	Table length, already checked: non-zero, multiple of 16,
+ *		at most num descriptors
+ *
+ * A table inside one region is used in place (each entry is still read
+ * once); one spanning regions is copied to the queue's scratch.
+ *
+ * Return: the table, or NULL if any byte is outside guest memory
+ */
+const void *vq_indirect_table(struct vq *vq, uint64_t addr, uint32_t len)
+{
+	const void *t = gmem_gpa_ptr(vq->mem, addr, len);
+
+	if (t)
+		return t;
+	if (gmem_read(vq->mem, addr, vq->indir_scratch, len))
+		return NULL;
+	return vq->indir_scratch;
+}
+
+/* ---------------- device side ---------------- */
+
+/**
+ * vq_pop() - Take the next available chain
+ * @vq:		Virtqueue (device side), owned by the calling thread
+ * @c:		Chain to fill; valid until pushed or discarded
+ *
+ * Return: 0, -EAGAIN (empty or not configured), -EBADMSG (broken now or
+ *	   before: see vq_broken_reason()), -ENOSPC (spill area exhausted by
+ *	   chains in flight: push/flush them and retry; not a guest fault)
+ */
+int vq_pop(struct vq *vq, struct vq_chain *c)
+{
+	if (unlikely(vq->broken))
+		return -EBADMSG;
+	if (unlikely(!vq->mem || !vq->split.desc))
+		return -EAGAIN;
+	if (vq->layout == VQ_PACKED)
+		return vring_packed_pop(vq, c);
+	return vring_split_pop(vq, c);
+}
+
+/**
+ * vq_discard() - Give back the last @n popped chains unused
+ * @vq:		Virtqueue (device side)
+ * @c:		Those chains, in pop order
+ * @n:		How many (the most recent pops)
+ *
+ * For RX when buffers were gathered but no frame came: the driver sees
+ * nothing, the same chains pop again next time.
+ */
+void vq_discard(struct vq *vq, const struct vq_chain *c, unsigned int n)
+{
+	unsigned int i, slots = 0;
+
+	if (!n)
+		return;
+	if (n > vq->inflight)	/* caller bug: discarding what was not popped */
+		abort();
+
+	for (i = 0; i < n; i++) {
+		/* The newest pops own the tail of the spill area: give it back */
+		if (c[i].iov != c[i].iov_inline) {
+			uint32_t at = (uint32_t)(c[i].iov - vq->spill_iov);
+
+			vq->spill_used = MIN(vq->spill_used, at);
+		}
+		slots += c[i].ndesc;
+	}
+	vq->inflight -= n;
+	vq->stats.chains -= n;
+	if (!vq->inflight)
+		vq->spill_used = 0;
+
+	if (vq->layout == VQ_PACKED)
+		vring_packed_unpop(vq, (uint16_t)slots);
+	else
+		vq->last_avail -= n;
+}
+
+static void vq_log_chain(struct vq *vq, const struct vq_chain *c, uint32_t len)
+{
+	unsigned int i;
+
+	for (i = c->nout; len && i < (unsigned int)c->nout + c->nin; i++) {
+		uint32_t chunk = (uint32_t)MIN((uint64_t)len, c->iov[i].iov_len);
+
+		gmem_log_write(vq->log, c->gpa[i], chunk);
+		len -= chunk;
+	}
+}
+
+/**
+ * vq_push() - Queue a completion for the next vq_flush()
+ * @vq:		Virtqueue (device side)
+ * @c:		Chain popped earlier (its iovecs are dead afterwards)
+ * @len:	Bytes the device wrote into the chain's writable part
+ *
+ * With dirty logging on, the written bytes are marked dirty here.
+ */
+void vq_push(struct vq *vq, const struct vq_chain *c, uint32_t len)
+{
+	struct vq_used_elem *e;
+
+	/* Our bug: more completions than pops */
+	if (!vq->inflight || vq->nbatch >= vq->num)
+		abort();
+
+	if (vq->log)
+		vq_log_chain(vq, c, len);
+	e = &vq->batch[vq->nbatch++];
+	e->id = c->id;
+	e->ndesc = c->ndesc;
+	e->len = len;
+	if (!--vq->inflight)
+		vq->spill_used = 0;
+	vq->stats.used++;
+}
+
+/**
+ * vq_flush() - Publish the queued completions to the driver
+ * @vq:		Virtqueue (device side)
+ *
+ * Split: entries, then one release store of used->idx. Packed: ids and
+ * lengths, then flags, the batch's first flags last.
+ *
+ * Return: true if the driver must be notified (EVENT_IDX / flags decide)
+ */
+bool vq_flush(struct vq *vq)
+{
+	bool notify;
+
+	if (!vq->nbatch)
+		return false;
+	if (vq->layout == VQ_PACKED)
+		notify = vring_packed_flush(vq);
+	else
+		notify = vring_split_flush(vq);
+	vq->nbatch = 0;
+	vq->stats.flushes++;
+	if (notify)
+		vq->stats.notifies++;
+	return notify;
+}
+
+/**
+ * vq_avail_pending() - Is there a chain to pop?
+ * @vq:		Virtqueue (device side)
+ *
+ * Return: true if vq_pop() would not return -EAGAIN (or the queue is broken:
+ *	   false then)
+ */
+bool vq_avail_pending(struct vq *vq)
+{
+	if (vq->broken || !vq->mem || !vq->split.desc)
+		return false;
+	if (vq->layout == VQ_PACKED)
+		return vring_packed_avail_pending(vq);
+	return vring_split_avail_pending(vq);
+}
+
+/**
+ * vq_disable_notify() - Ask the driver not to kick us (we are polling)
+ * @vq:		Virtqueue (device side)
+ */
+void vq_disable_notify(struct vq *vq)
+{
+	if (!vq->split.desc)
+		return;
+	if (vq->layout == VQ_PACKED)
+		vring_packed_disable_notify(vq);
+	else
+		vring_split_disable_notify(vq);
+}
+
+/**
+ * vq_enable_notify() - Ask for kicks again, then recheck the ring
+ * @vq:		Virtqueue (device side)
+ *
+ * Return: true if chains are pending: the caller must keep working (it may
+ *	   not wait for a kick that the driver will not send); false if
+ *	   none are, or the queue is broken
+ */
+bool vq_enable_notify(struct vq *vq)
+{
+	if (!vq->split.desc || vq->broken)
+		return false;
+	if (vq->layout == VQ_PACKED)
+		return vring_packed_enable_notify(vq);
+	return vring_split_enable_notify(vq);
+}
+
+/* ---------------- driver side ---------------- */
+
+/**
+ * vq_drv_set_indirect() - Give the driver side room for indirect tables
+ * @vq:		Virtqueue (driver side)
+ * @tables:	Our address of num * @per_chain descriptors (16 bytes each),
+ *		16-byte aligned; buffer id i uses table i
+ * @gpa:	Guest address of @tables
+ * @per_chain:	Descriptors per table
+ *
+ * Used only if VIRTIO_RING_F_INDIRECT_DESC was negotiated.
+ */
+void vq_drv_set_indirect(struct vq *vq, void *tables, uint64_t gpa,
+			 uint16_t per_chain)
+{
+	vq->drv_indirect = tables;
+	vq->drv_indirect_gpa = gpa;
+	vq->drv_indirect_max = tables ? per_chain : 0;
+}
+
+/**
+ * vq_drv_add() - Add one buffer (readable parts, then writable parts)
+ * @vq:		Virtqueue (driver side)
+ * @out:	Device-readable pieces
+ * @nout:	How many
+ * @in:		Device-writable pieces
+ * @nin:	How many
+ * @token:	Returned by vq_drv_get_used() with this buffer
+ *
+ * Not visible to the device before vq_drv_kick_needed() (split).
+ *
+ * Return: 0, -ENOSPC (ring full), -EINVAL (no pieces, or the ring is not
+ *	   set up)
+ */
+int vq_drv_add(struct vq *vq, const struct vq_buf *out, unsigned int nout,
+	       const struct vq_buf *in, unsigned int nin, uint32_t token)
+{
+	if (!nout && !nin)
+		return -EINVAL;
+	if (!vq->split.desc || !vq->driver_side)
+		return -EINVAL;
+	if (vq->layout == VQ_PACKED)
+		return vring_packed_drv_add(vq, out, nout, in, nin, token);
+	return vring_split_drv_add(vq, out, nout, in, nin, token);
+}
+
+/**
+ * vq_drv_kick_needed() - Publish added buffers; must we kick the device?
+ * @vq:		Virtqueue (driver side)
+ *
+ * Return: true if the device asked to be notified of these buffers
+ */
+bool vq_drv_kick_needed(struct vq *vq)
+{
+	if (!vq->split.desc)
+		return false;
+	if (vq->layout == VQ_PACKED)
+		return vring_packed_drv_kick_needed(vq);
+	return vring_split_drv_kick_needed(vq);
+}
+
+/**
+ * vq_drv_get_used() - Collect one completed buffer
+ * @vq:		Virtqueue (driver side)
+ * @token:	Output: the token it was added with
+ * @len:	Output: bytes the device wrote
+ *
+ * Return: 0, -EAGAIN (none), -EBADMSG (the device returned an id that is
+ *	   not in flight: the queue is broken)
+ */
+int vq_drv_get_used(struct vq *vq, uint32_t *token, uint32_t *len)
+{
+	if (vq->broken)
+		return -EBADMSG;
+	if (!vq->split.desc)
+		return -EAGAIN;
+	if (vq->layout == VQ_PACKED)
+		return vring_packed_drv_get_used(vq, token, len);
+	return vring_split_drv_get_used(vq, token, len);
+}
+
+/**
+ * vq_drv_disable_cb() - Ask the device not to notify us of used buffers
+ * @vq:		Virtqueue (driver side)
+ */
+void vq_drv_disable_cb(struct vq *vq)
+{
+	if (!vq->split.desc)
+		return;
+	if (vq->layout == VQ_PACKED)
+		vring_packed_drv_disable_cb(vq);
+	else
+		vring_split_drv_disable_cb(vq);
+}
+
+/**
+ * vq_drv_enable_cb() - Ask for used notifications again, then recheck
+ * @vq:		Virtqueue (driver side)
+ *
+ * Return: true if used buffers are already pending (collect them: no
+ *	   notification will come for them)
+ */
+bool vq_drv_enable_cb(struct vq *vq)
+{
+	if (!vq->split.desc)
+		return false;
+	if (vq->layout == VQ_PACKED)
+		return vring_packed_drv_enable_cb(vq);
+	return vring_split_drv_enable_cb(vq);
+}
+
+/**
+ * vq_drv_num_free() - Free descriptors (split) or ring slots (packed)
+ * @vq:		Virtqueue (driver side)
+ *
+ * Return: how many; a buffer of n pieces needs n (or 1 if indirect)
+ */
+unsigned int vq_drv_num_free(const struct vq *vq)
+{
+	return vq->drv_num_free;
+}

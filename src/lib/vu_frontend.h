@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vu_frontend.h - the driver side of vhost-user-net: a userspace virtio-net
+ * driver that talks to any vhost-user-net backend (vnetd, DPDK net_vhost, ...)
+ * the way a VMM does. For VMMs that want a vhost-user NIC, and for our own
+ * tests and benchmarks (vnet-bench) that act as a VM without a VM.
+ *
+ * Lifetime:
+ *
+ *	struct vu_frontend f;
+ *	vu_frontend_init(&f, &opts);		validate options, no I/O
+ *	vu_frontend_connect(&f, path);		or vu_frontend_adopt(&f, fd, flags)
+ *	...vu_frontend_tx() / vu_frontend_rx() / vu_frontend_wait()...
+ *	vu_frontend_stop(&f);			GET_VRING_BASE: positions saved
+ *	vu_frontend_disconnect(&f);		socket closed if owned
+ *	vu_frontend_connect(&f, path);		resume at the saved positions
+ *	vu_frontend_cleanup(&f);		unmap, close what we own
+ *
+ * Queue numbering follows virtio-net: pair i is RX ring 2i and TX ring 2i+1.
+ *
+ * Ownership: a socket given to vu_frontend_adopt() stays the caller's unless
+ * VU_FRONTEND_TAKE_FD is passed. Eventfds and memory fds the caller puts in
+ * struct vu_frontend_opts are never closed by the library. Everything the
+ * library creates itself (memfds, eventfds, sockets from connect) it closes.
+ *
+ * Errors: every fallible function returns 0 or -errno and leaves a one-line
+ * reason in vu_frontend_error().
+ *
+ * Threading: control functions (init, connect, adopt, stop, disconnect,
+ * cleanup) from one thread while no data path call runs. The data path
+ * functions for pair P may run on one thread per pair, concurrently with the
+ * data path of other pairs.
+ */
+#ifndef VNET_VU_FRONTEND_H
+#define VNET_VU_FRONTEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include <linux/virtio_net.h>
+
+#include "vq.h"
+
+#define VU_FRONTEND_MAX_PAIRS	64
+#define VU_FRONTEND_MAX_REGIONS	8	/* memory regions we announce */
+#define VU_FRONTEND_ERR_LEN	256
+#define VU_FRONTEND_MAX_FRAME	(65536 + 14 + 4)	/* TSO frame + L2 */
+#define VU_FRONTEND_HDR_LEN	((uint32_t)sizeof(struct virtio_net_hdr_v1))
+
+/* vu_frontend_adopt() flags */
+#define VU_FRONTEND_TAKE_FD	0x1	/* close the socket on disconnect */
+
+/**
+ * struct vu_frontend_region - Guest memory the caller provides
+ * @fd:		File to map MAP_SHARED and pass to the backend (stays the
+ *		caller's); must be mmap-able shared, e.g. a memfd
+ * @offset:	Offset of the region's first byte in @fd
+ * @gpa:	Guest physical address of that byte
+ * @size:	Length in bytes
+ *
+ * The library places its rings and buffers inside these regions; the caller
+ * should not use the memory for anything else while connected.
+ */
+struct vu_frontend_region {
+	int fd;
+	uint64_t offset;
+	uint64_t gpa;
+	uint64_t size;
+};
+
+/**
+ * struct vu_frontend_opts - What the caller asks for
+ * @pairs:	Queue pairs (0 means 1); more than one needs PROTOCOL_F_MQ
+ *		and at most what GET_QUEUE_NUM reports
+ * @ring_size:	Descriptors per ring (0 means 256); split: power of two
+ * @packed:	Packed rings (needs VIRTIO_F_RING_PACKED from the backend)
+ * @features:	virtio feature bits wanted (0 means every bit the library
+ *		supports); filtered by what the backend offers
+ * @mac:	MAC address; all-zero means the backend's config or a default
+ * @mem_regions: Own memory: split it into this many memfd regions (0 = 1)
+ * @regions:	Caller memory instead of own memory, or NULL
+ * @nregions:	Entries in @regions
+ * @kick_fds:	Caller eventfds, one per ring (2 * @pairs), -1 entries or a
+ *		NULL array mean "the library makes one"; never closed by us
+ * @call_fds:	Same for call (interrupt) eventfds
+ * @max_frame:	Largest frame (without vnet header) the caller sends or
+ *		expects; sizes buffers (0 means 1518, TSO needs 65536 + 18)
+ * @no_reply_ack: Do not use REPLY_ACK even when offered
+ * @no_mem_slots: Use SET_MEM_TABLE even when CONFIGURE_MEM_SLOTS is offered
+ */
+struct vu_frontend_opts {
+	unsigned int pairs;
+	unsigned int ring_size;
+	bool packed;
+	uint64_t features;
+	uint8_t mac[6];
+	unsigned int mem_regions;
+	const struct vu_frontend_region *regions;
+	unsigned int nregions;
+	const int *kick_fds;
+	const int *call_fds;
+	uint32_t max_frame;
+	bool no_reply_ack;
+	bool no_mem_slots;
+};
+
+/**
+ * struct vu_frontend_mem - One memory region as we hold it (private)
+ */
+struct vu_frontend_mem {
+	int fd;
+	bool own_fd;
+	uint64_t offset;		/* of the region in @fd */
+	uint64_t gpa;
+	uint64_t size;
+	uint8_t *host;			/* our mapping of gpa */
+	uint64_t used;			/* bytes handed out so far */
+};
+
+/**
+ * struct vu_frontend_stats - Per ring counters, written by its data thread
+ */
+struct vu_frontend_stats {
+	uint64_t frames;
+	uint64_t bytes;
+	uint64_t kicks;
+	uint64_t full;		/* tx: ring full; rx: frames dropped (bad) */
+};
+
+/**
+ * struct vu_frontend_queue - One ring with its buffers (private)
+ */
+struct vu_frontend_queue {
+	struct vq vq;
+	unsigned int index;
+	int kick_fd, call_fd;
+	bool own_kick, own_call;
+	uint8_t *ring_host[3];
+	uint64_t ring_len[3];
+	uint8_t *buf_host;		/* slot i at buf_host + i * buf_len */
+	uint64_t buf_gpa;
+	uint32_t buf_len;
+	void *indir_host;
+	uint64_t indir_gpa;
+	uint16_t *free_slots;		/* tx: stack of free slots */
+	unsigned int nfree;
+	unsigned int pending;		/* added since the last kick decision */
+	uint32_t base;			/* position to resume at */
+	bool have_base;
+	struct iovec *rx_iov;		/* [ring size] merged frame pieces */
+	uint32_t *rx_slots;		/* [ring size] slots of those pieces */
+	unsigned int rx_nparts, rx_want;
+	uint32_t rx_len;
+	struct virtio_net_hdr_v1 rx_hdr;	/* host order, frame in progress */
+	struct vu_frontend_stats st;
+};
+
+/**
+ * struct vu_frontend - One virtio-net device driven over vhost-user
+ *
+ * Fields are private; use the functions below. The public read-only values:
+ * @features (negotiated), @protocol_features, @pairs, @mac, @hdr_len.
+ */
+struct vu_frontend {
+	struct vu_frontend_opts o;
+	int sock;
+	bool own_sock;
+	bool connected, started, configured;
+	uint64_t offered;		/* backend's GET_FEATURES */
+	uint64_t features;		/* negotiated */
+	uint64_t protocol_features;	/* negotiated */
+	unsigned int backend_pairs;	/* GET_QUEUE_NUM, or 1 */
+	unsigned int max_mem_slots;
+	unsigned int pairs;
+	uint16_t ring_size;
+	uint8_t mac[6];
+	uint32_t hdr_len;
+	bool mrg_rxbuf;
+	struct vu_frontend_mem mem[VU_FRONTEND_MAX_REGIONS];
+	unsigned int nmem;
+	struct vu_frontend_queue *q;	/* [2 * pairs] */
+	char err[VU_FRONTEND_ERR_LEN];
+};
+
+/* Control (one thread) */
+int vu_frontend_init(struct vu_frontend *f, const struct vu_frontend_opts *o);
+int vu_frontend_connect(struct vu_frontend *f, const char *path);
+int vu_frontend_adopt(struct vu_frontend *f, int sock, unsigned int flags);
+int vu_frontend_stop(struct vu_frontend *f);
+void vu_frontend_disconnect(struct vu_frontend *f);
+void vu_frontend_cleanup(struct vu_frontend *f);
+const char *vu_frontend_error(const struct vu_frontend *f);
+uint32_t vu_frontend_ring_base(const struct vu_frontend *f, unsigned int ring);
+
+/**
+ * typedef vu_frontend_rx_cb - Called once per received frame
+ * @opaque:	Caller's pointer
+ * @hdr:	The frame's virtio-net header (host-order copy)
+ * @iov:	The frame (without header), in shared memory: valid only
+ *		during the call
+ * @niov:	Entries in @iov
+ * @len:	Frame length in bytes
+ */
+typedef void (*vu_frontend_rx_cb)(void *opaque,
+				  const struct virtio_net_hdr_v1 *hdr,
+				  const struct iovec *iov, unsigned int niov,
+				  uint32_t len);
+
+/* Data path (the thread that owns the pair) */
+int vu_frontend_tx(struct vu_frontend *f, unsigned int pair,
+		   const struct virtio_net_hdr_v1 *hdr, const void *frame,
+		   uint32_t len);
+int vu_frontend_tx_flush(struct vu_frontend *f, unsigned int pair);
+unsigned int vu_frontend_tx_reclaim(struct vu_frontend *f, unsigned int pair);
+int vu_frontend_rx(struct vu_frontend *f, unsigned int pair,
+		   vu_frontend_rx_cb cb, void *opaque, unsigned int budget);
+int vu_frontend_wait(struct vu_frontend *f, unsigned int pair,
+		     int timeout_ms);
+const struct vu_frontend_stats *vu_frontend_stats(const struct vu_frontend *f,
+						  unsigned int ring);
+
+#endif /* VNET_VU_FRONTEND_H */

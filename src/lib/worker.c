@@ -1,0 +1,833 @@
+// SPDX-License-Identifier: MIT
+/*
+ * worker.c - the data plane threads of one port. Each thread serves the
+ * queue pairs given to it (pair i on thread i % nthreads): it sleeps in
+ * epoll on the guest's kick eventfds, the backend's RX fd and its control
+ * eventfd, and on each wake moves frames with net.c in budgets of packets
+ * and bytes, one used-ring flush and at most one call per ring per batch.
+ *
+ * Leaves to others: ring layouts and EVENT_IDX (vq.h), the vnet header and
+ * buffer handling (net.c), the host side (backend.h), the protocol and the
+ * pair's configuration (vu_backend.c, which pauses the pair's thread around
+ * every change with worker_pause()/worker_resume()).
+ *
+ * Control handshake: a mutex and a condition variable per pool, used only
+ * by worker_pause()/worker_resume() and by a thread that sees its
+ * ctl_pending flag: never per packet. A paused thread touches none of its
+ * pairs; on resume it rebuilds its epoll set from the pairs' fds (a fresh
+ * epoll instance: a kick fd the frontend still holds would otherwise stay
+ * registered after we closed ours), serves RX once and signals each
+ * started RX ring once.
+ *
+ * Per packet: no allocation, no lock, no log line. Counters are kept in
+ * thread-local accumulators and added to the shared ones (relaxed atomics)
+ * once per ring per wake. A broken ring (guest fault) is no longer served:
+ * its error eventfd is written once and one rate-limited line names the
+ * port, the queue and the reason; the other rings go on.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+
+#include "log.h"
+#include "net.h"
+#include "port.h"
+#include "util.h"
+
+#define WORKER_MAX_EVENTS	64
+#define WORKER_RETRY_MS		1	/* sleep when a ring polls or is blocked */
+
+enum worker_ev {
+	WEV_CTL = 0,
+	WEV_RX_KICK,
+	WEV_TX_KICK,
+	WEV_BE_RX,
+};
+
+/**
+ * struct wring - One ring as its thread sees it
+ * @r:		The shared ring (port.h)
+ * @io:		What net.c needs
+ * @acc:	Counters of this wake, added to @r->ctr once per wake
+ * @qidx:	Virtqueue index (2 * pair, + 1 for TX), for log lines
+ * @dead:	Broken: no longer served until the control thread resets it
+ * @notify_off:	We asked the guest not to kick this ring
+ */
+struct wring {
+	struct vnet_ring *r;
+	struct net_io io;
+	struct ring_counters acc;
+	unsigned int qidx;
+	bool dead;
+	bool notify_off;
+};
+
+/**
+ * struct wpair - One queue pair as its thread sees it
+ * @p:		The shared pair
+ * @rx:		Host to guest
+ * @tx:		Guest to host
+ * @be_fd:	Backend RX fd, -1 if none
+ * @be_armed:	@be_fd is in the epoll set with EPOLLIN
+ * @rx_starved:	The guest posted no RX buffer: wait for its RX kick
+ * @rx_ready:	The backend may have a frame (it cannot tell us the length)
+ * @rx_peek:	The backend tells the next frame's length: always try RX
+ * @tx_blocked:	The backend was full: TX waits for RX (loop) or a retry
+ */
+struct wpair {
+	struct vnet_pair *p;
+	struct wring rx;
+	struct wring tx;
+	int be_fd;
+	bool be_armed;
+	bool rx_starved;
+	bool rx_ready;
+	bool rx_peek;
+	bool tx_blocked;
+};
+
+struct worker_pool;
+
+/**
+ * struct worker - One data plane thread
+ * @pool:	Owner
+ * @id:		Thread number
+ * @thread:	The thread
+ * @started:	@thread was created
+ * @epfd:	Its epoll set, rebuilt on every resume
+ * @ctl_fd:	Control eventfd: a pause or stop request is pending
+ * @ctl_pending: Set (under the pool lock) when a request is pending
+ * @pause_count: Pause requests not yet resumed (pool lock)
+ * @paused:	The thread acknowledged a pause and is parked (pool lock)
+ * @stop:	The thread must exit (pool lock)
+ * @cond:	Signals @paused and @pause_count/@stop changes
+ * @polling:	Busy-polling right now (rings are checked without kicks)
+ * @need_poll_events: A backend cannot peek: busy-polling also polls epoll
+ * @need_sleep_timeout: A ring without kick fd or a blocked TX: never sleep
+ *		for long
+ * @npairs:	Pairs served
+ * @wp:		Them
+ * @s:		net.c scratch
+ * @rl:		Rate limit of ring break lines
+ */
+struct worker {
+	struct worker_pool *pool;
+	unsigned int id;
+	pthread_t thread;
+	bool started;
+	int epfd;
+	int ctl_fd;
+	int ctl_pending;
+	unsigned int pause_count;
+	bool paused;
+	bool stop;
+	pthread_cond_t cond;
+	bool polling;
+	bool need_poll_events;
+	bool need_sleep_timeout;
+	unsigned int npairs;
+	struct wpair wp[PORT_MAX_PAIRS];
+	struct net_scratch s;
+	struct log_ratelimit rl;
+};
+
+/**
+ * struct worker_pool - The threads of one port
+ * @name:	Port name for log lines
+ * @be:		Backend
+ * @o:		Options, defaults filled in
+ * @pairs:	The port's pairs
+ * @npairs:	How many
+ * @lock:	Control handshake only
+ * @nworkers:	Threads
+ * @w:		Them
+ */
+struct worker_pool {
+	char name[64];
+	struct backend *be;
+	struct worker_opts o;
+	struct vnet_pair *pairs;
+	unsigned int npairs;
+	pthread_mutex_t lock;
+	unsigned int nworkers;
+	struct worker *w[PORT_MAX_PAIRS];
+};
+
+static uint64_t worker_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static void worker_signal(int fd)
+{
+	static const uint64_t one = 1;
+
+	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0)
+		return;	/* counter saturated: the reader wakes anyway */
+}
+
+static void worker_drain(int fd)
+{
+	uint64_t v;
+
+	if (fd >= 0 && read(fd, &v, sizeof(v)) < 0)
+		return;	/* nothing to drain */
+}
+
+/* Add this wake's counters to the shared ones: once per ring per wake */
+static void worker_commit(struct wring *t)
+{
+	struct ring_counters *a = &t->acc, *c = &t->r->ctr;
+	unsigned int i;
+
+#define WORKER_ADD(f) \
+	do { if (a->f) __atomic_fetch_add(&c->f, a->f, __ATOMIC_RELAXED); } while (0)
+	WORKER_ADD(packets);
+	WORKER_ADD(bytes);
+	WORKER_ADD(kicks);
+	WORKER_ADD(calls);
+	WORKER_ADD(batches);
+	WORKER_ADD(breaks);
+	for (i = 0; i < DROP_MAX; i++)
+		WORKER_ADD(drops[i]);
+#undef WORKER_ADD
+	memset(a, 0, sizeof(*a));
+}
+
+/* Publish the batch; at most one call, and only if the ring asks for it */
+static void worker_flush(struct wring *t)
+{
+	uint64_t before = t->io.vq->stats.flushes;
+
+	if (vq_flush(t->io.vq)) {
+		worker_signal(t->r->call_fd);
+		t->acc.calls++;
+	}
+	t->acc.batches += t->io.vq->stats.flushes - before;
+}
+
+static void worker_be_arm(struct worker *w, struct wpair *wp, bool on)
+{
+	struct epoll_event ev;
+
+	if (wp->be_fd < 0 || wp->be_armed == on)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = on ? EPOLLIN : 0;
+	ev.data.u64 = WEV_BE_RX | (uint64_t)(wp - w->wp) << 8;
+	if (epoll_ctl(w->epfd, EPOLL_CTL_MOD, wp->be_fd, &ev) == 0)
+		wp->be_armed = on;
+}
+
+/* A guest fault stopped @t: signal, count, log once (rate-limited) */
+static void worker_break(struct worker *w, struct wpair *wp, struct wring *t)
+{
+	t->dead = true;
+	t->acc.breaks++;
+	worker_signal(t->r->err_fd);
+	if (t == &wp->rx)
+		worker_be_arm(w, wp, false);
+	if (log_ratelimit(&w->rl))
+		log_warn("port %s: queue %u broken, stopped: %s",
+			 w->pool->name, t->qidx, vq_broken_reason(t->io.vq));
+}
+
+static void worker_notify_off(struct wring *t)
+{
+	if (!t->notify_off) {
+		vq_disable_notify(t->io.vq);
+		t->notify_off = true;
+	}
+}
+
+static bool worker_budget_left(const struct worker *w, unsigned int pkts,
+			       uint64_t bytes)
+{
+	return pkts < w->pool->o.budget_pkts && bytes < w->pool->o.budget_bytes;
+}
+
+/*
+ * Guest TX: send (or, disabled, drop) up to a budget.
+ * Return: chains consumed; *@more set if the budget ran out
+ */
+static unsigned int worker_tx(struct worker *w, struct wpair *wp, bool *more)
+{
+	struct wring *t = &wp->tx;
+	unsigned int pkts = 0;
+	uint64_t bytes = 0;
+	bool retried = false;
+	int ret = 0;
+
+	if (!t->r->started || t->dead)
+		return 0;
+	worker_notify_off(t);
+	while (worker_budget_left(w, pkts, bytes)) {
+		ret = t->r->enabled ? net_tx_one(&t->io) : net_tx_drop_one(&t->io);
+		if (ret >= 0) {
+			pkts++;
+			bytes += (unsigned int)ret;
+			continue;
+		}
+		if (ret != -ENOSPC || retried)
+			break;
+		worker_flush(t);	/* chains in flight hold the spill area */
+		retried = true;
+	}
+	wp->tx_blocked = ret == -EBUSY;
+	worker_flush(t);
+	if (ret == -EBADMSG)
+		worker_break(w, wp, t);
+	worker_commit(t);
+	*more |= !worker_budget_left(w, pkts, bytes);
+	return pkts;
+}
+
+/* No RX buffers: wait for the guest's kick, stop polling the backend */
+static bool worker_rx_starve(struct worker *w, struct wpair *wp)
+{
+	struct wring *t = &wp->rx;
+
+	t->notify_off = false;
+	if (vq_enable_notify(t->io.vq))
+		return true;	/* buffers came meanwhile */
+	wp->rx_starved = true;
+	worker_be_arm(w, wp, false);
+	return false;
+}
+
+static void worker_rx_unstarve(struct worker *w, struct wpair *wp)
+{
+	wp->rx_starved = false;
+	wp->rx_ready = true;
+	if (wp->rx.r->started && wp->rx.r->enabled && !wp->rx.dead)
+		worker_be_arm(w, wp, true);
+}
+
+/*
+ * Host RX into the guest up to a budget.
+ * Return: frames handled; *@more set if the ring should be served again
+ */
+static unsigned int worker_rx(struct worker *w, struct wpair *wp, bool *more)
+{
+	struct wring *t = &wp->rx;
+	unsigned int pkts = 0;
+	uint64_t bytes = 0;
+	int ret = 0;
+
+	if (!t->r->started || !t->r->enabled || t->dead)
+		return 0;
+	if (wp->rx_starved) {
+		/* no kick will come while polling or without a kick fd */
+		if ((!w->polling && t->r->kick_fd >= 0) ||
+		    !vq_avail_pending(t->io.vq))
+			return 0;
+		worker_rx_unstarve(w, wp);
+	}
+	if (!wp->rx_peek && !wp->rx_ready)
+		return 0;
+	worker_notify_off(t);
+	while (worker_budget_left(w, pkts, bytes)) {
+		ret = net_rx_one(&t->io);
+		if (ret < 0)
+			break;
+		pkts++;
+		bytes += (unsigned int)ret;
+	}
+	if (ret == -ENOSPC)
+		*more = true;
+	else if (ret == -EAGAIN)
+		wp->rx_ready = false;
+	else if (ret == -ENOBUFS)
+		*more |= worker_rx_starve(w, wp);
+	worker_flush(t);
+	if (ret == -EBADMSG)
+		worker_break(w, wp, t);
+	worker_commit(t);
+	*more |= !worker_budget_left(w, pkts, bytes);
+	return pkts;
+}
+
+/* One pass over a pair. Return: frames moved; *@more: serve again at once */
+static unsigned int worker_serve_pair(struct worker *w, struct wpair *wp,
+				      bool *more)
+{
+	unsigned int n, rx;
+
+	n = worker_tx(w, wp, more);
+	rx = worker_rx(w, wp, more);
+	/* loop backend: RX made room for a blocked TX */
+	if (wp->tx_blocked && rx)
+		*more = true;
+	return n + rx;
+}
+
+static unsigned int worker_serve(struct worker *w, bool *more)
+{
+	unsigned int i, n = 0;
+
+	*more = false;
+	for (i = 0; i < w->npairs; i++)
+		n += worker_serve_pair(w, &w->wp[i], more);
+	return n;
+}
+
+static bool worker_tx_any_blocked(const struct worker *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->npairs; i++)
+		if (w->wp[i].tx_blocked)
+			return true;
+	return false;
+}
+
+/* Before sleeping: ask for kicks again and recheck (2.7.10 / 2.8.21) */
+static bool worker_notify_on(struct worker *w)
+{
+	bool pending = false;
+	struct wring *t;
+	unsigned int i;
+
+	for (i = 0; i < w->npairs; i++) {
+		t = &w->wp[i].tx;
+		if (!t->notify_off || t->dead || !t->r->started ||
+		    w->wp[i].tx_blocked)
+			continue;
+		t->notify_off = false;
+		pending |= vq_enable_notify(t->io.vq);
+	}
+	return pending;
+}
+
+static void worker_event(struct worker *w, uint64_t tag)
+{
+	struct wpair *wp = &w->wp[(tag >> 8) % PORT_MAX_PAIRS];
+
+	switch (tag & 0xff) {
+	case WEV_CTL:
+		worker_drain(w->ctl_fd);
+		break;
+	case WEV_RX_KICK:
+		worker_drain(wp->p->rx.kick_fd);
+		wp->rx.acc.kicks++;
+		if (wp->rx_starved)
+			worker_rx_unstarve(w, wp);
+		break;
+	case WEV_TX_KICK:
+		worker_drain(wp->p->tx.kick_fd);
+		wp->tx.acc.kicks++;
+		break;
+	case WEV_BE_RX:
+		wp->rx_ready = true;
+		break;
+	}
+}
+
+static void worker_wait(struct worker *w, int timeout_ms)
+{
+	struct epoll_event ev[WORKER_MAX_EVENTS];
+	int i, n;
+
+	if (w->epfd < 0) {
+		if (timeout_ms)
+			usleep(WORKER_RETRY_MS * 1000);
+		return;
+	}
+	n = epoll_wait(w->epfd, ev, WORKER_MAX_EVENTS, timeout_ms);
+	for (i = 0; i < n; i++)
+		worker_event(w, ev[i].data.u64);
+}
+
+static void worker_ep_add(struct worker *w, int fd, uint64_t tag)
+{
+	struct epoll_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.u64 = tag;
+	if (fd >= 0 && epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		log_warn("port %s: worker %u: epoll_ctl(fd %d): %s",
+			 w->pool->name, w->id, fd, strerror(errno));
+}
+
+static void worker_ring_setup(struct worker *w, struct wpair *wp,
+			      struct wring *t, struct vnet_ring *r, bool tx)
+{
+	t->r = r;
+	t->io.vq = &r->vq;
+	t->io.be = w->pool->be;
+	t->io.pair = wp->p->index;
+	t->io.hdr_len = wp->p->hdr_len;
+	t->io.features = wp->p->features;
+	t->io.s = &w->s;
+	t->io.acc = &t->acc;
+	t->qidx = 2 * wp->p->index + tx;
+	t->dead = vq_is_broken(&r->vq);
+	t->notify_off = false;
+	memset(&t->acc, 0, sizeof(t->acc));
+	if (r->started && !t->dead && r->kick_fd < 0)
+		w->need_sleep_timeout = true;
+}
+
+static void worker_pair_setup(struct worker *w, struct wpair *wp)
+{
+	struct backend *be = w->pool->be;
+	unsigned int slot = (unsigned int)(wp - w->wp);
+	struct vnet_pair *p = wp->p;
+
+	worker_ring_setup(w, wp, &wp->rx, &p->rx, false);
+	worker_ring_setup(w, wp, &wp->tx, &p->tx, true);
+	wp->rx_starved = false;
+	wp->rx_ready = true;
+	wp->tx_blocked = false;
+	wp->be_armed = false;
+	wp->be_fd = be->ops->rx_fd(be, p->index);
+	wp->rx_peek = be->ops->rx_peek_len(be, p->index) >= 0;
+	if (wp->be_fd >= 0 && !wp->rx_peek)
+		w->need_poll_events = true;
+	if (p->rx.started)
+		worker_ep_add(w, p->rx.kick_fd, WEV_RX_KICK | (uint64_t)slot << 8);
+	if (p->tx.started)
+		worker_ep_add(w, p->tx.kick_fd, WEV_TX_KICK | (uint64_t)slot << 8);
+	if (wp->be_fd >= 0 && p->rx.started && p->rx.enabled && !wp->rx.dead) {
+		worker_ep_add(w, wp->be_fd, WEV_BE_RX | (uint64_t)slot << 8);
+		wp->be_armed = true;
+	}
+}
+
+/* Re-read every pair after a resume; serve RX and signal each RX ring once */
+static void worker_rearm(struct worker *w)
+{
+	unsigned int i;
+
+	if (w->epfd >= 0)
+		close(w->epfd);
+	w->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (w->epfd < 0)
+		log_err("port %s: worker %u: epoll_create1: %s: polling every "
+			"%d ms", w->pool->name, w->id, strerror(errno),
+			WORKER_RETRY_MS);
+	w->need_sleep_timeout = w->epfd < 0;
+	w->need_poll_events = false;
+	worker_ep_add(w, w->ctl_fd, WEV_CTL);
+	for (i = 0; i < w->npairs; i++)
+		worker_pair_setup(w, &w->wp[i]);
+	/* "After every ring start, check RX and signal once" */
+	for (i = 0; i < w->npairs; i++) {
+		struct wpair *wp = &w->wp[i];
+
+		if (!wp->p->rx.started || !wp->p->rx.enabled || wp->rx.dead)
+			continue;
+		bool more = false;
+
+		worker_rx(w, wp, &more);
+		worker_signal(wp->p->rx.call_fd);
+		__atomic_fetch_add(&wp->p->rx.ctr.calls, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* A pause or stop request is pending. Return: true if the thread must exit */
+static bool worker_control(struct worker *w)
+{
+	struct worker_pool *pool = w->pool;
+	bool stop;
+
+	pthread_mutex_lock(&pool->lock);
+	__atomic_store_n(&w->ctl_pending, 0, __ATOMIC_RELAXED);
+	if (w->pause_count && !w->stop) {
+		w->paused = true;
+		pthread_cond_broadcast(&w->cond);
+		while (w->pause_count && !w->stop)
+			pthread_cond_wait(&w->cond, &pool->lock);
+		w->paused = false;
+	}
+	stop = w->stop;
+	pthread_mutex_unlock(&pool->lock);
+	if (!stop)
+		worker_rearm(w);
+	return stop;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	unsigned int poll_us = w->pool->o.poll_us;
+	uint64_t idle_since = 0, now;
+	char name[16];
+	bool more;
+
+	snprintf(name, sizeof(name), "vnet-%.6s-w%u", w->pool->name, w->id);
+	pthread_setname_np(pthread_self(), name);
+	worker_rearm(w);
+	for (;;) {
+		if (__atomic_load_n(&w->ctl_pending, __ATOMIC_ACQUIRE) &&
+		    worker_control(w))
+			break;
+		if (worker_serve(w, &more) || more) {
+			idle_since = 0;
+			if (more)
+				continue;
+		}
+		if (poll_us) {
+			now = worker_now_us();
+			if (!idle_since)
+				idle_since = now;
+			if (now - idle_since < poll_us) {
+				w->polling = true;
+				if (w->need_poll_events)
+					worker_wait(w, 0);
+				continue;
+			}
+		}
+		w->polling = false;
+		idle_since = 0;
+		if (worker_notify_on(w))
+			continue;
+		worker_wait(w, w->need_sleep_timeout ||
+				  worker_tx_any_blocked(w) ? WORKER_RETRY_MS : -1);
+	}
+	return NULL;
+}
+
+static void worker_free(struct worker *w)
+{
+	if (!w)
+		return;
+	if (w->epfd >= 0)
+		close(w->epfd);
+	if (w->ctl_fd >= 0)
+		close(w->ctl_fd);
+	pthread_cond_destroy(&w->cond);
+	net_scratch_cleanup(&w->s);
+	free(w);
+}
+
+static int worker_new(struct worker_pool *pool, unsigned int id,
+		      struct worker **out)
+{
+	struct worker *w;
+	unsigned int i;
+	int ret;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->pool = pool;
+	w->id = id;
+	w->epfd = -1;
+	w->ctl_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	pthread_cond_init(&w->cond, NULL);
+	ret = w->ctl_fd < 0 ? -errno : net_scratch_init(&w->s);
+	if (ret) {
+		worker_free(w);
+		return ret;
+	}
+	for (i = id; i < pool->npairs; i += pool->nworkers)
+		w->wp[w->npairs++].p = &pool->pairs[i];
+	*out = w;
+	return 0;
+}
+
+/**
+ * worker_pool_create() - Start the data plane threads of a port
+ * @wp:		Output: the pool
+ * @port_name:	For log lines
+ * @pairs:	The port's pairs, @pairs[i].index == i; they stay owned by the
+ *		caller and must outlive the pool
+ * @npairs:	1..PORT_MAX_PAIRS
+ * @be:		Opened backend
+ * @o:		Options (zero fields take defaults); NULL for all defaults
+ *
+ * Threads start serving at once; pairs that are not started are not
+ * touched. Pause a pair before changing it.
+ *
+ * Context: control thread
+ * Return: 0, -EINVAL, -ENOMEM, or pthread_create()'s error
+ */
+int worker_pool_create(struct worker_pool **wp, const char *port_name,
+		       struct vnet_pair *pairs, unsigned int npairs,
+		       struct backend *be, const struct worker_opts *o)
+{
+	struct worker_pool *pool;
+	sigset_t all, old;
+	unsigned int i;
+	int ret = 0;
+
+	if (!npairs || npairs > PORT_MAX_PAIRS || !pairs || !be || !be->ops)
+		return -EINVAL;
+	pool = calloc(1, sizeof(*pool));
+	if (!pool)
+		return -ENOMEM;
+	snprintf(pool->name, sizeof(pool->name), "%s", port_name ? port_name : "?");
+	pool->be = be;
+	pool->pairs = pairs;
+	pool->npairs = npairs;
+	if (o)
+		pool->o = *o;
+	if (!pool->o.budget_pkts)
+		pool->o.budget_pkts = 256;
+	if (!pool->o.budget_bytes)
+		pool->o.budget_bytes = 1u << 20;
+	pool->nworkers = pool->o.nthreads ? MIN(pool->o.nthreads, npairs) : npairs;
+	pthread_mutex_init(&pool->lock, NULL);
+	for (i = 0; i < pool->nworkers; i++) {
+		ret = worker_new(pool, i, &pool->w[i]);
+		if (ret)
+			goto err_destroy;
+	}
+	/* signals are the main thread's: workers start with all blocked */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (i = 0; i < pool->nworkers; i++) {
+		ret = -pthread_create(&pool->w[i]->thread, NULL, worker_main,
+				      pool->w[i]);
+		if (ret)
+			break;
+		pool->w[i]->started = true;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		goto err_destroy;
+	*wp = pool;
+	return 0;
+
+err_destroy:
+	worker_pool_destroy(pool);
+	return ret;
+}
+
+/**
+ * worker_pool_destroy() - Stop and join every thread, free the pool
+ * @wp:		Pool, or NULL
+ *
+ * The pairs, their fds and the backend stay the caller's.
+ *
+ * Context: control thread
+ */
+void worker_pool_destroy(struct worker_pool *wp)
+{
+	unsigned int i;
+
+	if (!wp)
+		return;
+	pthread_mutex_lock(&wp->lock);
+	for (i = 0; i < wp->nworkers; i++) {
+		if (!wp->w[i])
+			continue;
+		wp->w[i]->stop = true;
+		__atomic_store_n(&wp->w[i]->ctl_pending, 1, __ATOMIC_RELEASE);
+		worker_signal(wp->w[i]->ctl_fd);
+		pthread_cond_broadcast(&wp->w[i]->cond);
+	}
+	pthread_mutex_unlock(&wp->lock);
+	for (i = 0; i < wp->nworkers; i++) {
+		if (wp->w[i] && wp->w[i]->started)
+			pthread_join(wp->w[i]->thread, NULL);
+		worker_free(wp->w[i]);
+	}
+	pthread_mutex_destroy(&wp->lock);
+	free(wp);
+}
+
+/* Called with the pool lock held */
+static void worker_pause_locked(struct worker_pool *wp, struct worker *w)
+{
+	if (w->pause_count++)
+		return;		/* already parked (or parking) for someone */
+	__atomic_store_n(&w->ctl_pending, 1, __ATOMIC_RELEASE);
+	worker_signal(w->ctl_fd);
+	while (!w->paused && w->started && !w->stop)
+		pthread_cond_wait(&w->cond, &wp->lock);
+}
+
+static void worker_resume_locked(struct worker *w)
+{
+	if (!w->pause_count)
+		return;		/* unbalanced resume: ignore */
+	if (!--w->pause_count)
+		pthread_cond_broadcast(&w->cond);
+}
+
+/**
+ * worker_pause() - Stop the thread serving @pair from touching it
+ * @wp:		Pool
+ * @pair:	Pair index
+ *
+ * Returns once that thread is parked (it serves no pair until resumed).
+ * Pauses nest: each needs its worker_resume().
+ *
+ * Context: control thread; not per packet
+ */
+void worker_pause(struct worker_pool *wp, unsigned int pair)
+{
+	if (!wp || pair >= wp->npairs)
+		return;
+	pthread_mutex_lock(&wp->lock);
+	worker_pause_locked(wp, wp->w[pair % wp->nworkers]);
+	pthread_mutex_unlock(&wp->lock);
+}
+
+/**
+ * worker_resume() - Let the thread serving @pair go on
+ * @wp:		Pool
+ * @pair:	Pair index
+ *
+ * After the last resume the thread re-reads its pairs (fds, started,
+ * enabled, features), serves RX and signals each started RX ring once.
+ *
+ * Context: control thread
+ */
+void worker_resume(struct worker_pool *wp, unsigned int pair)
+{
+	if (!wp || pair >= wp->npairs)
+		return;
+	pthread_mutex_lock(&wp->lock);
+	worker_resume_locked(wp->w[pair % wp->nworkers]);
+	pthread_mutex_unlock(&wp->lock);
+}
+
+/**
+ * worker_pause_all() - worker_pause() every thread of the pool
+ * @wp:		Pool
+ *
+ * Context: control thread
+ */
+void worker_pause_all(struct worker_pool *wp)
+{
+	unsigned int i;
+
+	if (!wp)
+		return;
+	pthread_mutex_lock(&wp->lock);
+	for (i = 0; i < wp->nworkers; i++)
+		worker_pause_locked(wp, wp->w[i]);
+	pthread_mutex_unlock(&wp->lock);
+}
+
+/**
+ * worker_resume_all() - Undo worker_pause_all()
+ * @wp:		Pool
+ *
+ * Context: control thread
+ */
+void worker_resume_all(struct worker_pool *wp)
+{
+	unsigned int i;
+
+	if (!wp)
+		return;
+	pthread_mutex_lock(&wp->lock);
+	for (i = 0; i < wp->nworkers; i++)
+		worker_resume_locked(wp->w[i]);
+	pthread_mutex_unlock(&wp->lock);
+}

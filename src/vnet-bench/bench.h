@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench.h - vnet-bench's pieces: options (main.c), the per-queue workers
+ * (run.c), starting vnetd (spawn.c), the report (report.c), and the ring
+ * micro-benchmark (ring.c, `vnet-bench ring`).
+ */
+#ifndef VNET_BENCH_H
+#define VNET_BENCH_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util.h"
+#include "vu_frontend.h"
+
+#define BENCH_MAX_VMS		16
+#define BENCH_ETHERTYPE		0x88b5	/* IEEE local experimental */
+#define BENCH_MAGIC		0x564e4254u	/* "VNBT" */
+#define BENCH_LAT_MAX		(1u << 21)	/* latency samples per queue */
+
+enum bench_mode {
+	BENCH_TX = 0,		/* tx-only */
+	BENCH_RX,		/* rx-only */
+	BENCH_BIDIR,		/* bidirectional */
+	BENCH_PINGPONG,		/* one frame in flight, round-trip latency */
+};
+
+/**
+ * struct bench_cfg - What the command line asked for
+ */
+struct bench_cfg {
+	const char *socket;	/* backend socket; with --vms N: PATH, PATH.1.. */
+	bool spawn;		/* start vnetd --backend loop ourselves */
+	const char *spawn_backend;
+	enum bench_mode mode;
+	uint32_t size;		/* frame bytes (no vnet header, no FCS) */
+	unsigned int pairs;
+	unsigned int vms;
+	double duration;
+	bool poll;
+	bool packed;
+	unsigned int ring;
+	unsigned int batch;
+	unsigned int mem_regions;
+	uint64_t features;	/* 0: library default */
+	bool json;
+	bool check_seq;
+	bool progress;
+	double restart_at;	/* >0: stop, restart the backend, resume */
+	bool no_reply_ack;	/* library: do not use REPLY_ACK */
+	bool no_mem_slots;	/* library: SET_MEM_TABLE, not ADD_MEM_REG */
+};
+
+/**
+ * struct bench_q - One worker: one queue pair of one VM
+ */
+struct bench_q {
+	struct bench_vm *vm;
+	unsigned int pair;
+	pthread_t thread;
+	uint8_t *frame;			/* template, cfg.size bytes */
+	struct virtio_net_hdr_v1 hdr;	/* TSO header for large frames */
+	uint32_t marker_off;		/* where our marker sits in a frame */
+	/* written by the worker (relaxed atomics), read by the main thread */
+	uint64_t tx_frames, tx_bytes, rx_frames, rx_bytes;
+	uint64_t lost, dup, reorder, foreign, bad;
+	/* worker private */
+	uint64_t next_seq, expect_seq;
+	uint64_t pp_seq;		/* ping-pong: seq awaiting its echo */
+	bool pp_back;
+	uint32_t *lat;			/* [BENCH_LAT_MAX] ns */
+	uint32_t nlat;
+	uint64_t lat_dropped;
+	double p50_us, p99_us, p999_us;
+	int err;
+};
+
+/**
+ * struct bench_vm - One emulated VM: a frontend and its workers
+ */
+struct bench_vm {
+	const struct bench_cfg *cfg;
+	unsigned int id;
+	char socket[108];
+	struct vu_frontend fe;
+	struct bench_q q[VU_FRONTEND_MAX_PAIRS];
+	pid_t vnetd;			/* spawned backend, 0 if none */
+	char vnetd_log[128];
+};
+
+extern volatile int bench_stop;		/* workers stop sending */
+extern volatile int bench_quit;		/* workers stop draining too */
+
+int bench_vm_start(struct bench_vm *vm);
+int bench_run_workers(struct bench_vm *vms, unsigned int nvms, double secs);
+void bench_vm_finish(struct bench_vm *vm);
+
+int bench_spawn(struct bench_vm *vm);
+void bench_spawn_stop(struct bench_vm *vm, bool keep_log);
+
+int bench_report(const struct bench_cfg *cfg, struct bench_vm *vms,
+		 unsigned int nvms, double secs);
+const char *bench_mode_name(enum bench_mode m);
+
+/* ring.c (another file's owner): the ring micro-benchmark, `vnet-bench ring`.
+ * Weak, so vnet-bench links (and says so) before ring.c exists. */
+int bench_ring_main(int argc, char **argv) __attribute__((weak));
+
+#endif /* VNET_BENCH_H */

@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vnetctl plan - decide a VM NIC's queue pairs and print the VMM arguments.
+ *
+ * Parses flags, probes what the policy needs from the host (the QEMU
+ * version, /dev/vhost-net for the TAP data path) and prints what plan.c
+ * renders: QEMU, libvirt, cloud-hypervisor, vnetd, the host TAP, the guest
+ * hint, or all of it as JSON. Notes and warnings go to stderr.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "plan.h"
+#include "provision.h"
+
+#define PLAN_QEMU_DEFAULT	"qemu-system-x86_64"
+
+static const char plan_usage[] =
+	"usage: vnetctl plan --vcpus N [options]\n"
+	"  --backend vhost-user|tap   data path (default vhost-user: QEMU <-> vnetd)\n"
+	"  --socket PATH              vhost-user socket vnetd listens on\n"
+	"  --tap NAME                 host TAP (default vnt-ID)\n"
+	"  --tap-fds A:B:..           --backend tap: fds QEMU inherits, one per queue pair\n"
+	"  --bridge BR                bridge for the TAP (libvirt type='bridge')\n"
+	"  --queues N                 explicit queue pairs (1..max-queues)\n"
+	"  --max-queues N             node cap (1..64, default 16)\n"
+	"  --vhost auto|on|off        node vhost setting (default auto)\n"
+	"  --user U                   user QEMU runs as (vhost-net probe)\n"
+	"  --vhost-net-dev PATH       default $VNET_VHOST_NET_DEV or /dev/vhost-net\n"
+	"  --id ID --mac MAC --memory SIZE (default net0, none, 1G)\n"
+	"  --qemu BIN | --qemu-version X.Y   how to spell the chardev reconnect option\n"
+	"  --output all|qemu|libvirt|cloud-hypervisor|vnetd|hint   (default all)\n"
+	"  --json                     everything as one JSON object\n";
+
+struct plan_opts {
+	struct plan_policy_in in;
+	struct plan_vm vm;
+	const char *vcpus, *max_queues, *backend, *vhost, *user, *dev;
+	const char *qemu_bin, *qemu_version, *output;
+	bool json;
+	char tap[32];
+	char vhost_why[600];
+	char warn_qemu[256];
+};
+
+static int plan_usage_err(const char *fmt, const char *a, const char *b)
+{
+	fputs("vnetctl plan: ", stderr);
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+	return CMD_USAGE;
+}
+
+static int plan_one_of(const char *flag, const char *v, const char *const *allowed,
+		       int *idx)
+{
+	char list[160] = "";
+	int i;
+
+	for (i = 0; allowed[i]; i++) {
+		if (!strcmp(v, allowed[i])) {
+			*idx = i;
+			return 0;
+		}
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 i ? ", " : "", allowed[i]);
+	}
+	fprintf(stderr, "vnetctl plan: %s '%s' is not one of %s\n", flag, v, list);
+	return CMD_USAGE;
+}
+
+/* Every option the command knows, and where its value goes */
+static int plan_parse_flags(int argc, char **argv, struct plan_opts *o)
+{
+	struct { const char *name; const char **val; } t[] = {
+		{ "--vcpus", &o->vcpus }, { "--backend", &o->backend },
+		{ "--socket", &o->vm.socket }, { "--tap", &o->vm.tap },
+		{ "--tap-fds", &o->vm.tap_fds }, { "--bridge", &o->vm.bridge },
+		{ "--queues", &o->in.queues }, { "--max-queues", &o->max_queues },
+		{ "--vhost", &o->vhost }, { "--user", &o->user },
+		{ "--vhost-net-dev", &o->dev }, { "--id", &o->vm.id },
+		{ "--mac", &o->vm.mac }, { "--memory", &o->vm.memory },
+		{ "--qemu", &o->qemu_bin }, { "--qemu-version", &o->qemu_version },
+		{ "--output", &o->output },
+	};
+	bool missing;
+	size_t k;
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		const char *v = NULL;
+
+		if (cmd_is_help(argv[i])) {
+			fputs(plan_usage, stdout);
+			return -1;
+		}
+		if (!strcmp(argv[i], "--json")) {
+			o->json = true;
+			continue;
+		}
+		for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+			v = cmd_opt(argc, argv, &i, t[k].name, &missing);
+			if (missing)
+				return plan_usage_err("%s needs a value%s", t[k].name, "");
+			if (v)
+				break;
+		}
+		if (!v)
+			return plan_usage_err("unknown option '%s'%s", argv[i],
+					      " (see vnetctl plan --help)");
+		*t[k].val = v;
+	}
+	return 0;
+}
+
+static bool plan_mac_ok(const char *m)
+{
+	int i;
+
+	if (strlen(m) != 17)
+		return false;
+	for (i = 0; i < 17; i++)
+		if (i % 3 == 2 ? m[i] != ':' : !strchr("0123456789abcdefABCDEF", m[i]))
+			return false;
+	return true;
+}
+
+/* A decimal size without a leading zero, with an optional K, M, G or T */
+static bool plan_size_ok(const char *s)
+{
+	size_t n = strspn(s, "0123456789");
+
+	if (!n || s[0] == '0')
+		return false;
+	return !s[n] || (strchr("KMGT", s[n]) && !s[n + 1]);
+}
+
+/* Values that are not numbers for the policy: names, sizes, choices */
+static int plan_check_values(struct plan_opts *o)
+{
+	static const char *const backends[] = { "vhost-user", "tap", NULL };
+	static const char *const vhosts[] = { "auto", "on", "off", NULL };
+	static const char *const outputs[] = { "all", "qemu", "libvirt",
+		"cloud-hypervisor", "vnetd", "hint", NULL };
+	char err[PLAN_MSG_LEN];
+	int idx = 0;
+
+	if (!o->vcpus)
+		return plan_usage_err("--vcpus is required (allowed 1..%s)%s",
+				      "1024", "");
+	if (plan_parse_uint("--vcpus", o->vcpus, 1, PLAN_MAX_VCPUS,
+			    &o->in.vcpus, err, sizeof(err)) ||
+	    (o->max_queues && plan_parse_uint("--max-queues", o->max_queues, 1,
+					      PLAN_MAX_QUEUES_LIMIT,
+					      &o->in.max_queues, err, sizeof(err))))
+		return plan_usage_err("%s%s", err, "");
+	if (o->backend && plan_one_of("--backend", o->backend, backends, &idx))
+		return CMD_USAGE;
+	o->vm.backend = idx ? PLAN_BACKEND_TAP : PLAN_BACKEND_VHOST_USER;
+	idx = 0;
+	if (o->vhost && plan_one_of("--vhost", o->vhost, vhosts, &idx))
+		return CMD_USAGE;
+	o->in.vhost = idx == 1 ? PLAN_VHOST_ON : idx == 2 ? PLAN_VHOST_OFF :
+				 PLAN_VHOST_AUTO;
+	if (o->output && plan_one_of("--output", o->output, outputs, &idx))
+		return CMD_USAGE;
+	if (o->vm.mac && !plan_mac_ok(o->vm.mac))
+		return plan_usage_err("--mac '%s' is not a MAC address like %s",
+				      o->vm.mac, "52:54:00:12:34:56");
+	if (!plan_size_ok(o->vm.memory))
+		return plan_usage_err("--memory '%s' is not a size like %s",
+				      o->vm.memory, "512M, 1G, 2048M");
+	if (o->qemu_version &&
+	    plan_qemu_version_parse(o->qemu_version, &o->vm.qemu_major,
+				    &o->vm.qemu_minor))
+		return plan_usage_err("--qemu-version '%s' is not a version like %s",
+				      o->qemu_version, "7.2 or 9.2.0");
+	return 0;
+}
+
+/* `BIN --version`, without a shell; 0 and the version, or -errno */
+static int plan_qemu_detect(const char *bin, unsigned int *maj, unsigned int *min)
+{
+	char buf[256] = "";
+	int pfd[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(pfd) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -EAGAIN;
+	}
+	if (pid == 0) {
+		dup2(pfd[1], STDOUT_FILENO);
+		close(pfd[0]);
+		close(pfd[1]);
+		execlp(bin, bin, "--version", (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	n = read(pfd[0], buf, sizeof(buf) - 1);
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	if (n <= 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -ENOENT;
+	buf[n] = '\0';
+	return plan_qemu_version_parse(buf, maj, min);
+}
+
+/* Host facts the policy and the generators need; defaults degrade with a warning */
+static int plan_probe_host(struct plan_opts *o)
+{
+	struct prov_vhost_probe p;
+
+	if (!o->qemu_version && o->vm.backend == PLAN_BACKEND_VHOST_USER &&
+	    plan_qemu_detect(o->qemu_bin, &o->vm.qemu_major, &o->vm.qemu_minor)) {
+		o->vm.qemu_major = 9;
+		o->vm.qemu_minor = 2;
+		snprintf(o->warn_qemu, sizeof(o->warn_qemu),
+			 "could not run '%s --version': assuming QEMU 9.2 or later (reconnect-ms=1000); give --qemu-version to choose",
+			 o->qemu_bin);
+	}
+	if (o->vm.backend == PLAN_BACKEND_VHOST_USER) {
+		o->in.vhost_available = true;	/* vnetd is the vhost */
+		return 0;
+	}
+	if (o->in.vhost == PLAN_VHOST_OFF)
+		return 0;
+	prov_vhost_probe(o->dev, o->user, &p);
+	o->in.vhost_available = p.state == PROV_VHOST_USABLE;
+	snprintf(o->vhost_why, sizeof(o->vhost_why), "%s", p.detail);
+	o->in.vhost_why = o->vhost_why;
+	return 0;
+}
+
+static void plan_print_args(const struct plan_args *a, const char *prefix,
+			    bool one_line)
+{
+	char buf[PLAN_ARGS_BUF * 2];
+
+	if (plan_shell_join(a, one_line ? " " : NULL, buf, sizeof(buf)))
+		snprintf(buf, sizeof(buf), "# (too long to print)");
+	printf("%s%s\n", prefix, buf);
+}
+
+/* The host-side command that makes the TAP this plan uses */
+static void plan_tap_create_args(const struct plan_opts *o,
+				 const struct plan_policy_out *pol,
+				 struct plan_args *a)
+{
+	char q[16];
+	int n = 0;
+
+	memset(a, 0, sizeof(*a));
+	snprintf(q, sizeof(q), "%u", pol->pairs);
+	a->argv[n++] = "vnetctl";
+	a->argv[n++] = "tap";
+	a->argv[n++] = "create";
+	a->argv[n++] = o->vm.tap;
+	a->argv[n++] = "--queues";
+	a->argv[n++] = a->buf;
+	memcpy(a->buf, q, strlen(q) + 1);
+	if (o->user) {
+		a->argv[n++] = "--user";
+		a->argv[n++] = o->user;
+	}
+	if (o->vm.bridge) {
+		a->argv[n++] = "--bridge";
+		a->argv[n++] = o->vm.bridge;
+	}
+	a->argc = n;
+}
+
+static void plan_print_msgs(const struct plan_opts *o,
+			    const struct plan_policy_out *pol)
+{
+	unsigned int i;
+
+	if (*o->warn_qemu)
+		fprintf(stderr, "vnetctl plan: warning: %s\n", o->warn_qemu);
+	for (i = 0; i < pol->nwarnings; i++)
+		fprintf(stderr, "vnetctl plan: warning: %s\n", pol->warnings[i]);
+	for (i = 0; i < pol->nnotes; i++)
+		fprintf(stderr, "vnetctl plan: note: %s\n", pol->notes[i]);
+}
+
+/* Render every format once; the printers pick what they need */
+struct plan_rendered {
+	struct plan_args qemu, ch, vnetd, tapc;
+	bool has_vnetd;
+	char xml[2048];
+	char hint[64];
+};
+
+static int plan_render(const struct plan_opts *o, const struct plan_policy_out *pol,
+		       struct plan_rendered *r)
+{
+	int ret;
+
+	ret = plan_qemu_args(&o->vm, &o->in, pol, &r->qemu) ?:
+	      plan_ch_args(&o->vm, &o->in, pol, &r->ch) ?:
+	      plan_libvirt_xml(&o->vm, pol, r->xml, sizeof(r->xml)) ?:
+	      plan_guest_hint(pol, r->hint, sizeof(r->hint));
+	if (ret)
+		return ret;
+	ret = plan_vnetd_args(&o->vm, pol, &r->vnetd);
+	r->has_vnetd = !ret;
+	plan_tap_create_args(o, pol, &r->tapc);
+	return ret == -ENOENT ? 0 : ret;
+}
+
+static void plan_print_human(const struct plan_opts *o,
+			     const struct plan_policy_out *pol,
+			     const struct plan_rendered *r)
+{
+	bool all = !strcmp(o->output, "all");
+	char mq[48] = "single pair: no queues=, mq= or vectors=";
+
+	if (pol->pairs > 1)
+		snprintf(mq, sizeof(mq), "mq=on, vectors=%u", pol->vectors);
+	if (all)
+		printf("# %u queue pair%s (%s) for %u vCPU%s; node cap max_queues=%u; backend %s; vhost %s\n\n# QEMU\n",
+		       pol->pairs, pol->pairs > 1 ? "s" : "", mq, o->in.vcpus,
+		       o->in.vcpus > 1 ? "s" : "",
+		       o->in.max_queues,
+		       o->vm.backend == PLAN_BACKEND_TAP ? "tap" : "vhost-user",
+		       pol->vhost ? "on" : "off");
+	if (all || !strcmp(o->output, "qemu"))
+		plan_print_args(&r->qemu, "", false);
+	if (all)
+		printf("\n# libvirt\n");
+	if (all || !strcmp(o->output, "libvirt"))
+		fputs(r->xml, stdout);
+	if (all)
+		printf("\n# cloud-hypervisor\n");
+	if (all || !strcmp(o->output, "cloud-hypervisor"))
+		plan_print_args(&r->ch, all ? "cloud-hypervisor " : "", false);
+	if (all)
+		printf("\n# host\n");
+	if (all)
+		plan_print_args(&r->tapc, "", true);
+	if ((all || !strcmp(o->output, "vnetd")) && r->has_vnetd)
+		plan_print_args(&r->vnetd, "", true);
+	else if (!strcmp(o->output, "vnetd"))
+		printf("# no vnetd with --backend tap: QEMU opens the TAP itself\n");
+	if (all)
+		printf("\n# guest\n");
+	if ((all || !strcmp(o->output, "hint")) && *r->hint)
+		printf("%s\n", r->hint);
+	else if (all || !strcmp(o->output, "hint"))
+		printf("# single queue pair: nothing to do in the guest\n");
+}
+
+static void plan_json_str(const char *key, const char *v, const char *end)
+{
+	char buf[4096];
+
+	if (!v || plan_json_string(v, buf, sizeof(buf)))
+		snprintf(buf, sizeof(buf), "null");
+	printf("  \"%s\": %s%s\n", key, buf, end);
+}
+
+static void plan_json_array(const char *key, int n, const char *const *v)
+{
+	char buf[2048];
+	int i;
+
+	printf("  \"%s\": [", key);
+	for (i = 0; i < n; i++) {
+		if (plan_json_string(v[i], buf, sizeof(buf)))
+			snprintf(buf, sizeof(buf), "null");
+		printf("%s%s", i ? ", " : "", buf);
+	}
+	printf("],\n");
+}
+
+static void plan_print_json(const struct plan_opts *o,
+			    const struct plan_policy_out *pol,
+			    const struct plan_rendered *r)
+{
+	const char *w[PLAN_MAX_MSGS + 1], *nt[PLAN_MAX_MSGS];
+	unsigned int i, nw = 0;
+
+	printf("{\n  \"vcpus\": %u,\n  \"max_queues\": %u,\n", o->in.vcpus,
+	       o->in.max_queues);
+	plan_json_str("backend", o->vm.backend == PLAN_BACKEND_TAP ? "tap" :
+			"vhost-user", ",");
+	printf("  \"vhost\": %s,\n  \"queue_pairs\": %u,\n  \"vectors\": %u,\n",
+	       pol->vhost ? "true" : "false", pol->pairs, pol->vectors);
+	if (*o->warn_qemu)
+		w[nw++] = o->warn_qemu;
+	for (i = 0; i < pol->nwarnings; i++)
+		w[nw++] = pol->warnings[i];
+	for (i = 0; i < pol->nnotes; i++)
+		nt[i] = pol->notes[i];
+	plan_json_array("warnings", (int)nw, w);
+	plan_json_array("notes", (int)pol->nnotes, nt);
+	plan_json_array("qemu", r->qemu.argc, r->qemu.argv);
+	plan_json_str("libvirt", r->xml, ",");
+	plan_json_array("cloud_hypervisor", r->ch.argc, r->ch.argv);
+	plan_json_array("tap_create", r->tapc.argc, r->tapc.argv);
+	if (r->has_vnetd)
+		plan_json_array("vnetd", r->vnetd.argc, r->vnetd.argv);
+	else
+		printf("  \"vnetd\": null,\n");
+	plan_json_str("guest_hint", *r->hint ? r->hint : NULL, "");
+	printf("}\n");
+}
+
+static int plan_output(const struct plan_opts *o, const struct plan_policy_out *pol)
+{
+	static struct plan_rendered r;	/* big: keep it off the stack */
+
+	memset(&r, 0, sizeof(r));
+	if (plan_render(o, pol, &r)) {
+		fprintf(stderr, "vnetctl plan: output too long (a path or name is too long)\n");
+		return CMD_USAGE;
+	}
+	plan_print_msgs(o, pol);
+	if (o->json)
+		plan_print_json(o, pol, &r);
+	else
+		plan_print_human(o, pol, &r);
+	return fflush(stdout) ? CMD_FAIL : CMD_OK;
+}
+
+/**
+ * cmd_plan() - vnetctl plan
+ * @argc:	Arguments after "plan"
+ * @argv:	Arguments
+ *
+ * Return: 0, 1 if an explicit request cannot be met on this host (--vhost
+ *	   on), 2 for a bad flag or a refused value
+ */
+int cmd_plan(int argc, char **argv)
+{
+	struct plan_opts o = {
+		.in = { .max_queues = PLAN_MAX_QUEUES_DEFAULT },
+		.vm = { .id = "net0", .memory = "1G" },
+		.qemu_bin = PLAN_QEMU_DEFAULT,
+		.output = "all",
+	};
+	struct plan_policy_out pol;
+	char err[PLAN_MSG_LEN * 2];
+	int ret;
+
+	o.dev = getenv("VNET_VHOST_NET_DEV");
+	if (!o.dev || !*o.dev)
+		o.dev = PROV_VHOST_NET_DEV;
+	ret = plan_parse_flags(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? CMD_OK : ret;
+	ret = plan_check_values(&o);
+	if (ret)
+		return ret;
+	if (!o.vm.tap) {
+		snprintf(o.tap, sizeof(o.tap), "vnt-%.11s", o.vm.id);
+		o.vm.tap = o.tap;
+	}
+	plan_probe_host(&o);
+	ret = plan_policy(&o.in, &pol, err, sizeof(err));
+	if (ret == -ENODEV) {
+		fprintf(stderr, "vnetctl plan: %s\n", err);
+		return CMD_FAIL;
+	}
+	if (ret)
+		return plan_usage_err("%s%s", o.in.queues ? "--queues: " : "", err);
+	if (plan_check_vm(&o.vm, &pol, err, sizeof(err)))
+		return plan_usage_err("%s%s", err, "");
+	return plan_output(&o, &pol);
+}

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_status.c - `vnetctl status [--socket CTL] [--json] [--prometheus]`:
+ * ask a running vnetd over its control socket (one request line, the reply,
+ * then the daemon closes) and print the reply unchanged. The default socket
+ * is the one vnetd uses without --ctl-socket: $XDG_RUNTIME_DIR/vnetd.ctl for
+ * a non-root user that has one, /run/vnetd/vnetd.ctl otherwise.
+ *
+ * Exit status: 0 reply printed, 1 no daemon / error reply, 2 bad usage.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "cmds.h"
+
+static const char *status_default_socket(void)
+{
+	static char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+
+	if (getuid() != 0 && xdg && *xdg &&
+	    strlen(xdg) + sizeof("/vnetd.ctl") <= sizeof(path)) {
+		snprintf(path, sizeof(path), "%s/vnetd.ctl", xdg);
+		return path;
+	}
+	return "/run/vnetd/vnetd.ctl";
+}
+
+static void status_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: vnetctl status [--socket CTL] [--json | --prometheus]\n"
+"Show every port and queue of a running vnetd: connection, negotiated\n"
+"features, data path, and per-queue counters.\n"
+"  -s, --socket CTL   vnetd control socket (default: %s)\n"
+"  -j, --json         one JSON document\n"
+"  -p, --prometheus   Prometheus text exposition\n"
+"  -h, --help         this text\n", status_default_socket());
+}
+
+/* Send @req on the control socket at @path, copy the reply to stdout */
+static int status_query(const char *path, const char *req)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char buf[4096];
+	bool error = false, first = true;
+	ssize_t n;
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "vnetctl status: --socket %s: path too long\n",
+			path);
+		return CMD_USAGE;
+	}
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		fprintf(stderr, "vnetctl status: cannot reach vnetd at %s: %s (is it running? see --socket)\n",
+			path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return CMD_FAIL;
+	}
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0) {
+		fprintf(stderr, "vnetctl status: %s: %s\n", path,
+			strerror(errno));
+		close(fd);
+		return CMD_FAIL;
+	}
+	shutdown(fd, SHUT_WR);
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		if (first && n >= 6 && !memcmp(buf, "error:", 6))
+			error = true;
+		first = false;
+		fwrite(buf, 1, (size_t)n, error ? stderr : stdout);
+	}
+	close(fd);
+	if (n < 0) {
+		fprintf(stderr, "vnetctl status: reading the reply: %s\n",
+			strerror(errno));
+		return CMD_FAIL;
+	}
+	if (first) {
+		fprintf(stderr, "vnetctl status: empty reply from %s\n", path);
+		return CMD_FAIL;
+	}
+	return error ? CMD_FAIL : CMD_OK;
+}
+
+/**
+ * cmd_status() - vnetctl status
+ * @argc:	Argument count (the arguments after "status")
+ * @argv:	Arguments
+ *
+ * Return: exit status (cmds.h)
+ */
+int cmd_status(int argc, char **argv)
+{
+	const char *path = status_default_socket(), *req = "status\n", *v;
+	bool missing;
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		if ((v = cmd_opt(argc, argv, &i, "--socket", &missing)) ||
+		    (!missing && (v = cmd_opt(argc, argv, &i, "-s", &missing)))) {
+			path = v;
+		} else if (missing) {
+			fprintf(stderr, "vnetctl status: %s: needs a value\n",
+				argv[i]);
+			return CMD_USAGE;
+		} else if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j")) {
+			req = "status json\n";
+		} else if (!strcmp(argv[i], "--prometheus") ||
+			   !strcmp(argv[i], "-p")) {
+			req = "metrics\n";
+		} else if (cmd_is_help(argv[i])) {
+			status_usage(stdout);
+			return CMD_OK;
+		} else {
+			fprintf(stderr, "vnetctl status: %s: unknown option\n",
+				argv[i]);
+			status_usage(stderr);
+			return CMD_USAGE;
+		}
+	}
+	return status_query(path, req);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmds.h - vnetctl's subcommands and the small option helpers they share.
+ * Each cmd_*() gets the arguments after its own name and returns the exit
+ * status: 0 success, 1 the operation failed, 2 a usage error (a bad flag
+ * or value, named in the message).
+ */
+#ifndef VNETCTL_CMDS_H
+#define VNETCTL_CMDS_H
+
+#include <stdbool.h>
+
+#define CMD_OK		0
+#define CMD_FAIL	1
+#define CMD_USAGE	2
+
+int cmd_plan(int argc, char **argv);
+int cmd_tap(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_status(int argc, char **argv);	/* src/vnetctl/cmd_status.c */
+
+const char *cmd_opt(int argc, char **argv, int *i, const char *name,
+		    bool *missing);
+bool cmd_is_help(const char *arg);
+
+#endif /* VNETCTL_CMDS_H */

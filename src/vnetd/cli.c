@@ -1,0 +1,678 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cli.c - vnetd's command line, --port groups and config file: turns text
+ * into struct vnetd_cfg. Every value is checked here, once; a bad one is
+ * reported as "vnetd: OPTION VALUE: what is allowed" and cli_parse() returns
+ * VNETD_EXIT_USAGE. Opening ports, sockets and backends is port.c's job.
+ *
+ * One setter (cli_set()) serves the three spellings of a port setting: the
+ * option "--queues 2", the group key "queues=2" in --port, and the same key
+ * on a config file line. Per-port options given outside --port are the
+ * defaults for every --port group and config file line.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "log.h"
+#include "vnetd.h"
+
+#define CLI_ERR_LEN	160
+
+/* virtio feature bits by name (virtio 1.2 spec, 5.1.3 and 6) */
+static const struct {
+	const char *name;
+	unsigned int bit;
+} cli_features[] = {
+	{ "csum", 0 }, { "guest_csum", 1 }, { "ctrl_guest_offloads", 2 },
+	{ "mtu", 3 }, { "mac", 5 }, { "guest_tso4", 7 }, { "guest_tso6", 8 },
+	{ "guest_ecn", 9 }, { "guest_ufo", 10 }, { "host_tso4", 11 },
+	{ "host_tso6", 12 }, { "host_ecn", 13 }, { "host_ufo", 14 },
+	{ "mrg_rxbuf", 15 }, { "status", 16 }, { "ctrl_vq", 17 },
+	{ "ctrl_rx", 18 }, { "ctrl_vlan", 19 }, { "guest_announce", 21 },
+	{ "mq", 22 }, { "ctrl_mac_addr", 23 }, { "indirect_desc", 28 },
+	{ "event_idx", 29 }, { "version_1", 32 }, { "access_platform", 33 },
+	{ "packed", 34 }, { "in_order", 35 }, { "order_platform", 36 },
+	{ "notification_data", 38 },
+};
+
+#define CLI_F_VERSION_1	32
+
+/* Options: per-port ones have the same name as their group/file key */
+enum {
+	OPT_SOCKET = 's', OPT_BACKEND = 'b', OPT_QUEUES = 'q', OPT_HELP = 'h',
+	OPT_TAP = 0x100, OPT_TAP_FD, OPT_THREADS, OPT_MAC, OPT_MTU,
+	OPT_FEATURES, OPT_POLL_US, OPT_BUDGET_PKTS, OPT_BUDGET_BYTES,
+	OPT_CLIENT, OPT_VHOST_NET, OPT_NAME, OPT_CTL, OPT_CONFIG, OPT_PORT,
+	OPT_CAPS, OPT_LOG_LEVEL,
+};
+
+static const struct option cli_opts[] = {
+	{ "socket",		required_argument, NULL, OPT_SOCKET },
+	{ "backend",		required_argument, NULL, OPT_BACKEND },
+	{ "tap",		required_argument, NULL, OPT_TAP },
+	{ "tap-fd",		required_argument, NULL, OPT_TAP_FD },
+	{ "queues",		required_argument, NULL, OPT_QUEUES },
+	{ "threads",		required_argument, NULL, OPT_THREADS },
+	{ "mac",		required_argument, NULL, OPT_MAC },
+	{ "mtu",		required_argument, NULL, OPT_MTU },
+	{ "features",		required_argument, NULL, OPT_FEATURES },
+	{ "poll-us",		required_argument, NULL, OPT_POLL_US },
+	{ "budget-pkts",	required_argument, NULL, OPT_BUDGET_PKTS },
+	{ "budget-bytes",	required_argument, NULL, OPT_BUDGET_BYTES },
+	{ "client",		no_argument,	   NULL, OPT_CLIENT },
+	{ "vhost-net",		required_argument, NULL, OPT_VHOST_NET },
+	{ "name",		required_argument, NULL, OPT_NAME },
+	{ "ctl-socket",		required_argument, NULL, OPT_CTL },
+	{ "config",		required_argument, NULL, OPT_CONFIG },
+	{ "port",		required_argument, NULL, OPT_PORT },
+	{ "print-capabilities",	no_argument,	   NULL, OPT_CAPS },
+	{ "log-level",		required_argument, NULL, OPT_LOG_LEVEL },
+	{ "help",		no_argument,	   NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 }
+};
+
+/**
+ * cli_usage() - Print --help: every option with its default
+ * @f:		Stream
+ */
+void cli_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: vnetd --socket PATH [OPTION]...\n"
+"       vnetd --port KEY=VAL,... [--port ...] [OPTION]...\n"
+"       vnetd --config FILE [OPTION]...\n"
+"vhost-user-net backend daemon: serves virtio-net frontends (VMMs) on UNIX sockets.\n"
+"\n"
+"Port options (outside --port: the defaults for every port):\n"
+"  -s, --socket PATH        vhost-user socket (required unless --port/--config)\n"
+"  -b, --backend NAME       host side: %s (default: tap)\n"
+"      --tap NAME           tap: interface to create or attach to (default: kernel picks)\n"
+"      --tap-fd N           tap: an open queue fd; repeat once per queue pair (default: none)\n"
+"  -q, --queues N           queue pairs the frontend may use, 1..64 (default: 1)\n"
+"      --threads N          worker threads, 0..queues, 0 = one per pair (default: 0)\n"
+"      --mac MAC            MAC in the config space (default: 02:xx derived from the socket path)\n"
+"      --mtu N              MTU to advertise, 68..65535 (default: none)\n"
+"      --features MASK      allowed virtio feature bits: a number (hex or decimal) or a\n"
+"                           list like -mrg_rxbuf,-packed (default: all)\n"
+"      --poll-us N          busy-poll a ring N us before sleeping, 0..1000000 (default: 0)\n"
+"      --budget-pkts N      frames per ring per wake, 1..65536 (default: 256)\n"
+"      --budget-bytes N     bytes per ring per wake, 1500..1073741824 (default: 1048576)\n"
+"      --client             connect to the frontend's socket, reconnect with backoff\n"
+"                           100 ms .. 5 s (default: listen)\n"
+"      --vhost-net MODE     kernel vhost-net data path: auto|on|off (default: auto)\n"
+"      --name NAME          port name in status and logs (default: port<N>)\n"
+"\n"
+"Process options:\n"
+"      --port KEY=VAL,...   one more port; keys are the port options above without\n"
+"                           the dashes (socket=,backend=,tap=,queues=,...; client=1);\n"
+"                           list values (features=, tap-fd=) use ':' between items\n"
+"      --config FILE        ports from FILE, one per line, same KEY=VAL syntax\n"
+"      --ctl-socket PATH    control socket (default: %s)\n"
+"      --log-level LEVEL    error|warn|info|debug (default: info)\n"
+"      --print-capabilities print the vhost-user backend capabilities JSON and exit\n"
+"  -h, --help               this text\n"
+"\n"
+"Exit status: 0 clean exit (SIGTERM/SIGINT), 1 runtime failure, 2 bad usage.\n",
+		backend_names(), ctl_default_path());
+}
+
+/**
+ * cli_print_capabilities() - The spec's "Backend program conventions" JSON
+ * @f:		Stream
+ */
+void cli_print_capabilities(FILE *f)
+{
+	fprintf(f, "{\n  \"type\": \"net\"\n}\n");
+}
+
+/**
+ * cli_feature_name() - Name of a virtio feature bit, for status
+ * @bit:	Bit number
+ *
+ * Return: name, or NULL if unknown
+ */
+const char *cli_feature_name(unsigned int bit)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cli_features); i++)
+		if (cli_features[i].bit == bit)
+			return cli_features[i].name;
+	return NULL;
+}
+
+/* Parse an unsigned decimal (or 0x hex) number in [min, max] */
+static int cli_uint(const char *s, unsigned long long min,
+		    unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int cli_feature_bit(const char *name)
+{
+	size_t i;
+
+	if (!strcasecmp(name, "ring_packed") || !strcasecmp(name, "packed_vq"))
+		name = "packed";
+	if (!strcasecmp(name, "indirect"))
+		name = "indirect_desc";
+	for (i = 0; i < ARRAY_SIZE(cli_features); i++)
+		if (!strcasecmp(cli_features[i].name, name))
+			return (int)cli_features[i].bit;
+	return -1;
+}
+
+/*
+ * --features: a number, or a list of names separated by @sep. A list whose
+ * first item starts with '-' starts from "all allowed" and turns bits off;
+ * otherwise it starts from nothing and turns on what it names ("+" optional).
+ */
+static const char *cli_features_parse(const char *val, char sep,
+				      uint64_t *mask)
+{
+	char buf[512], *tok, *save = NULL, seps[2] = { sep, 0 };
+	unsigned long long v;
+	uint64_t m;
+
+	if (!cli_uint(val, 0, UINT64_MAX, &v)) {
+		m = v;
+	} else {
+		if (strlen(val) >= sizeof(buf) || !*val)
+			return "must be a number or a list of feature names like -mrg_rxbuf,-packed";
+		strcpy(buf, val);
+		m = val[0] == '-' ? UINT64_MAX : 0;
+		for (tok = strtok_r(buf, seps, &save); tok;
+		     tok = strtok_r(NULL, seps, &save)) {
+			bool off = *tok == '-';
+			int bit;
+
+			if (*tok == '-' || *tok == '+')
+				tok++;
+			bit = cli_feature_bit(tok);
+			if (bit < 0)
+				return "unknown feature name (known: csum, guest_csum, mtu, mac, guest_tso4/6, guest_ecn, guest_ufo, host_tso4/6, host_ecn, host_ufo, mrg_rxbuf, status, ctrl_vq, guest_announce, mq, indirect_desc, event_idx, version_1, packed, in_order, ...)";
+			if (off)
+				m &= ~(1ULL << bit);
+			else
+				m |= 1ULL << bit;
+		}
+	}
+	if (!(m & (1ULL << CLI_F_VERSION_1)))
+		return "must keep version_1 (bit 32): legacy virtio is not supported";
+	*mask = m;
+	return NULL;
+}
+
+static const char *cli_mac_parse(const char *val, uint8_t mac[6])
+{
+	unsigned int b[6];
+	char tail;
+	int i;
+
+	if (sscanf(val, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2],
+		   &b[3], &b[4], &b[5], &tail) != 6 || strlen(val) != 17)
+		return "must be a MAC like 52:54:00:12:34:56";
+	if (b[0] & 1)
+		return "must be a unicast MAC (lowest bit of the first byte clear)";
+	if (!(b[0] | b[1] | b[2] | b[3] | b[4] | b[5]))
+		return "must not be all zeros";
+	for (i = 0; i < 6; i++)
+		mac[i] = (uint8_t)b[i];
+	return NULL;
+}
+
+static const char *cli_tap_fds_parse(struct vnetd_port_cfg *pc,
+				     const char *val, char sep)
+{
+	char buf[512], *tok, *save = NULL, seps[2] = { sep, 0 };
+	unsigned long long v;
+
+	if (strlen(val) >= sizeof(buf))
+		return "too long";
+	strcpy(buf, val);
+	for (tok = strtok_r(buf, seps, &save); tok;
+	     tok = strtok_r(NULL, seps, &save)) {
+		if (cli_uint(tok, 0, 1 << 20, &v))
+			return "must be an open file descriptor number";
+		if (pc->ntap_fds >= BACKEND_MAX_TAP_FDS)
+			return "at most 64 fds (one per queue pair)";
+		pc->tap_fds[pc->ntap_fds++] = (int)v;
+	}
+	return NULL;
+}
+
+static const char *cli_copy(char *dst, size_t len, const char *val,
+			    const char *what)
+{
+	if (!*val || strlen(val) >= len)
+		return what;
+	strcpy(dst, val);
+	return NULL;
+}
+
+static const char *cli_set_num(struct vnetd_port_cfg *pc, int opt,
+			       const char *val)
+{
+	unsigned long long v;
+
+	switch (opt) {
+	case OPT_QUEUES:
+		if (cli_uint(val, 1, PORT_MAX_PAIRS, &v))
+			return "must be 1..64";
+		pc->queues = (unsigned int)v;
+		return NULL;
+	case OPT_THREADS:
+		if (cli_uint(val, 0, PORT_MAX_PAIRS, &v))
+			return "must be 0..64 (0: one per queue pair)";
+		pc->wopts.nthreads = (unsigned int)v;
+		return NULL;
+	case OPT_MTU:
+		if (cli_uint(val, 68, 65535, &v))
+			return "must be 68..65535";
+		pc->mtu = (uint16_t)v;
+		return NULL;
+	case OPT_POLL_US:
+		if (cli_uint(val, 0, 1000000, &v))
+			return "must be 0..1000000";
+		pc->wopts.poll_us = (unsigned int)v;
+		return NULL;
+	case OPT_BUDGET_PKTS:
+		if (cli_uint(val, 1, 65536, &v))
+			return "must be 1..65536";
+		pc->wopts.budget_pkts = (unsigned int)v;
+		return NULL;
+	case OPT_BUDGET_BYTES:
+		if (cli_uint(val, 1500, 1 << 30, &v))
+			return "must be 1500..1073741824";
+		pc->wopts.budget_bytes = (unsigned int)v;
+		return NULL;
+	}
+	return "unknown option";
+}
+
+/* Set one port setting; @sep separates list items. Return: NULL or why not */
+static const char *cli_set(struct vnetd_port_cfg *pc, int opt,
+			   const char *val, char sep)
+{
+	unsigned long long v;
+
+	switch (opt) {
+	case OPT_SOCKET:
+		return cli_copy(pc->socket, sizeof(pc->socket), val,
+				"must be a path of 1..107 bytes");
+	case OPT_BACKEND:
+		if (!backend_find(val)) {
+			static char why[CLI_ERR_LEN];
+
+			snprintf(why, sizeof(why), "unknown backend, must be one of: %s",
+				 backend_names());
+			return why;
+		}
+		return cli_copy(pc->backend, sizeof(pc->backend), val, "too long");
+	case OPT_TAP:
+		return cli_copy(pc->tap, 16, val,
+				"must be an interface name of 1..15 bytes");
+	case OPT_NAME:
+		if (strpbrk(val, " \t\"\\{}=,"))
+			return "must not contain spaces, quotes, braces, '=' or ','";
+		return cli_copy(pc->name, sizeof(pc->name), val,
+				"must be 1..31 bytes");
+	case OPT_TAP_FD:
+		return cli_tap_fds_parse(pc, val, sep);
+	case OPT_MAC:
+		return cli_mac_parse(val, pc->mac);
+	case OPT_FEATURES:
+		return cli_features_parse(val, sep, &pc->features_mask);
+	case OPT_CLIENT:
+		if (cli_uint(val, 0, 1, &v))
+			return "must be 0 or 1";
+		pc->client = v;
+		return NULL;
+	case OPT_VHOST_NET:
+		if (vhost_mode_parse(val, &pc->vhost_net))
+			return "must be auto, on or off";
+		return NULL;
+	}
+	return cli_set_num(pc, opt, val);
+}
+
+/* Option id for a --port / config key, -1 if none */
+static int cli_key(const char *key)
+{
+	const struct option *o;
+
+	for (o = cli_opts; o->name; o++) {
+		switch (o->val) {
+		case OPT_CTL: case OPT_CONFIG: case OPT_PORT: case OPT_CAPS:
+		case OPT_LOG_LEVEL: case OPT_HELP:
+			continue;
+		}
+		if (!strcmp(o->name, key))
+			return o->val;
+	}
+	return -1;
+}
+
+static const char *cli_opt_name(int opt)
+{
+	const struct option *o;
+
+	for (o = cli_opts; o->name; o++)
+		if (o->val == opt)
+			return o->name;
+	return "?";
+}
+
+static void cli_err(const char *fmt, ...) PRINTF_FMT(1, 2);
+static void cli_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("vnetd: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/*
+ * Parse "key=val<d>key=val..." (d: any of @delims) into @pc. @where names
+ * the source in messages ("--port" or "FILE:LINE").
+ */
+static int cli_group(struct vnetd_port_cfg *pc, const char *text,
+		     const char *delims, const char *where)
+{
+	char buf[2048], *tok, *save = NULL, *eq;
+	const char *why;
+	int opt;
+
+	if (strlen(text) >= sizeof(buf)) {
+		cli_err("%s: line too long (at most %zu bytes)", where,
+			sizeof(buf) - 1);
+		return -EINVAL;
+	}
+	strcpy(buf, text);
+	for (tok = strtok_r(buf, delims, &save); tok;
+	     tok = strtok_r(NULL, delims, &save)) {
+		eq = strchr(tok, '=');
+		if (eq)
+			*eq = '\0';
+		opt = cli_key(tok);
+		if (opt < 0) {
+			cli_err("%s '%s': unknown key (keys: socket, backend, tap, tap-fd, queues, threads, mac, mtu, features, poll-us, budget-pkts, budget-bytes, client, vhost-net, name)",
+				where, tok);
+			return -EINVAL;
+		}
+		if (!eq && opt != OPT_CLIENT) {
+			cli_err("%s '%s': needs a value (%s=VALUE)", where, tok,
+				tok);
+			return -EINVAL;
+		}
+		why = cli_set(pc, opt, eq ? eq + 1 : "1", ':');
+		if (why) {
+			cli_err("%s '%s=%s': %s", where, tok, eq ? eq + 1 : "",
+				why);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int cli_add_port(struct vnetd_cfg *cfg,
+			const struct vnetd_port_cfg *tmpl, const char *text,
+			const char *delims, const char *where)
+{
+	struct vnetd_port_cfg *pc;
+
+	if (cfg->nports >= VNETD_MAX_PORTS) {
+		cli_err("%s: too many ports (at most %d)", where,
+			VNETD_MAX_PORTS);
+		return -EINVAL;
+	}
+	pc = &cfg->ports[cfg->nports];
+	*pc = *tmpl;
+	pc->socket[0] = '\0';
+	pc->name[0] = '\0';
+	if (cli_group(pc, text, delims, where))
+		return -EINVAL;
+	if (!pc->socket[0]) {
+		cli_err("%s '%s': missing socket=PATH", where, text);
+		return -EINVAL;
+	}
+	cfg->nports++;
+	return 0;
+}
+
+static int cli_config_file(struct vnetd_cfg *cfg,
+			   const struct vnetd_port_cfg *tmpl, const char *path)
+{
+	char line[2048], where[VNETD_PATH_LEN + 16];
+	unsigned int lineno = 0;
+	int ret = 0;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f) {
+		cli_err("--config %s: %s", path, strerror(errno));
+		return -EINVAL;
+	}
+	while (!ret && fgets(line, sizeof(line), f)) {
+		char *p = line, *hash = strchr(line, '#');
+
+		lineno++;
+		if (hash)
+			*hash = '\0';
+		p[strcspn(p, "\r\n")] = '\0';
+		p += strspn(p, " \t,");
+		if (!*p)
+			continue;
+		snprintf(where, sizeof(where), "%s:%u:", path, lineno);
+		ret = cli_add_port(cfg, tmpl, p, ", \t", where);
+	}
+	fclose(f);
+	return ret;
+}
+
+/* Defaults for anything not given, and checks across options */
+static int cli_finish_port(struct vnetd_cfg *cfg, unsigned int i)
+{
+	struct vnetd_port_cfg *pc = &cfg->ports[i];
+	uint32_t h = 2166136261u;
+	const char *c;
+	unsigned int j;
+
+	if (!pc->name[0])
+		snprintf(pc->name, sizeof(pc->name), "port%u", i);
+	if (!(pc->mac[0] | pc->mac[1] | pc->mac[2] | pc->mac[3] | pc->mac[4] |
+	      pc->mac[5])) {
+		/* Stable across restarts: FNV-1a of the socket path */
+		for (c = pc->socket; *c; c++)
+			h = (h ^ (uint8_t)*c) * 16777619u;
+		pc->mac[0] = 0x02;	/* locally administered, unicast */
+		pc->mac[1] = (uint8_t)i;
+		memcpy(&pc->mac[2], &h, 4);
+	}
+	if (pc->ntap_fds && strcmp(pc->backend, "tap")) {
+		cli_err("port %s: --tap-fd: only with --backend tap", pc->name);
+		return -EINVAL;
+	}
+	if (pc->ntap_fds && pc->ntap_fds != pc->queues) {
+		cli_err("port %s: --tap-fd: %u fds given, --queues is %u: must be one fd per queue pair",
+			pc->name, pc->ntap_fds, pc->queues);
+		return -EINVAL;
+	}
+	if (pc->vhost_net == VHOST_MODE_ON && strcmp(pc->backend, "tap")) {
+		cli_err("port %s: --vhost-net on: needs --backend tap (the kernel moves frames to a TAP queue)",
+			pc->name);
+		return -EINVAL;
+	}
+	if (pc->wopts.nthreads > pc->queues) {
+		cli_err("port %s: --threads %u: must be 0..%u (--queues)",
+			pc->name, pc->wopts.nthreads, pc->queues);
+		return -EINVAL;
+	}
+	for (j = 0; j < i; j++) {
+		if (!strcmp(cfg->ports[j].name, pc->name)) {
+			cli_err("port name %s: used twice", pc->name);
+			return -EINVAL;
+		}
+		if (!strcmp(cfg->ports[j].socket, pc->socket)) {
+			cli_err("socket %s: used by ports %s and %s", pc->socket,
+				cfg->ports[j].name, pc->name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void cli_defaults(struct vnetd_cfg *cfg, struct vnetd_port_cfg *t)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	memset(t, 0, sizeof(*t));
+	cfg->log_level = LOG_INFO;
+	snprintf(cfg->ctl_path, sizeof(cfg->ctl_path), "%s",
+		 ctl_default_path());
+	strcpy(t->backend, "tap");
+	t->queues = 1;
+	t->features_mask = UINT64_MAX;
+	t->vhost_net = VHOST_MODE_AUTO;
+	t->wopts.budget_pkts = 256;
+	t->wopts.budget_bytes = 1 << 20;
+}
+
+static int cli_log_level(struct vnetd_cfg *cfg, const char *val)
+{
+	static const char *const names[] = { "error", "warn", "info", "debug" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		if (!strcmp(val, names[i])) {
+			cfg->log_level = (int)i;
+			return 0;
+		}
+	}
+	cli_err("--log-level %s: must be error, warn, info or debug", val);
+	return -EINVAL;
+}
+
+/* The getopt pass: process options now, keep groups and files for later */
+static int cli_options(struct vnetd_cfg *cfg, struct vnetd_port_cfg *tmpl,
+		       int argc, char **argv, const char **groups,
+		       unsigned int *ngroups, const char **config)
+{
+	const char *why;
+	int opt;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":s:b:q:h", cli_opts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case OPT_HELP:
+			cli_usage(stdout);
+			exit(0);
+		case OPT_CAPS:
+			cfg->print_caps = true;
+			break;
+		case OPT_CTL:
+			if (strlen(optarg) >= sizeof(cfg->ctl_path)) {
+				cli_err("--ctl-socket %s: must be at most %zu bytes",
+					optarg, sizeof(cfg->ctl_path) - 1);
+				return -EINVAL;
+			}
+			strcpy(cfg->ctl_path, optarg);
+			break;
+		case OPT_LOG_LEVEL:
+			if (cli_log_level(cfg, optarg))
+				return -EINVAL;
+			break;
+		case OPT_CONFIG:
+			*config = optarg;
+			break;
+		case OPT_PORT:
+			if (*ngroups >= VNETD_MAX_PORTS) {
+				cli_err("--port: at most %d", VNETD_MAX_PORTS);
+				return -EINVAL;
+			}
+			groups[(*ngroups)++] = optarg;
+			break;
+		case ':':
+			cli_err("%s: needs a value (see --help)",
+				argv[optind - 1]);
+			return -EINVAL;
+		case '?':
+			cli_err("%s: unknown option (see --help)",
+				argv[optind - 1]);
+			return -EINVAL;
+		default:
+			why = cli_set(tmpl, opt, opt == OPT_CLIENT ? "1" : optarg,
+				      ',');
+			if (why) {
+				cli_err("--%s %s: %s", cli_opt_name(opt), optarg,
+					why);
+				return -EINVAL;
+			}
+		}
+	}
+	if (optind < argc) {
+		cli_err("%s: unexpected argument (see --help)", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * cli_parse() - Parse the command line (and config file) into @cfg
+ * @cfg:	Configuration (output)
+ * @argc:	Argument count
+ * @argv:	Arguments
+ *
+ * Exits 0 for --help. Messages go to stderr.
+ *
+ * Return: 0, or VNETD_EXIT_USAGE after printing what is wrong
+ */
+int cli_parse(struct vnetd_cfg *cfg, int argc, char **argv)
+{
+	const char *groups[VNETD_MAX_PORTS], *config = NULL;
+	struct vnetd_port_cfg tmpl;
+	unsigned int ngroups = 0, i;
+
+	cli_defaults(cfg, &tmpl);
+	if (cli_options(cfg, &tmpl, argc, argv, groups, &ngroups, &config))
+		return VNETD_EXIT_USAGE;
+	if (cfg->print_caps)
+		return 0;
+	if (tmpl.socket[0]) {
+		cfg->ports[0] = tmpl;
+		cfg->nports = 1;
+	}
+	for (i = 0; i < ngroups; i++)
+		if (cli_add_port(cfg, &tmpl, groups[i], ",", "--port"))
+			return VNETD_EXIT_USAGE;
+	if (config && cli_config_file(cfg, &tmpl, config))
+		return VNETD_EXIT_USAGE;
+	if (!cfg->nports) {
+		cli_err("--socket: missing (give --socket PATH, --port or --config; see --help)");
+		return VNETD_EXIT_USAGE;
+	}
+	for (i = 0; i < cfg->nports; i++)
+		if (cli_finish_port(cfg, i))
+			return VNETD_EXIT_USAGE;
+	return 0;
+}

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: MIT
+/*
+ * metrics.c - render the status of every port and queue: plain text for
+ * people, JSON for programs, Prometheus text exposition for scrapers. Reads
+ * the workers' counters with relaxed atomic loads (port.h: written by the
+ * owning worker only) and never writes anything the data path reads.
+ *
+ * Direction names follow the guest: "rx" is the RX virtqueue (host to
+ * guest), "tx" the TX virtqueue (guest to host).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "vnetd.h"
+
+static const char *const metrics_drop_names[DROP_MAX] = {
+	[DROP_NO_RX_BUF] = "no_rx_buf",
+	[DROP_BAD_HDR] = "bad_hdr",
+	[DROP_TOO_SHORT] = "too_short",
+	[DROP_BACKEND] = "backend",
+	[DROP_DISABLED] = "disabled",
+	[DROP_TOO_BIG] = "too_big",
+};
+
+/**
+ * sbuf_printf() - Append formatted text, growing the buffer
+ * @b:		Buffer
+ * @fmt:	printf format
+ *
+ * On allocation failure sets @b->oom and drops the text.
+ */
+void sbuf_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	size_t need;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || b->oom)
+		return;
+	need = b->len + (size_t)n + 1;
+	if (need > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+
+		while (cap < need)
+			cap *= 2;
+		s = realloc(b->s, cap);
+		if (!s) {
+			b->oom = true;
+			return;
+		}
+		b->s = s;
+		b->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+/**
+ * sbuf_free() - Release a buffer's memory
+ * @b:		Buffer
+ */
+void sbuf_free(struct sbuf *b)
+{
+	free(b->s);
+	memset(b, 0, sizeof(*b));
+}
+
+/* Append @s quoted for JSON (or, @prom, for a Prometheus label value) */
+static void metrics_quote(struct sbuf *b, const char *s, bool prom)
+{
+	const unsigned char *c;
+
+	sbuf_printf(b, "\"");
+	for (c = (const unsigned char *)s; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			sbuf_printf(b, "\\%c", *c);
+		else if (*c == '\n')
+			sbuf_printf(b, "\\n");
+		else if (*c < 0x20 && !prom)
+			sbuf_printf(b, "\\u%04x", *c);
+		else if (*c < 0x20)
+			sbuf_printf(b, " ");
+		else
+			sbuf_printf(b, "%c", *c);
+	}
+	sbuf_printf(b, "\"");
+}
+
+static uint64_t metrics_ld(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+/* The data path a pair uses now, and why */
+static const char *metrics_datapath(const struct vnet_pair *vp,
+				    const char **why)
+{
+	const char *dp = __atomic_load_n(&vp->datapath, __ATOMIC_RELAXED);
+
+	*why = vp->why;
+	if (!dp || !*dp) {
+		*why = "no frontend has started this pair";
+		return "idle";
+	}
+	return dp;
+}
+
+static uint64_t metrics_negotiated(struct vnetd_port *p)
+{
+	return port_connected(p) ? vu_dev_acked_features(p->dev) : 0;
+}
+
+static void metrics_feature_list(struct sbuf *b, uint64_t f, bool json)
+{
+	const char *name;
+	unsigned int bit;
+	bool first = true;
+
+	for (bit = 0; bit < 64; bit++) {
+		if (!(f & (1ULL << bit)))
+			continue;
+		name = cli_feature_name(bit);
+		if (json) {
+			sbuf_printf(b, "%s\"", first ? "" : ",");
+			if (name)
+				sbuf_printf(b, "%s\"", name);
+			else
+				sbuf_printf(b, "bit%u\"", bit);
+		} else if (name) {
+			sbuf_printf(b, " %s", name);
+		} else {
+			sbuf_printf(b, " bit%u", bit);
+		}
+		first = false;
+	}
+}
+
+static void metrics_ring_text(struct sbuf *b, const char *dir,
+			      const struct vnet_ring *r)
+{
+	const struct ring_counters *c = &r->ctr;
+	unsigned int i;
+
+	sbuf_printf(b, "    %s: %s ring %u %s%s packets %llu bytes %llu kicks %llu calls %llu batches %llu breaks %llu drops",
+		    dir, r->vq.layout == VQ_PACKED ? "packed" : "split",
+		    (unsigned int)r->vq.num,
+		    __atomic_load_n(&r->started, __ATOMIC_RELAXED) ?
+		    "started" : "stopped",
+		    __atomic_load_n(&r->enabled, __ATOMIC_RELAXED) ?
+		    ",enabled" : ",disabled",
+		    (unsigned long long)metrics_ld(&c->packets),
+		    (unsigned long long)metrics_ld(&c->bytes),
+		    (unsigned long long)metrics_ld(&c->kicks),
+		    (unsigned long long)metrics_ld(&c->calls),
+		    (unsigned long long)metrics_ld(&c->batches),
+		    (unsigned long long)metrics_ld(&c->breaks));
+	for (i = 0; i < DROP_MAX; i++)
+		sbuf_printf(b, " %s=%llu", metrics_drop_names[i],
+			    (unsigned long long)metrics_ld(&c->drops[i]));
+	sbuf_printf(b, "\n");
+}
+
+/**
+ * metrics_status_text() - Status of every port and queue for people
+ * @b:		Output
+ * @ports:	Ports
+ * @nports:	How many
+ */
+void metrics_status_text(struct sbuf *b, struct vnetd_port *ports,
+			 unsigned int nports)
+{
+	unsigned int i, q, npairs;
+	struct vnet_pair *vp;
+	const char *why, *dp;
+	uint64_t neg;
+
+	for (i = 0; i < nports; i++) {
+		struct vnetd_port *p = &ports[i];
+
+		neg = metrics_negotiated(p);
+		sbuf_printf(b, "port %s: socket %s (%s), backend %s, %s, queues %u, vhost-net %s\n",
+			    p->cfg.name, p->cfg.socket,
+			    p->cfg.client ? "client" : "server", p->cfg.backend,
+			    port_connected(p) ? "connected" : "not connected",
+			    p->cfg.queues, vhost_mode_name(p->cfg.vhost_net));
+		sbuf_printf(b, "  vhost-net: %s\n", p->vhost.reason);
+		sbuf_printf(b, "  connections %llu, refused %llu, closed on error %llu\n",
+			    (unsigned long long)p->connects,
+			    (unsigned long long)p->refused,
+			    (unsigned long long)p->errors);
+		sbuf_printf(b, "  features offered 0x%llx, negotiated 0x%llx:",
+			    (unsigned long long)vu_dev_offered_features(p->dev),
+			    (unsigned long long)neg);
+		metrics_feature_list(b, neg, false);
+		sbuf_printf(b, "\n");
+		vp = vu_dev_pairs(p->dev, &npairs);
+		for (q = 0; vp && q < npairs; q++) {
+			dp = metrics_datapath(&vp[q], &why);
+			sbuf_printf(b, "  pair %u: %s (%s)\n", q, dp, why);
+			metrics_ring_text(b, "rx", &vp[q].rx);
+			metrics_ring_text(b, "tx", &vp[q].tx);
+		}
+	}
+}
+
+static void metrics_ring_json(struct sbuf *b, const struct vnet_ring *r)
+{
+	const struct ring_counters *c = &r->ctr;
+	unsigned int i;
+
+	sbuf_printf(b, "{\"ring\":\"%s\",\"size\":%u,\"started\":%s,\"enabled\":%s,\"packets\":%llu,\"bytes\":%llu,\"kicks\":%llu,\"calls\":%llu,\"batches\":%llu,\"breaks\":%llu,\"drops\":{",
+		    r->vq.layout == VQ_PACKED ? "packed" : "split",
+		    (unsigned int)r->vq.num,
+		    __atomic_load_n(&r->started, __ATOMIC_RELAXED) ?
+		    "true" : "false",
+		    __atomic_load_n(&r->enabled, __ATOMIC_RELAXED) ?
+		    "true" : "false",
+		    (unsigned long long)metrics_ld(&c->packets),
+		    (unsigned long long)metrics_ld(&c->bytes),
+		    (unsigned long long)metrics_ld(&c->kicks),
+		    (unsigned long long)metrics_ld(&c->calls),
+		    (unsigned long long)metrics_ld(&c->batches),
+		    (unsigned long long)metrics_ld(&c->breaks));
+	for (i = 0; i < DROP_MAX; i++)
+		sbuf_printf(b, "%s\"%s\":%llu", i ? "," : "",
+			    metrics_drop_names[i],
+			    (unsigned long long)metrics_ld(&c->drops[i]));
+	sbuf_printf(b, "}}");
+}
+
+static void metrics_port_json(struct sbuf *b, struct vnetd_port *p)
+{
+	unsigned int q, npairs;
+	struct vnet_pair *vp;
+	const char *why, *dp;
+	uint64_t neg = metrics_negotiated(p);
+
+	sbuf_printf(b, "{\"name\":");
+	metrics_quote(b, p->cfg.name, false);
+	sbuf_printf(b, ",\"socket\":");
+	metrics_quote(b, p->cfg.socket, false);
+	sbuf_printf(b, ",\"mode\":\"%s\",\"backend\":\"%s\",\"connected\":%s,\"queues\":%u,\"vhost_net\":\"%s\",\"connections\":%llu,\"refused\":%llu,\"errors\":%llu,\"features_offered\":\"0x%llx\",\"features_negotiated\":\"0x%llx\",\"features\":[",
+		    p->cfg.client ? "client" : "server", p->cfg.backend,
+		    port_connected(p) ? "true" : "false", p->cfg.queues,
+		    vhost_mode_name(p->cfg.vhost_net),
+		    (unsigned long long)p->connects,
+		    (unsigned long long)p->refused,
+		    (unsigned long long)p->errors,
+		    (unsigned long long)vu_dev_offered_features(p->dev),
+		    (unsigned long long)neg);
+	metrics_feature_list(b, neg, true);
+	sbuf_printf(b, "],\"vhost_net_reason\":");
+	metrics_quote(b, p->vhost.reason, false);
+	sbuf_printf(b, ",\"pairs\":[");
+	vp = vu_dev_pairs(p->dev, &npairs);
+	for (q = 0; vp && q < npairs; q++) {
+		dp = metrics_datapath(&vp[q], &why);
+		sbuf_printf(b, "%s{\"pair\":%u,\"datapath\":\"%s\",\"reason\":",
+			    q ? "," : "", q, dp);
+		metrics_quote(b, why, false);
+		sbuf_printf(b, ",\"rx\":");
+		metrics_ring_json(b, &vp[q].rx);
+		sbuf_printf(b, ",\"tx\":");
+		metrics_ring_json(b, &vp[q].tx);
+		sbuf_printf(b, "}");
+	}
+	sbuf_printf(b, "]}");
+}
+
+/**
+ * metrics_status_json() - Status of every port and queue as one JSON object
+ * @b:		Output
+ * @ports:	Ports
+ * @nports:	How many
+ */
+void metrics_status_json(struct sbuf *b, struct vnetd_port *ports,
+			 unsigned int nports)
+{
+	unsigned int i;
+
+	sbuf_printf(b, "{\"ports\":[");
+	for (i = 0; i < nports; i++) {
+		if (i)
+			sbuf_printf(b, ",");
+		metrics_port_json(b, &ports[i]);
+	}
+	sbuf_printf(b, "]}\n");
+}
+
+/* One Prometheus family: which counter of a ring it reports */
+enum metrics_field { MF_PACKETS, MF_BYTES, MF_KICKS, MF_CALLS, MF_BATCHES,
+		     MF_BREAKS, MF_DROPS };
+
+static const struct {
+	const char *name;
+	const char *help;
+} metrics_families[] = {
+	[MF_PACKETS] = { "vnetd_queue_packets_total", "Frames moved by a virtqueue" },
+	[MF_BYTES] = { "vnetd_queue_bytes_total", "Frame bytes moved by a virtqueue" },
+	[MF_KICKS] = { "vnetd_queue_kicks_total", "Wakes by the guest's kick" },
+	[MF_CALLS] = { "vnetd_queue_calls_total", "Notifications sent to the guest" },
+	[MF_BATCHES] = { "vnetd_queue_batches_total", "Used-ring flushes" },
+	[MF_BREAKS] = { "vnetd_queue_breaks_total", "Times the ring broke on bad guest data" },
+	[MF_DROPS] = { "vnetd_queue_drops_total", "Frames dropped, by reason" },
+};
+
+static uint64_t metrics_field(const struct ring_counters *c,
+			      enum metrics_field f)
+{
+	switch (f) {
+	case MF_PACKETS: return metrics_ld(&c->packets);
+	case MF_BYTES:	 return metrics_ld(&c->bytes);
+	case MF_KICKS:	 return metrics_ld(&c->kicks);
+	case MF_CALLS:	 return metrics_ld(&c->calls);
+	case MF_BATCHES: return metrics_ld(&c->batches);
+	case MF_BREAKS:	 return metrics_ld(&c->breaks);
+	default:	 return 0;
+	}
+}
+
+static void metrics_prom_labels(struct sbuf *b, const struct vnetd_port *p,
+				unsigned int q, const char *dir)
+{
+	sbuf_printf(b, "{port=");
+	metrics_quote(b, p->cfg.name, true);
+	sbuf_printf(b, ",queue=\"%u\",dir=\"%s\"", q, dir);
+}
+
+static void metrics_prom_family(struct sbuf *b, struct vnetd_port *ports,
+				unsigned int nports, enum metrics_field f)
+{
+	unsigned int i, q, d, r, npairs;
+	struct vnet_pair *vp;
+
+	sbuf_printf(b, "# HELP %s %s\n# TYPE %s counter\n",
+		    metrics_families[f].name, metrics_families[f].help,
+		    metrics_families[f].name);
+	for (i = 0; i < nports; i++) {
+		vp = vu_dev_pairs(ports[i].dev, &npairs);
+		for (q = 0; vp && q < npairs; q++) {
+			for (d = 0; d < 2; d++) {
+				const struct vnet_ring *ring = d ? &vp[q].tx :
+								   &vp[q].rx;
+
+				if (f != MF_DROPS) {
+					sbuf_printf(b, "%s", metrics_families[f].name);
+					metrics_prom_labels(b, &ports[i], q,
+							    d ? "tx" : "rx");
+					sbuf_printf(b, "} %llu\n", (unsigned long long)
+						    metrics_field(&ring->ctr, f));
+					continue;
+				}
+				for (r = 0; r < DROP_MAX; r++) {
+					sbuf_printf(b, "%s", metrics_families[f].name);
+					metrics_prom_labels(b, &ports[i], q,
+							    d ? "tx" : "rx");
+					sbuf_printf(b, ",reason=\"%s\"} %llu\n",
+						    metrics_drop_names[r],
+						    (unsigned long long)
+						    metrics_ld(&ring->ctr.drops[r]));
+				}
+			}
+		}
+	}
+}
+
+static void metrics_prom_ports(struct sbuf *b, struct vnetd_port *ports,
+			       unsigned int nports)
+{
+	unsigned int i, q, npairs;
+	struct vnet_pair *vp;
+	const char *why, *dp;
+
+	sbuf_printf(b, "# HELP vnetd_port_connected 1 if a frontend is attached\n# TYPE vnetd_port_connected gauge\n");
+	for (i = 0; i < nports; i++) {
+		sbuf_printf(b, "vnetd_port_connected{port=");
+		metrics_quote(b, ports[i].cfg.name, true);
+		sbuf_printf(b, "} %d\n", port_connected(&ports[i]) ? 1 : 0);
+	}
+	sbuf_printf(b, "# HELP vnetd_port_connections_total Frontend connections served\n# TYPE vnetd_port_connections_total counter\n");
+	for (i = 0; i < nports; i++) {
+		sbuf_printf(b, "vnetd_port_connections_total{port=");
+		metrics_quote(b, ports[i].cfg.name, true);
+		sbuf_printf(b, "} %llu\n", (unsigned long long)ports[i].connects);
+	}
+	sbuf_printf(b, "# HELP vnetd_queue_datapath Data path of a queue pair (the label), always 1\n# TYPE vnetd_queue_datapath gauge\n");
+	for (i = 0; i < nports; i++) {
+		vp = vu_dev_pairs(ports[i].dev, &npairs);
+		for (q = 0; vp && q < npairs; q++) {
+			dp = metrics_datapath(&vp[q], &why);
+			sbuf_printf(b, "vnetd_queue_datapath{port=");
+			metrics_quote(b, ports[i].cfg.name, true);
+			sbuf_printf(b, ",queue=\"%u\",datapath=\"%s\"} 1\n", q, dp);
+		}
+	}
+}
+
+/**
+ * metrics_prometheus() - Prometheus text exposition of every counter
+ * @b:		Output
+ * @ports:	Ports
+ * @nports:	How many
+ */
+void metrics_prometheus(struct sbuf *b, struct vnetd_port *ports,
+			unsigned int nports)
+{
+	unsigned int f;
+
+	metrics_prom_ports(b, ports, nports);
+	for (f = MF_PACKETS; f <= MF_DROPS; f++)
+		metrics_prom_family(b, ports, nports, (enum metrics_field)f);
+}

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vnetd.h - what the files of the vnetd program share: the parsed
+ * configuration (cli.c), the ports with their sockets (port.c), the control
+ * socket (ctl.c) and the status/metrics renderers (metrics.c). main.c owns
+ * the event loop.
+ */
+#ifndef VNETD_H
+#define VNETD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/un.h>
+
+#include "backend.h"
+#include "port.h"
+#include "vhost_mode.h"
+#include "vu_backend.h"
+
+#define VNETD_MAX_PORTS		64
+#define VNETD_NAME_LEN		32
+#define VNETD_PATH_LEN		sizeof(((struct sockaddr_un *)0)->sun_path)
+#define VNETD_EXIT_USAGE	2	/* bad command line or config file */
+
+/* Client-mode reconnect backoff (ms) */
+#define VNETD_BACKOFF_MIN_MS	100
+#define VNETD_BACKOFF_MAX_MS	5000
+
+/**
+ * struct vnetd_port_cfg - One port as the operator configured it
+ * @name:		Port name (status, log lines)
+ * @socket:		vhost-user UNIX socket path
+ * @backend:		Backend name (backend_find())
+ * @tap:		tap: interface name ("" = kernel picks)
+ * @tap_fds:		tap: already-open queue fds
+ * @ntap_fds:		How many in @tap_fds
+ * @queues:		Queue pairs (1..PORT_MAX_PAIRS)
+ * @mac:		MAC for the config space
+ * @mtu:		MTU (0: not advertised)
+ * @features_mask:	virtio feature bits allowed
+ * @client:		Connect to the frontend instead of listening
+ * @vhost_net:		Kernel vhost-net offload policy
+ * @wopts:		Data path tuning
+ */
+struct vnetd_port_cfg {
+	char name[VNETD_NAME_LEN];
+	char socket[VNETD_PATH_LEN];
+	char backend[VNETD_NAME_LEN];
+	char tap[VNETD_NAME_LEN];
+	int tap_fds[BACKEND_MAX_TAP_FDS];
+	unsigned int ntap_fds;
+	unsigned int queues;
+	uint8_t mac[6];
+	uint16_t mtu;
+	uint64_t features_mask;
+	bool client;
+	enum vhost_mode vhost_net;
+	struct worker_opts wopts;
+};
+
+/**
+ * struct vnetd_cfg - The whole command line / config file
+ * @ports:		Ports to serve
+ * @nports:		How many
+ * @ctl_path:		Control socket path ("" = none)
+ * @log_level:		Log level
+ * @print_caps:		--print-capabilities: print and exit
+ */
+struct vnetd_cfg {
+	struct vnetd_port_cfg ports[VNETD_MAX_PORTS];
+	unsigned int nports;
+	char ctl_path[VNETD_PATH_LEN];
+	int log_level;
+	bool print_caps;
+};
+
+/* What an epoll event's data.ptr points to */
+enum vnetd_ev_type {
+	EV_SIGNAL,
+	EV_LISTEN,	/* a port's listening socket */
+	EV_CONN,	/* a port's frontend connection */
+	EV_TIMER,	/* a port's client-mode reconnect timer */
+	EV_CTL,		/* the control socket */
+};
+
+struct vnetd_port;
+
+/**
+ * struct vnetd_ev - epoll reference: what became ready
+ * @type:	Kind of descriptor
+ * @port:	Its port (EV_LISTEN, EV_CONN, EV_TIMER)
+ */
+struct vnetd_ev {
+	enum vnetd_ev_type type;
+	struct vnetd_port *port;
+};
+
+/**
+ * struct vnetd_port - A port at run time (main thread only)
+ * @cfg:	Configuration
+ * @be:		Backend (host side)
+ * @dev:	vhost-user device
+ * @listen_fd:	Server mode: listening socket, -1 otherwise
+ * @timer_fd:	Client mode: reconnect timer, -1 otherwise
+ * @backoff_ms:	Client mode: next reconnect delay
+ * @conn_ev:	epoll reference of the connection
+ * @listen_ev:	epoll reference of @listen_fd
+ * @timer_ev:	epoll reference of @timer_fd
+ * @vhost:	--vhost-net decision, made once at port start
+ * @epfd:	The main loop's epoll descriptor
+ * @connects:	Connections served
+ * @refused:	Connections refused (one already active)
+ * @errors:	Connections closed on a protocol error
+ */
+struct vnetd_port {
+	struct vnetd_port_cfg cfg;
+	struct backend be;
+	struct vu_dev *dev;
+	int listen_fd;
+	int timer_fd;
+	unsigned int backoff_ms;
+	struct vnetd_ev conn_ev;
+	struct vnetd_ev listen_ev;
+	struct vnetd_ev timer_ev;
+	struct vhost_decision vhost;
+	int epfd;
+	uint64_t connects;
+	uint64_t refused;
+	uint64_t errors;
+};
+
+/* cli.c */
+int cli_parse(struct vnetd_cfg *cfg, int argc, char **argv);
+void cli_usage(FILE *f);
+void cli_print_capabilities(FILE *f);
+const char *cli_feature_name(unsigned int bit);
+
+/* port.c */
+int port_unix_listen(const char *path, char *err, size_t errlen);
+int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
+	      char *err, size_t errlen);
+void port_cleanup(struct vnetd_port *p);
+void port_event(struct vnetd_port *p, enum vnetd_ev_type type,
+		uint32_t events);
+bool port_connected(const struct vnetd_port *p);
+
+/* ctl.c */
+int ctl_open(const char *path);
+void ctl_close(int fd, const char *path);
+void ctl_serve(int fd, struct vnetd_port *ports, unsigned int nports);
+const char *ctl_default_path(void);
+
+/**
+ * struct sbuf - A growing text buffer for replies (control path only)
+ * @s:		Text, NUL-terminated, or NULL before the first write
+ * @len:	Bytes used
+ * @cap:	Bytes allocated
+ * @oom:	An allocation failed: the text is truncated
+ */
+struct sbuf {
+	char *s;
+	size_t len;
+	size_t cap;
+	bool oom;
+};
+
+/* metrics.c */
+void sbuf_printf(struct sbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void sbuf_free(struct sbuf *b);
+void metrics_status_text(struct sbuf *b, struct vnetd_port *ports,
+			 unsigned int nports);
+void metrics_status_json(struct sbuf *b, struct vnetd_port *ports,
+			 unsigned int nports);
+void metrics_prometheus(struct sbuf *b, struct vnetd_port *ports,
+			unsigned int nports);
+
+#endif /* VNETD_H */

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# bench-tap-rx.sh - vnet-bench rx-only against vnetd's tap backend: frames
+# written into the TAP interface from the host side (an AF_PACKET socket in
+# a private network namespace) must reach the frontend's RX ring, each once
+# and in order. The injected frames carry vnet-bench's marker (VM 0, pair 0,
+# sequence 0..N-1), so vnet-bench's sequence check applies; split and packed.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+BENCH=$PWD/build/vnet-bench
+VNETD=$PWD/build/vnetd
+for b in "$BENCH" "$VNETD"; do
+	[ -x "$b" ] || { echo "SKIP: $b not built (run make)"; exit 77; }
+done
+command -v python3 >/dev/null || { echo "SKIP: python3 missing (frame injector)"; exit 77; }
+[ -c /dev/net/tun ] || { echo "SKIP: no /dev/net/tun"; exit 77; }
+NS=vnbrx$$
+TAP=vnbt$$
+SOCK=/tmp/vnet-bench-rx-$$.sock
+CTL=/tmp/vnet-bench-rx-$$.ctl
+LOG=/tmp/vnet-bench-rx-$$.log
+ip netns add "$NS" 2>/dev/null || { echo "SKIP: cannot create a network namespace"; exit 77; }
+VPID=
+cleanup() {
+	[ -n "$VPID" ] && kill "$VPID" 2>/dev/null && wait "$VPID" 2>/dev/null
+	VPID=
+	ip netns del "$NS" 2>/dev/null
+	rm -f "$SOCK" "$CTL" "$LOG"
+}
+trap cleanup EXIT
+COUNT=${RX_FRAMES:-20000}
+N=0 FAILED=0
+
+inject() {	# COUNT frames with marker seq 0..COUNT-1 out of the tap
+	ip netns exec "$NS" python3 - "$TAP" "$COUNT" <<'PY'
+import socket, struct, sys, time
+tap, count = sys.argv[1], int(sys.argv[2])
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((tap, 0))
+for seq in range(count):
+    mark = struct.pack("<IHHQQ", 0x564e4254, 0, 0, seq, 0)
+    frame = b"\xff" * 6 + b"\x02\x00\x00\x00\x00\x99" + b"\x88\xb5" + mark
+    frame += bytes(64 - len(frame))
+    while True:
+        try:
+            s.send(frame)
+            break
+        except OSError:          # tap queue full: the reader is behind
+            time.sleep(0.001)
+    if seq % 64 == 63:
+        time.sleep(0.0005)       # stay below the tap's txqueuelen
+PY
+}
+
+field() {
+	sed -n 's/.*"total": {\(.*\)}.*/\1/p' <<< "$2" | grep -o "\"$1\": [0-9.]*" | awk '{print $2}'
+}
+
+for ring in split packed; do
+	N=$((N + 1))
+	rf=; [ $ring = packed ] && rf=--packed
+	rm -f "$SOCK"
+	ip netns exec "$NS" "$VNETD" --socket "$SOCK" --backend tap --tap "$TAP" \
+		--ctl-socket "$CTL" > "$LOG" 2>&1 &
+	VPID=$!
+	for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.05; done
+	out=$(mktemp /tmp/vnet-bench-rx-out.XXXXXX)
+	"$BENCH" --socket "$SOCK" --mode rx-only --check-seq --json -d 6 $rf > "$out" 2>&1 &
+	BPID=$!
+	# the tap is up once the frontend negotiated; then inject
+	for _ in $(seq 100); do
+		ip netns exec "$NS" ip link set "$TAP" up 2>/dev/null && break
+		sleep 0.05
+	done
+	sleep 0.5
+	inject
+	wait $BPID
+	rc=$?
+	res=$(cat "$out"); rm -f "$out"
+	why=
+	[ "$rc" = 0 ] || why="exit $rc"
+	rx=$(field rx_frames "$res"); foreign=$(field foreign "$res")
+	ours=$(( ${rx:-0} - ${foreign:-0} ))
+	[ "$ours" = "$COUNT" ] || why="$why, $ours of $COUNT frames arrived"
+	for f in lost dup_or_reordered wrong_queue; do
+		[ "$(field $f "$res")" = 0 ] || why="$why, $f=$(field $f "$res")"
+	done
+	if [ -z "$why" ]; then
+		echo "ok $N - rx-only $ring ring: $COUNT injected frames received once, in order (+$foreign host frames)"
+	else
+		echo "not ok $N - rx-only $ring ring:$why"
+		sed 's/^/# /' <<< "$res" | tail -n 12
+		sed 's/^/# vnetd: /' "$LOG" | tail -n 8
+		FAILED=1
+	fi
+	kill "$VPID" 2>/dev/null; wait "$VPID" 2>/dev/null; VPID=
+done
+exit $FAILED

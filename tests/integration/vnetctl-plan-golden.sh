@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# vnetctl-plan-golden.sh - golden tests of every `vnetctl plan` output format
+# (QEMU, libvirt XML, cloud-hypervisor, vnetd command line, guest hint, JSON)
+# and of its refusals (message and exit status).
+#
+# Each case runs build/vnetctl with fixed inputs (--qemu-version and
+# --vhost-net-dev pin everything the host would otherwise decide) and
+# compares stdout, stderr and the exit status with tests/golden/plan/NAME.out.
+# UPDATE_GOLDEN=1 rewrites the golden files instead (review the diff!).
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+BIN=${VNETCTL:-build/vnetctl}
+GOLD=tests/golden/plan
+[ -x "$BIN" ] || { echo "SKIP: $BIN not built (run make)"; exit 77; }
+command -v python3 >/dev/null && HAVE_PY=1 || HAVE_PY=0
+
+VU="--socket /run/vnetd/vm1.sock --qemu-version 7.2"
+ABSENT="--vhost-net-dev /nonexistent/vhost-net"
+USABLE="--vhost-net-dev /dev/null --user root"	# crw-rw-rw-: usable by anyone
+CASES=(
+	"vu-8-all|--vcpus 8 $VU --mac 52:54:00:12:34:56"
+	"vu-8-json|--vcpus 8 $VU --mac 52:54:00:12:34:56 --json"
+	"vu-1-all|--vcpus 1 $VU"
+	"vu-1-json|--vcpus 1 $VU --json"
+	"vu-4-qemu-9.2|--vcpus 4 --socket /run/vnetd/vm1.sock --qemu-version 9.2 --output qemu"
+	"vu-4-qemu-10.0|--vcpus 4 --socket /run/vnetd/vm1.sock --qemu-version 10.0.2 --output qemu"
+	"vu-2-queues-4-note|--vcpus 2 --queues 4 $VU --output qemu"
+	"vu-8-cap-4|--vcpus 8 --max-queues 4 $VU --output qemu"
+	"vu-32-default-16|--vcpus 32 --max-queues 64 $VU --output qemu"
+	"vu-32-queues-32-cap-64|--vcpus 32 --queues 32 --max-queues 64 $VU --output qemu"
+	"vu-vhost-off|--vcpus 8 --vhost off $VU --output qemu"
+	"vu-4-libvirt|--vcpus 4 $VU --output libvirt"
+	"vu-1-libvirt|--vcpus 1 $VU --output libvirt"
+	"vu-4-ch|--vcpus 4 $VU --output cloud-hypervisor"
+	"vu-4-vnetd|--vcpus 4 $VU --tap tap-vm1 --output vnetd"
+	"vu-4-hint|--vcpus 4 $VU --output hint"
+	"vu-1-hint|--vcpus 1 $VU --output hint"
+	"vu-comma-path|--vcpus 2 --socket /tmp/a,b.sock --qemu-version 7.2 --output qemu"
+	"tap-4-vhost-on-all|--vcpus 4 --backend tap --vhost on $USABLE --bridge br0 --tap tap-vm1"
+	"tap-4-vhost-on-json|--vcpus 4 --backend tap --vhost on $USABLE --bridge br0 --tap tap-vm1 --json"
+	"tap-4-auto-absent|--vcpus 4 --backend tap $ABSENT --output qemu"
+	"tap-4-on-absent|--vcpus 4 --backend tap --vhost on $ABSENT"
+	"tap-fds|--vcpus 4 --backend tap --vhost off --queues 2 --tap-fds 3:4 --output qemu"
+	"tap-fds-mismatch|--vcpus 4 --backend tap --vhost off --queues 2 --tap-fds 3:4:5"
+	"tap-libvirt-ethernet|--vcpus 2 --backend tap --vhost off --queues 2 --output libvirt"
+	"tap-ch|--vcpus 2 --backend tap --vhost off --queues 2 --output cloud-hypervisor"
+	"refuse-queues-0|--vcpus 4 $VU --queues 0"
+	"refuse-queues-negative|--vcpus 4 $VU --queues -1"
+	"refuse-queues-word|--vcpus 4 $VU --queues four"
+	"refuse-queues-over-cap|--vcpus 4 $VU --queues 17"
+	"refuse-max-queues-65|--vcpus 4 $VU --max-queues 65"
+	"refuse-vcpus-word|--vcpus x $VU"
+	"refuse-vcpus-missing|$VU"
+	"refuse-backend|--vcpus 4 $VU --backend xdp"
+	"refuse-output|--vcpus 4 $VU --output yaml"
+	"refuse-mac|--vcpus 4 $VU --mac 52:54:00"
+	"refuse-memory|--vcpus 4 $VU --memory 1Q"
+	"refuse-unknown-flag|--vcpus 4 $VU --frobnicate"
+	"refuse-no-socket|--vcpus 4 --qemu-version 7.2"
+)
+
+n=0 fail=0
+for c in "${CASES[@]}"; do
+	name=${c%%|*}
+	read -r -a args <<< "${c#*|}"
+	n=$((n + 1))
+	out=$(mktemp) err=$(mktemp)
+	"$BIN" plan "${args[@]}" > "$out" 2> "$err"
+	rc=$?
+	got=$( { cat "$out"; echo "--- stderr ---"; cat "$err"; echo "--- exit $rc ---"; } )
+	if [ "$HAVE_PY" = 1 ] && [[ " ${args[*]} " == *" --json "* ]] &&
+	   ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$out"; then
+		echo "not ok $n - $name: --json output is not valid JSON"
+		fail=1
+	elif [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+		printf '%s\n' "$got" > "$GOLD/$name.out"
+		echo "ok $n - $name (golden file written)"
+	elif [ ! -f "$GOLD/$name.out" ]; then
+		echo "not ok $n - $name: $GOLD/$name.out missing (UPDATE_GOLDEN=1 to create)"
+		fail=1
+	elif diff -u "$GOLD/$name.out" <(printf '%s\n' "$got") > "$out.diff"; then
+		echo "ok $n - $name"
+	else
+		echo "not ok $n - $name: vnetctl plan ${args[*]}"
+		sed 's/^/#   /' "$out.diff"
+		fail=1
+	fi
+	rm -f "$out" "$err" "$out.diff"
+done
+exit $fail

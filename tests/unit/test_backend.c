@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_backend.c - the host-side backends through their ops table: the
+ * name table, null (eats TX, never RX), loop (per-pair FIFO, bounded,
+ * eventfd readable exactly while non-empty, offload check) and tap (in a
+ * private network namespace made for each case: create by name with one
+ * queue per pair, frames both ways through an AF_PACKET socket on the
+ * interface, a 64 KiB TSO frame as one write, adopted fds checked, error
+ * messages that say what to do). Tap cases skip with a reason when not
+ * root, without /dev/net/tun or without network namespaces.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/if_tun.h>
+#include <linux/virtio_config.h>
+#include <linux/virtio_net.h>
+
+#include "testlib.h"
+#include "be_priv.h"
+#include "net.h"
+
+#define F(b)	(1ULL << (b))
+
+static bool fd_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+static void test_table(void)
+{
+	const char *names = backend_names();
+
+	CHECK(backend_find("tap") == &be_tap_ops);
+	CHECK(backend_find("null") == &be_null_ops);
+	CHECK(backend_find("loop") == &be_loop_ops);
+	CHECK(backend_find("nope") == NULL);
+	CHECK(backend_find(NULL) == NULL);
+	CHECK(strstr(names, "tap") && strstr(names, "null") &&
+	      strstr(names, "loop"));
+	CHECK(backend_names() == names);
+}
+
+static void test_null(void)
+{
+	struct backend be = { .ops = &be_null_ops };
+	struct backend_cfg cfg = { .npairs = 0 };
+	uint8_t buf[100] = { 0 };
+	struct iovec iov[2] = { { buf, 40 }, { buf + 40, 60 } };
+	char err[200] = "";
+
+	CHECK_EQ(be.ops->open(&be, &cfg, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "1..64"));
+	cfg.npairs = 2;
+	CHECK_EQ(be.ops->open(&be, &cfg, err, sizeof(err)), 0);
+	CHECK(be.ops->host_features(&be) & F(VIRTIO_NET_F_HOST_TSO4));
+	CHECK_EQ(be.ops->configure(&be, F(VIRTIO_F_VERSION_1), 12), 0);
+	CHECK_EQ(be.ops->tx(&be, 1, iov, 2), 100);
+	CHECK_EQ(be.ops->tx(&be, 2, iov, 2), -EINVAL);
+	CHECK_EQ(be.ops->rx(&be, 0, iov, 2), -EAGAIN);
+	CHECK_EQ(be.ops->rx_peek_len(&be, 0), 0);
+	CHECK_EQ(be.ops->rx_fd(&be, 0), -1);
+	CHECK_EQ(be.ops->queue_fd(&be, 0), -1);
+	be.ops->close(&be);
+}
+
+static void fill(uint8_t *p, size_t n, uint8_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)(seed + i);
+	if (n >= 12)
+		memset(p, 0, 12);	/* a plain vnet header */
+}
+
+static void test_loop_fifo(void)
+{
+	struct backend be = { .ops = &be_loop_ops };
+	struct backend_cfg cfg = { .npairs = 2 };
+	uint8_t out[1500], in[1500], small[50];
+	struct iovec ov = { out, sizeof(out) }, iv = { in, sizeof(in) };
+	struct iovec sv = { small, sizeof(small) };
+	char err[200];
+	unsigned int i, n;
+	int fd0, fd1;
+
+	CHECK_EQ(be.ops->open(&be, &cfg, err, sizeof(err)), 0);
+	CHECK_EQ(be.ops->configure(&be, F(VIRTIO_F_VERSION_1), 12), 0);
+	fd0 = be.ops->rx_fd(&be, 0);
+	fd1 = be.ops->rx_fd(&be, 1);
+	CHECK(fd0 >= 0 && fd1 >= 0 && fd0 != fd1);
+	CHECK(!fd_readable(fd0));
+	CHECK_EQ(be.ops->rx(&be, 0, &iv, 1), -EAGAIN);
+
+	fill(out, sizeof(out), 1);
+	CHECK_EQ(be.ops->tx(&be, 0, &ov, 1), 1500);
+	CHECK(fd_readable(fd0));
+	CHECK(!fd_readable(fd1));	/* pairs are independent */
+	CHECK_EQ(be.ops->rx_peek_len(&be, 0), 1500);
+	CHECK_EQ(be.ops->rx_peek_len(&be, 1), 0);
+	CHECK_EQ(be.ops->rx(&be, 0, &iv, 1), 1500);
+	CHECK(!memcmp(in, out, sizeof(in)));
+	CHECK(!fd_readable(fd0));
+
+	/* bounded: 256 slots, then -EAGAIN; FIFO order */
+	for (n = 0; n < 1000; n++) {
+		out[12] = (uint8_t)n;
+		ov.iov_len = 60 + n % 7;
+		if (be.ops->tx(&be, 0, &ov, 1) != (ssize_t)ov.iov_len)
+			break;
+	}
+	CHECK_EQ(n, 256);
+	CHECK_EQ(be.ops->tx(&be, 0, &ov, 1), -EAGAIN);
+	/* too small a buffer: the frame is dropped, the next one stays */
+	CHECK_EQ(be.ops->rx(&be, 0, &sv, 1), -EMSGSIZE);
+	for (i = 1; i < n; i++) {
+		CHECK(fd_readable(fd0));
+		CHECK_EQ(be.ops->rx_peek_len(&be, 0), 60 + i % 7);
+		CHECK_EQ(be.ops->rx(&be, 0, &iv, 1), 60 + i % 7);
+		CHECK_EQ(in[12], (uint8_t)i);
+	}
+	CHECK(!fd_readable(fd0));
+	CHECK_EQ(be.ops->rx_peek_len(&be, 0), 0);
+	be.ops->close(&be);
+	/* reusable after close */
+	CHECK_EQ(be.ops->open(&be, &cfg, err, sizeof(err)), 0);
+	be.ops->close(&be);
+}
+
+/* Offloads reflected to a guest that cannot take them are dropped */
+static void test_loop_offload_check(void)
+{
+	struct backend be = { .ops = &be_loop_ops };
+	struct backend_cfg cfg = { .npairs = 1 };
+	struct virtio_net_hdr_v1 h;
+	uint8_t frame[200] = { 0 };
+	struct iovec iov[2] = { { &h, 12 }, { frame, sizeof(frame) } };
+	char err[200];
+
+	memset(&h, 0, sizeof(h));
+	h.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	CHECK_EQ(be.ops->open(&be, &cfg, err, sizeof(err)), 0);
+	CHECK_EQ(be.ops->configure(&be, F(VIRTIO_F_VERSION_1), 12), 0);
+	CHECK_EQ(be.ops->tx(&be, 0, iov, 2), -EPROTONOSUPPORT);
+	CHECK_EQ(be.ops->configure(&be, F(VIRTIO_F_VERSION_1) |
+				   F(VIRTIO_NET_F_GUEST_CSUM), 12), 0);
+	CHECK_EQ(be.ops->tx(&be, 0, iov, 2), 212);
+	h.gso_type = VIRTIO_NET_HDR_GSO_TCPV6;
+	CHECK_EQ(be.ops->tx(&be, 0, iov, 2), -EPROTONOSUPPORT);
+	CHECK_EQ(be.ops->configure(&be, F(VIRTIO_F_VERSION_1) |
+				   F(VIRTIO_NET_F_GUEST_CSUM) |
+				   F(VIRTIO_NET_F_GUEST_TSO6), 12), 0);
+	CHECK_EQ(be.ops->tx(&be, 0, iov, 2), 212);
+	be.ops->close(&be);
+}
+
+static void test_tap_offload_flags(void)
+{
+	uint64_t csum = F(VIRTIO_NET_F_GUEST_CSUM);
+
+	CHECK_EQ(be_tap_offload_flags(0), 0);
+	CHECK_EQ(be_tap_offload_flags(F(VIRTIO_NET_F_GUEST_TSO4)), 0);
+	CHECK_EQ(be_tap_offload_flags(csum), TUN_F_CSUM);
+	CHECK_EQ(be_tap_offload_flags(csum | F(VIRTIO_NET_F_GUEST_TSO4) |
+				      F(VIRTIO_NET_F_GUEST_TSO6)),
+		 TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6);
+	CHECK_EQ(be_tap_offload_flags(csum | F(VIRTIO_NET_F_GUEST_ECN)),
+		 TUN_F_CSUM);
+	CHECK_EQ(be_tap_offload_flags(csum | F(VIRTIO_NET_F_GUEST_TSO4) |
+				      F(VIRTIO_NET_F_GUEST_ECN) |
+				      F(VIRTIO_NET_F_GUEST_UFO)),
+		 TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO_ECN | TUN_F_UFO);
+}
+
+/* ---------------- tap, each case in a fresh network namespace ---------- */
+
+#define TFAIL(...) do { fprintf(stderr, "  " __VA_ARGS__); fprintf(stderr, "\n"); return 1; } while (0)
+
+/* Run @fn in a child inside its own netns: 0 pass, 1 fail, 77 skip */
+static int in_netns(int (*fn)(void))
+{
+	int st;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		return 77;
+	if (access("/dev/net/tun", R_OK | W_OK))
+		return 78;
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (!pid) {
+		if (unshare(CLONE_NEWNET))
+			_exit(79);
+		_exit(fn());
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return 1;
+	return WEXITSTATUS(st);
+}
+
+#define RUN_NETNS(fn)							\
+	do {								\
+		int _r = in_netns(fn);					\
+		if (_r == 77)						\
+			SKIP("tap: needs root (CAP_NET_ADMIN)");	\
+		if (_r == 78)						\
+			SKIP("tap: /dev/net/tun missing or not accessible"); \
+		if (_r == 79)						\
+			SKIP("tap: unshare(CLONE_NEWNET) failed: %s",	\
+			     "no network namespaces");			\
+		CHECK_EQ(_r, 0);					\
+	} while (0)
+
+static int if_up(const char *name)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM, 0), ret;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	ret = ioctl(s, SIOCGIFFLAGS, &ifr);
+	ifr.ifr_flags |= IFF_UP;
+	if (!ret)
+		ret = ioctl(s, SIOCSIFFLAGS, &ifr);
+	close(s);
+	return ret;
+}
+
+static int packet_sock(const char *name)
+{
+	struct sockaddr_ll sll;
+	int s = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(ETH_P_ALL));
+
+	if (s < 0)
+		return -1;
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = (int)if_nametoindex(name);
+	if (bind(s, (struct sockaddr *)&sll, sizeof(sll))) {
+		close(s);
+		return -1;
+	}
+	return s;
+}
+
+/* Read frames on @s until one of @len bytes with our marker arrives */
+static bool packet_wait(int s, size_t len, uint8_t marker)
+{
+	uint8_t buf[2048];
+	struct pollfd p = { .fd = s, .events = POLLIN };
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		n = recv(s, buf, sizeof(buf), 0);
+		if (n == (ssize_t)len && buf[14] == marker)
+			return true;
+		if (n < 0)
+			poll(&p, 1, 20);
+	}
+	return false;
+}
+
+static void mk_eth(uint8_t *f, size_t len, uint8_t marker)
+{
+	static const uint8_t dst[6] = { 0x02, 0, 0, 0, 0, 0x01 };
+	static const uint8_t src[6] = { 0x02, 0, 0, 0, 0, 0x02 };
+	size_t i;
+
+	memcpy(f, dst, 6);
+	memcpy(f + 6, src, 6);
+	f[12] = 0x88;	/* local experimental ethertype 0x88b5 */
+	f[13] = 0xb5;
+	for (i = 14; i < len; i++)
+		f[i] = (uint8_t)(marker + i - 14);
+}
+
+static int tap_case_frames(void)
+{
+	struct backend be = { .ops = &be_tap_ops };
+	struct backend_cfg cfg = { .npairs = 2, .tap_name = "vnt-frames" };
+	uint8_t hdr[12] = { 0 }, frame[200], in[2048];
+	struct iovec iov[2] = { { hdr, 12 }, { frame, sizeof(frame) } };
+	struct iovec riov = { in, sizeof(in) };
+	char err[256];
+	ssize_t n = -1;
+	unsigned int q, i;
+	uint64_t f;
+	int s;
+
+	if (be.ops->open(&be, &cfg, err, sizeof(err)))
+		TFAIL("open: %s", err);
+	f = be.ops->host_features(&be);
+	if (!(f & F(VIRTIO_NET_F_CSUM)) || !(f & F(VIRTIO_NET_F_HOST_TSO4)))
+		TFAIL("host features %#llx lack CSUM/TSO4", (unsigned long long)f);
+	if (be.ops->configure(&be, F(VIRTIO_F_VERSION_1) |
+			      F(VIRTIO_NET_F_GUEST_CSUM), 12))
+		TFAIL("configure");
+	if (be.ops->queue_fd(&be, 0) < 0 || be.ops->queue_fd(&be, 1) < 0 ||
+	    be.ops->queue_fd(&be, 0) == be.ops->queue_fd(&be, 1))
+		TFAIL("queue fds");
+	for (q = 0; q < 2; q++) {
+		int sz = 0;
+
+		if (ioctl(be.ops->queue_fd(&be, q), TUNGETVNETHDRSZ, &sz) ||
+		    sz != 12)
+			TFAIL("queue %u vnet header size %d, want 12", q, sz);
+	}
+	if (if_up("vnt-frames"))
+		TFAIL("link up: %s", strerror(errno));
+	s = packet_sock("vnt-frames");
+	if (s < 0)
+		TFAIL("packet socket: %s", strerror(errno));
+	/* guest -> host on each queue */
+	for (q = 0; q < 2; q++) {
+		mk_eth(frame, sizeof(frame), (uint8_t)(0x40 + q));
+		if (be.ops->tx(&be, q, iov, 2) != 212)
+			TFAIL("tx on queue %u", q);
+		if (!packet_wait(s, sizeof(frame), (uint8_t)(0x40 + q)))
+			TFAIL("frame from queue %u not seen on the interface", q);
+	}
+	/* host -> guest: lands on one of the queues, header first */
+	mk_eth(frame, sizeof(frame), 0x77);
+	if (send(s, frame, sizeof(frame), 0) != (ssize_t)sizeof(frame))
+		TFAIL("packet send: %s", strerror(errno));
+	/* skip what the kernel sends by itself (IPv6 router solicitations) */
+	for (i = 0; i < 100 && !(n == 212 && in[12 + 14] == 0x77); i++) {
+		n = -1;
+		for (q = 0; q < 2 && n < 0; q++)
+			n = be.ops->rx(&be, q, &riov, 1);
+		if (n < 0)
+			usleep(10000);
+	}
+	if (n != 212 || in[12 + 14] != 0x77)
+		TFAIL("rx: %zd", n);
+	if (be.ops->rx_peek_len(&be, 0) != -EOPNOTSUPP)
+		TFAIL("peek");
+	/* a buffer too small: the frame is reported as not fitting */
+	if (send(s, frame, sizeof(frame), 0) != (ssize_t)sizeof(frame))
+		TFAIL("packet send");
+	riov.iov_len = 150;	/* less than 212, more than the kernel's own */
+	n = -EAGAIN;
+	for (i = 0; i < 100 && n != -EMSGSIZE; i++) {
+		for (q = 0; q < 2 && n != -EMSGSIZE; q++)
+			n = be.ops->rx(&be, q, &riov, 1);
+		if (n == -EAGAIN)
+			usleep(10000);
+	}
+	if (n != -EMSGSIZE)
+		TFAIL("short rx: %zd", n);
+	close(s);
+	be.ops->close(&be);
+	return 0;
+}
+
+static void test_tap_frames(void) { RUN_NETNS(tap_case_frames); }
+
+/* A 64 KiB TCP/IPv4 TSO frame is one write with its vnet header */
+static int tap_case_gso(void)
+{
+	struct backend be = { .ops = &be_tap_ops };
+	struct backend_cfg cfg = { .npairs = 1, .tap_name = "vnt-gso" };
+	static uint8_t frame[14 + 20 + 20 + 65000];
+	struct virtio_net_hdr_v1 h;
+	struct iovec iov[2] = { { &h, 12 }, { frame, sizeof(frame) } };
+	uint8_t *ip = frame + 14, *tcp = ip + 20;
+	uint16_t tot = htons(sizeof(frame) - 14 > 65535 ? 0 : (uint16_t)(sizeof(frame) - 14));
+	char err[256];
+
+	if (be.ops->open(&be, &cfg, err, sizeof(err)))
+		TFAIL("open: %s", err);
+	if (be.ops->configure(&be, F(VIRTIO_F_VERSION_1), 12))
+		TFAIL("configure");
+	if (if_up("vnt-gso"))
+		TFAIL("link up");
+	mk_eth(frame, 14, 0);
+	frame[12] = 0x08;
+	frame[13] = 0x00;
+	ip[0] = 0x45;
+	memcpy(ip + 2, &tot, 2);
+	ip[8] = 64;
+	ip[9] = 6;
+	ip[12] = 10; ip[15] = 1;
+	ip[16] = 10; ip[19] = 2;
+	tcp[12] = 5 << 4;
+	memset(&h, 0, sizeof(h));
+	h.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	h.gso_type = VIRTIO_NET_HDR_GSO_TCPV4;
+	h.gso_size = htole16(1448);
+	h.hdr_len = htole16(54);
+	h.csum_start = htole16(34);
+	h.csum_offset = htole16(16);
+	if (be.ops->tx(&be, 0, iov, 2) != (ssize_t)(12 + sizeof(frame)))
+		TFAIL("GSO frame not taken in one write");
+	be.ops->close(&be);
+	return 0;
+}
+
+static void test_tap_gso_one_write(void) { RUN_NETNS(tap_case_gso); }
+
+static int tap_case_adopt(void)
+{
+	struct backend be = { .ops = &be_tap_ops };
+	struct backend_cfg cfg = { .npairs = 1 };
+	struct ifreq ifr;
+	char err[256];
+	int fds[2], ret;
+
+	/* not a tun fd */
+	fds[0] = open("/dev/null", O_RDWR);
+	cfg.tap_fds = fds;
+	cfg.ntap_fds = 1;
+	ret = be.ops->open(&be, &cfg, err, sizeof(err));
+	if (ret >= 0 || !strstr(err, "TUNGETIFF") || !strstr(err, "--tap-fd"))
+		TFAIL("/dev/null adopted: %d %s", ret, err);
+	close(fds[0]);
+
+	/* a TAP without IFF_VNET_HDR */
+	fds[0] = open("/dev/net/tun", O_RDWR);
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "vnt-novh");
+	if (ioctl(fds[0], TUNSETIFF, &ifr))
+		TFAIL("TUNSETIFF: %s", strerror(errno));
+	ret = be.ops->open(&be, &cfg, err, sizeof(err));
+	if (ret >= 0 || !strstr(err, "IFF_VNET_HDR") || !strstr(err, "vnt-novh"))
+		TFAIL("no vnet hdr adopted: %d %s", ret, err);
+	close(fds[0]);
+
+	/* a good one: adopted, made non-blocking, left open on close */
+	fds[0] = open("/dev/net/tun", O_RDWR);
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR | IFF_MULTI_QUEUE;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "vnt-ok");
+	if (ioctl(fds[0], TUNSETIFF, &ifr))
+		TFAIL("TUNSETIFF: %s", strerror(errno));
+	if (be.ops->open(&be, &cfg, err, sizeof(err)))
+		TFAIL("adopt: %s", err);
+	if (!(fcntl(fds[0], F_GETFL) & O_NONBLOCK))
+		TFAIL("not made non-blocking");
+	if (be.ops->queue_fd(&be, 0) != fds[0])
+		TFAIL("queue fd");
+	be.ops->close(&be);
+	if (fcntl(fds[0], F_GETFD) < 0)
+		TFAIL("adopted fd closed by the backend");
+	/* fd count must match the pairs */
+	cfg.npairs = 2;
+	ret = be.ops->open(&be, &cfg, err, sizeof(err));
+	if (ret != -EINVAL || !strstr(err, "one fd per queue pair"))
+		TFAIL("count mismatch: %d %s", ret, err);
+	close(fds[0]);
+	return 0;
+}
+
+static void test_tap_adopt_fds(void) { RUN_NETNS(tap_case_adopt); }
+
+static int tap_case_errors(void)
+{
+	struct backend be = { .ops = &be_tap_ops };
+	struct backend_cfg cfg = { .npairs = 1,
+				   .tap_name = "a-name-much-too-long" };
+	struct ifreq ifr;
+	char err[256];
+	int fd, ret;
+
+	ret = be.ops->open(&be, &cfg, err, sizeof(err));
+	if (ret != -ENAMETOOLONG || !strstr(err, "a-name-much-too-long"))
+		TFAIL("long name: %d %s", ret, err);
+	/* the name exists as a single-queue TAP: busy, with advice */
+	fd = open("/dev/net/tun", O_RDWR);
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "vnt-single");
+	if (ioctl(fd, TUNSETIFF, &ifr))
+		TFAIL("TUNSETIFF: %s", strerror(errno));
+	cfg.tap_name = "vnt-single";
+	ret = be.ops->open(&be, &cfg, err, sizeof(err));
+	if (ret >= 0 || !strstr(err, "tap vnt-single: TUNSETIFF") ||
+	    !strstr(err, "multi_queue"))
+		TFAIL("existing single-queue: %d %s", ret, err);
+	close(fd);
+	/* kernel-picked name is reported back and used for every queue */
+	cfg.tap_name = "";
+	cfg.npairs = 3;
+	if (be.ops->open(&be, &cfg, err, sizeof(err)))
+		TFAIL("unnamed: %s", err);
+	be.ops->close(&be);
+	return 0;
+}
+
+static void test_tap_errors(void) { RUN_NETNS(tap_case_errors); }
+
+/* A persistent multi-queue TAP owned by a user: that user attaches, no root */
+static int tap_case_persistent_unprivileged(void)
+{
+	struct backend be = { .ops = &be_tap_ops };
+	struct backend_cfg cfg = { .npairs = 2, .tap_name = "vnt-pers" };
+	struct ifreq ifr;
+	char err[256];
+	int fd, st, ret;
+	pid_t pid;
+
+	fd = open("/dev/net/tun", O_RDWR);
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR | IFF_MULTI_QUEUE;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "vnt-pers");
+	if (fd < 0 || ioctl(fd, TUNSETIFF, &ifr) ||
+	    ioctl(fd, TUNSETOWNER, 65534) || ioctl(fd, TUNSETPERSIST, 1))
+		TFAIL("make persistent TAP: %s", strerror(errno));
+	close(fd);
+	pid = fork();
+	if (!pid) {
+		if (setgid(65534) || setuid(65534))
+			_exit(3);
+		if (be.ops->open(&be, &cfg, err, sizeof(err))) {
+			fprintf(stderr, "  as uid 65534: %s\n", err);
+			_exit(1);
+		}
+		if (be.ops->configure(&be, 1ULL << VIRTIO_F_VERSION_1, 12))
+			_exit(2);
+		be.ops->close(&be);
+		/* not ours: refused, with what to do */
+		cfg.tap_name = "vnt-notmine";
+		ret = be.ops->open(&be, &cfg, err, sizeof(err));
+		if (ret != -EPERM || !strstr(err, "tap vnt-notmine: TUNSETIFF") ||
+		    !strstr(err, "ip tuntap add")) {
+			fprintf(stderr, "  unprivileged create: %d %s\n", ret, err);
+			_exit(4);
+		}
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st))
+		TFAIL("unprivileged child failed (%d)", WEXITSTATUS(st));
+	return 0;
+}
+
+static void test_tap_persistent_unprivileged(void)
+{
+	RUN_NETNS(tap_case_persistent_unprivileged);
+}
+
+int main(void)
+{
+	RUN(test_table);
+	RUN(test_null);
+	RUN(test_loop_fifo);
+	RUN(test_loop_offload_check);
+	RUN(test_tap_offload_flags);
+	RUN(test_tap_frames);
+	RUN(test_tap_gso_one_write);
+	RUN(test_tap_adopt_fds);
+	RUN(test_tap_errors);
+	RUN(test_tap_persistent_unprivileged);
+	return test_exit();
+}

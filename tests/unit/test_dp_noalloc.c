@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_dp_noalloc.c - proof that the data path does not allocate or lock
+ * per packet. malloc/calloc/realloc/free/aligned_alloc/memalign/
+ * posix_memalign and pthread_mutex_lock/trylock are interposed for the
+ * whole program; after a warm-up, a steady stream of frames goes guest TX
+ * -> worker -> loop backend -> worker -> guest RX (both layouts, mergeable
+ * on and off, busy polling on and off) and every interposed call made by
+ * any thread while it runs is counted: there must be none.
+ *
+ * Skipped under the sanitizer build (ASan replaces the allocator).
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+
+#include "testlib.h"
+#include "dp_testutil.h"
+
+#define F(b)		(1ULL << (b))
+#define F_V1		F(VIRTIO_F_VERSION_1)
+#define F_MRG		F(VIRTIO_NET_F_MRG_RXBUF)
+#define F_EIDX		F(VIRTIO_RING_F_EVENT_IDX)
+
+#ifndef VNET_SANITIZED
+static int counting;
+static unsigned long n_alloc, n_free, n_lock;
+
+void *__libc_malloc(size_t n);
+void *__libc_calloc(size_t n, size_t m);
+void *__libc_realloc(void *p, size_t n);
+void __libc_free(void *p);
+void *__libc_memalign(size_t a, size_t n);
+void *malloc(size_t n);
+void *calloc(size_t n, size_t m);
+void *realloc(void *p, size_t n);
+void free(void *p);
+void *aligned_alloc(size_t a, size_t n);
+void *memalign(size_t a, size_t n);
+int posix_memalign(void **out, size_t a, size_t n);
+
+static void count(unsigned long *c)
+{
+	if (__atomic_load_n(&counting, __ATOMIC_RELAXED))
+		__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+}
+
+void *malloc(size_t n)
+{
+	count(&n_alloc);
+	return __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t m)
+{
+	count(&n_alloc);
+	return __libc_calloc(n, m);
+}
+
+void *realloc(void *p, size_t n)
+{
+	count(&n_alloc);
+	return __libc_realloc(p, n);
+}
+
+void free(void *p)
+{
+	if (p)
+		count(&n_free);
+	__libc_free(p);
+}
+
+void *aligned_alloc(size_t a, size_t n)
+{
+	count(&n_alloc);
+	return __libc_memalign(a, n);
+}
+
+void *memalign(size_t a, size_t n)
+{
+	count(&n_alloc);
+	return __libc_memalign(a, n);
+}
+
+int posix_memalign(void **out, size_t a, size_t n)
+{
+	count(&n_alloc);
+	*out = __libc_memalign(a, n);
+	return *out ? 0 : ENOMEM;
+}
+
+static int (*real_lock)(pthread_mutex_t *m);
+static int (*real_trylock)(pthread_mutex_t *m);
+
+int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	count(&n_lock);
+	return real_lock(m);
+}
+
+int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	count(&n_lock);
+	return real_trylock(m);
+}
+
+/* Move @total 64..1400 byte frames through pair 0; 0 when all came back */
+static int stream(struct dp_env *e, unsigned long total)
+{
+	uint64_t deadline = dp_now_ns() + 20ull * 1000000000ull;
+	unsigned long sent = 0, got = 0;
+	int len;
+
+	while (got < total) {
+		dp_post_rx(e, 0);
+		dp_reap_tx(e, 0);
+		while (sent < total && sent - got < 200 &&
+		       !dp_send(e, 0, 64 + (uint32_t)(sent * 13 % 1336),
+				(uint8_t)sent, false))
+			sent++;
+		dp_kick(&e->pairs[0].tx, &e->tx[0]);
+		while ((len = dp_recv(e, 0, NULL, NULL)) != -EAGAIN) {
+			if (len != (int)(64 + got * 13 % 1336))
+				return -1;
+			got++;
+		}
+		if (dp_now_ns() > deadline)
+			return -1;
+	}
+	return 0;
+}
+
+static void t_noalloc(enum vq_layout l, uint64_t features, unsigned int poll_us)
+{
+	struct worker_opts o = { .poll_us = poll_us };
+	unsigned long a, f, k;
+	struct dp_env e;
+	int ret;
+
+	CHECK(real_lock && real_trylock);
+	CHECK_EQ(dp_init(&e, l, features, 1, "loop"), 0);
+	CHECK_EQ(dp_start(&e, &o), 0);
+	CHECK_EQ(stream(&e, 2000), 0);	/* warm up: threads, first faults */
+
+	__atomic_store_n(&n_alloc, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&n_free, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&n_lock, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&counting, 1, __ATOMIC_SEQ_CST);
+	ret = stream(&e, 20000);
+	__atomic_store_n(&counting, 0, __ATOMIC_SEQ_CST);
+	a = n_alloc;
+	f = n_free;
+	k = n_lock;
+	CHECK_EQ(ret, 0);
+	CHECK(dp_ctr(&e.pairs[0].rx.ctr.packets) >= 22000);
+	dp_cleanup(&e);
+	if (a || f || k)
+		fprintf(stderr, "  steady state: %lu allocations, %lu frees, "
+			"%lu mutex locks\n", a, f, k);
+	CHECK_EQ(a, 0);
+	CHECK_EQ(f, 0);
+	CHECK_EQ(k, 0);
+}
+
+/* The counters themselves work: a control path call is seen */
+static void test_interposition_works(void)
+{
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	struct dp_env e;
+	void *p;
+
+	__atomic_store_n(&n_alloc, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&n_lock, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&counting, 1, __ATOMIC_SEQ_CST);
+	p = malloc(10);
+	free(p);
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	CHECK_EQ(dp_init(&e, VQ_SPLIT, F_V1, 1, "loop"), 0);
+	CHECK_EQ(dp_start(&e, NULL), 0);
+	worker_pause(e.wp, 0);	/* control path: locks */
+	worker_resume(e.wp, 0);
+	__atomic_store_n(&counting, 0, __ATOMIC_SEQ_CST);
+	CHECK(n_alloc >= 3);	/* malloc, dp_init's, the pool's */
+	CHECK(n_lock >= 3);
+	dp_cleanup(&e);
+}
+
+static void test_split_mrg(void) { t_noalloc(VQ_SPLIT, F_V1 | F_MRG | F_EIDX, 0); }
+static void test_split_nomrg(void) { t_noalloc(VQ_SPLIT, F_V1, 0); }
+static void test_packed_mrg(void) { t_noalloc(VQ_PACKED, F_V1 | F_MRG, 0); }
+static void test_packed_nomrg_eidx(void) { t_noalloc(VQ_PACKED, F_V1 | F_EIDX, 0); }
+static void test_split_mrg_poll(void) { t_noalloc(VQ_SPLIT, F_V1 | F_MRG | F_EIDX, 50); }
+
+int main(void)
+{
+	real_lock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT,
+						      "pthread_mutex_lock");
+	real_trylock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT,
+							 "pthread_mutex_trylock");
+	RUN(test_interposition_works);
+	RUN(test_split_mrg);
+	RUN(test_split_nomrg);
+	RUN(test_packed_mrg);
+	RUN(test_packed_nomrg_eidx);
+	RUN(test_split_mrg_poll);
+	return test_exit();
+}
+#else
+static void test_noalloc(void)
+{
+	SKIP("sanitizer build: ASan owns the allocator, run the release build");
+}
+
+int main(void)
+{
+	RUN(test_noalloc);
+	return test_exit();
+}
+#endif

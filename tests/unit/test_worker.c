@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_worker.c - the worker threads driven from the guest's side of real
+ * rings: frames sent on TX come back on RX through the loop backend, for
+ * both layouts, mergeable on and off, several pairs on fewer threads,
+ * pause/resume in the middle of traffic, disabled rings (TX drained and
+ * dropped, RX not filled), a broken ring that stops only its queue and
+ * signals its error eventfd, busy polling, a frames/s measurement, and the
+ * tap backend in a private network namespace (frames both ways between
+ * the guest rings and an AF_PACKET socket on the TAP).
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+
+#include "testlib.h"
+#include "dp_testutil.h"
+
+#define F(b)		(1ULL << (b))
+#define F_V1		F(VIRTIO_F_VERSION_1)
+#define F_MRG		F(VIRTIO_NET_F_MRG_RXBUF)
+#define F_EIDX		F(VIRTIO_RING_F_EVENT_IDX)
+#define DEADLINE_NS	(20ull * 1000000000ull)
+
+static uint32_t frame_len(unsigned long k)
+{
+	return 60 + (uint32_t)(k * 37 % 1400);
+}
+
+/**
+ * struct flow - Per pair traffic state of the test's "guest"
+ */
+struct flow {
+	unsigned long sent, got, bad;
+};
+
+/* One round over pair @i: post RX, send up to @burst, reap, receive */
+static void flow_step(struct dp_env *e, unsigned int i, struct flow *f,
+		      unsigned long total, unsigned int burst, bool fixed64)
+{
+	unsigned int n;
+	uint32_t ok, want;
+	uint8_t first;
+	int len;
+
+	dp_post_rx(e, i);
+	dp_reap_tx(e, i);
+	for (n = 0; n < burst && f->sent < total; n++) {
+		want = fixed64 ? 64 : frame_len(f->sent);
+		if (dp_send(e, i, want, (uint8_t)f->sent, false))
+			break;
+		f->sent++;
+	}
+	if (n)
+		dp_kick(&e->pairs[i].tx, &e->tx[i]);
+	while ((len = dp_recv(e, i, &first, fixed64 ? NULL : &ok)) != -EAGAIN) {
+		want = fixed64 ? 64 : frame_len(f->got);
+		if (len != (int)want ||
+		    (!fixed64 && (first != (uint8_t)f->got || ok != want)))
+			f->bad++;
+		f->got++;
+	}
+}
+
+/* Run @total frames per pair through the loop; returns 0 when all came */
+static int run_traffic(struct dp_env *e, unsigned long total, bool fixed64)
+{
+	struct flow fl[DP_MAX_PAIRS] = { 0 };
+	uint64_t deadline = dp_now_ns() + DEADLINE_NS;
+	unsigned int i, done;
+
+	do {
+		done = 0;
+		for (i = 0; i < e->npairs; i++) {
+			flow_step(e, i, &fl[i], total, 64, fixed64);
+			if (fl[i].bad) {
+				fprintf(stderr, "  pair %u: %lu bad frames\n",
+					i, fl[i].bad);
+				return -1;
+			}
+			done += fl[i].got == total;
+		}
+		if (dp_now_ns() > deadline) {
+			for (i = 0; i < e->npairs; i++)
+				fprintf(stderr, "  pair %u: sent %lu got %lu\n",
+					i, fl[i].sent, fl[i].got);
+			return -1;
+		}
+	} while (done < e->npairs);
+	return 0;
+}
+
+static void t_loop(enum vq_layout l, uint64_t features, unsigned int npairs,
+		   unsigned int nthreads)
+{
+	struct worker_opts o = { .nthreads = nthreads };
+	struct dp_env e;
+	unsigned long n = 3000;
+	unsigned int i, d;
+
+	CHECK_EQ(dp_init(&e, l, features, npairs, "loop"), 0);
+	CHECK_EQ(dp_start(&e, &o), 0);
+	CHECK_EQ(run_traffic(&e, n, false), 0);
+	for (i = 0; i < npairs; i++) {
+		struct vnet_pair *p = &e.pairs[i];
+
+		/* TX counters are added when the batch ends: reap first */
+		CHECK_EQ(dp_ctr(&p->rx.ctr.packets), n);
+		CHECK(dp_ctr(&p->rx.ctr.batches) >= 1);
+		CHECK(dp_ctr(&p->rx.ctr.batches) <= n);
+		CHECK(dp_ctr(&p->rx.ctr.calls) >= 1);
+		CHECK(dp_ctr(&p->tx.ctr.packets) >= n - 256);
+		for (d = 0; d < DROP_MAX; d++) {
+			CHECK_EQ(dp_ctr(&p->rx.ctr.drops[d]), 0);
+			CHECK_EQ(dp_ctr(&p->tx.ctr.drops[d]), 0);
+		}
+		CHECK_EQ(dp_ctr(&p->tx.ctr.breaks), 0);
+	}
+	dp_cleanup(&e);
+}
+
+static void test_loop_split_mrg(void) { t_loop(VQ_SPLIT, F_V1 | F_MRG | F_EIDX, 1, 0); }
+static void test_loop_split_nomrg(void) { t_loop(VQ_SPLIT, F_V1, 1, 0); }
+static void test_loop_split_legacy_hdr(void) { t_loop(VQ_SPLIT, 0, 1, 0); }
+static void test_loop_packed_mrg(void) { t_loop(VQ_PACKED, F_V1 | F_MRG, 1, 0); }
+static void test_loop_packed_nomrg(void) { t_loop(VQ_PACKED, F_V1 | F_EIDX, 1, 0); }
+static void test_pairs4_split(void) { t_loop(VQ_SPLIT, F_V1 | F_MRG | F_EIDX, 4, 0); }
+static void test_pairs3_on_2_threads_packed(void) { t_loop(VQ_PACKED, F_V1 | F_MRG, 3, 2); }
+static void test_pairs3_on_1_thread_split(void) { t_loop(VQ_SPLIT, F_V1, 3, 1); }
+
+static void test_poll_mode(void)
+{
+	struct worker_opts o = { .poll_us = 200 };
+	struct dp_env e;
+
+	CHECK_EQ(dp_init(&e, VQ_PACKED, F_V1 | F_MRG | F_EIDX, 2, "loop"), 0);
+	CHECK_EQ(dp_start(&e, &o), 0);
+	CHECK_EQ(run_traffic(&e, 2000, false), 0);
+	dp_cleanup(&e);
+}
+
+/* Paused pairs are not touched; traffic resumes where it stopped */
+static void test_pause_resume_mid_traffic(void)
+{
+	struct worker_opts o = { .nthreads = 1 };
+	struct flow fl[2] = { { 0 } };
+	unsigned long total = 4000;
+	uint64_t pk, deadline;
+	struct dp_env e;
+	uint32_t base;
+	unsigned int i, round = 0;
+
+	CHECK_EQ(dp_init(&e, VQ_SPLIT, F_V1 | F_MRG | F_EIDX, 2, "loop"), 0);
+	CHECK_EQ(dp_start(&e, &o), 0);
+	deadline = dp_now_ns() + DEADLINE_NS;
+	while (fl[0].got < total || fl[1].got < total) {
+		for (i = 0; i < 2; i++)
+			flow_step(&e, i, &fl[i], total, 32, false);
+		CHECK(!fl[0].bad && !fl[1].bad);
+		CHECK(dp_now_ns() < deadline);
+		if (++round % 8)
+			continue;
+		/* pause mid-traffic, queue more while paused */
+		worker_pause(e.wp, round % 16 ? 0 : 1);
+		pk = dp_ctr(&e.pairs[0].tx.ctr.packets);
+		base = vq_get_base(&e.pairs[0].tx.vq);
+		if (fl[0].sent < total && !dp_send(&e, 0, frame_len(fl[0].sent),
+						   (uint8_t)fl[0].sent, true))
+			fl[0].sent++;
+		usleep(2000);
+		CHECK_EQ(dp_ctr(&e.pairs[0].tx.ctr.packets), pk);
+		CHECK_EQ(vq_get_base(&e.pairs[0].tx.vq), base);
+		worker_resume(e.wp, round % 16 ? 0 : 1);
+	}
+	/* nested pauses need as many resumes */
+	worker_pause_all(e.wp);
+	worker_pause(e.wp, 1);
+	worker_resume_all(e.wp);
+	worker_resume(e.wp, 1);
+	CHECK_EQ(run_traffic(&e, 100, false), 0);
+	dp_cleanup(&e);
+}
+
+static void wait_ms(unsigned int ms)
+{
+	usleep(ms * 1000);
+}
+
+/* Started but disabled: TX is drained and dropped, RX is not filled */
+static void t_disabled(enum vq_layout l)
+{
+	struct dp_env e;
+	unsigned int k, reaped = 0;
+	uint64_t deadline;
+
+	CHECK_EQ(dp_init(&e, l, F_V1 | F_MRG, 1, "loop"), 0);
+	e.pairs[0].tx.enabled = false;
+	e.pairs[0].rx.enabled = false;
+	CHECK_EQ(dp_start(&e, NULL), 0);
+	dp_post_rx(&e, 0);
+	for (k = 0; k < 10; k++)
+		CHECK_EQ(dp_send(&e, 0, 100, (uint8_t)k, true), 0);
+	deadline = dp_now_ns() + DEADLINE_NS;
+	while (reaped < 10 && dp_now_ns() < deadline)
+		reaped += dp_reap_tx(&e, 0);
+	CHECK_EQ(reaped, 10);
+	wait_ms(20);
+	CHECK_EQ(dp_ctr(&e.pairs[0].tx.ctr.drops[DROP_DISABLED]), 10);
+	CHECK_EQ(dp_ctr(&e.pairs[0].tx.ctr.packets), 0);
+	CHECK_EQ(dp_recv(&e, 0, NULL, NULL), -EAGAIN);
+
+	/* TX on, RX still off: frames wait in the backend, RX untouched */
+	worker_pause(e.wp, 0);
+	e.pairs[0].tx.enabled = true;
+	worker_resume(e.wp, 0);
+	for (k = 0; k < 5; k++)
+		CHECK_EQ(dp_send(&e, 0, 100, (uint8_t)k, true), 0);
+	wait_ms(30);
+	CHECK_EQ(dp_recv(&e, 0, NULL, NULL), -EAGAIN);
+	CHECK_EQ(dp_ctr(&e.pairs[0].tx.ctr.packets), 5);
+	CHECK_EQ(dp_ctr(&e.pairs[0].rx.ctr.packets), 0);
+
+	/* RX enabled: the resume checks RX at once and signals */
+	worker_pause(e.wp, 0);
+	e.pairs[0].rx.enabled = true;
+	worker_resume(e.wp, 0);
+	deadline = dp_now_ns() + DEADLINE_NS;
+	for (k = 0; k < 5 && dp_now_ns() < deadline;)
+		if (dp_recv(&e, 0, NULL, NULL) == 100)
+			k++;
+	CHECK_EQ(k, 5);
+	CHECK(dp_ctr(&e.pairs[0].rx.ctr.calls) >= 1);
+	dp_cleanup(&e);
+}
+
+static void test_disabled_split(void) { t_disabled(VQ_SPLIT); }
+static void test_disabled_packed(void) { t_disabled(VQ_PACKED); }
+
+/* A guest that corrupts pair 0's TX ring stops that queue only */
+static void test_broken_ring_stops_one_queue(void)
+{
+	struct worker_opts o = { .nthreads = 1 };
+	struct vring_avail *avail;
+	uint64_t v = 0, deadline;
+	struct dp_env e;
+	struct pollfd p;
+	uint16_t idx;
+
+	CHECK_EQ(dp_init(&e, VQ_SPLIT, F_V1 | F_MRG, 2, "loop"), 0);
+	CHECK_EQ(dp_start(&e, &o), 0);
+	CHECK_EQ(run_traffic(&e, 100, false), 0);
+
+	/* head 999 in a 256-entry ring: a guest fault */
+	avail = e.tx[0].vq.split.avail;
+	idx = le16toh(avail->idx);
+	avail->ring[idx % DP_RING] = htole16(999);
+	__atomic_store_n(&avail->idx, htole16((uint16_t)(idx + 1)),
+			 __ATOMIC_RELEASE);
+	CHECK(write(e.pairs[0].tx.kick_fd, &(uint64_t){ 1 }, 8) == 8);
+
+	p = (struct pollfd){ .fd = e.pairs[0].tx.err_fd, .events = POLLIN };
+	CHECK_EQ(poll(&p, 1, 5000), 1);
+	CHECK_EQ(read(e.pairs[0].tx.err_fd, &v, 8), 8);
+	CHECK_EQ(v, 1);
+	deadline = dp_now_ns() + DEADLINE_NS;
+	while (!dp_ctr(&e.pairs[0].tx.ctr.breaks) && dp_now_ns() < deadline)
+		wait_ms(1);
+	CHECK_EQ(dp_ctr(&e.pairs[0].tx.ctr.breaks), 1);
+	CHECK(vq_is_broken(&e.pairs[0].tx.vq));
+
+	/* pair 1 still moves frames; pair 0's broken ring stays quiet */
+	e.npairs = 2;
+	{
+		struct flow f1 = { 0 };
+
+		deadline = dp_now_ns() + DEADLINE_NS;
+		while (f1.got < 500 && dp_now_ns() < deadline)
+			flow_step(&e, 1, &f1, 500, 32, false);
+		CHECK_EQ(f1.got, 500);
+		CHECK_EQ(f1.bad, 0);
+	}
+	CHECK(dp_send(&e, 0, 100, 0, true) == 0);
+	wait_ms(20);
+	CHECK_EQ(dp_ctr(&e.pairs[0].tx.ctr.breaks), 1);	/* signalled once */
+	CHECK_EQ(read(e.pairs[0].tx.err_fd, &v, 8), -1);
+	dp_cleanup(&e);
+}
+
+/* Frames/s through worker + loop, 64 B, 1 pair: a measurement */
+static void t_rate(enum vq_layout l, unsigned int poll_us)
+{
+	struct worker_opts o = { .poll_us = poll_us };
+	unsigned long n = 200000;
+	struct dp_env e;
+	uint64_t t0, dt;
+
+#ifdef VNET_SANITIZED
+	n = 20000;
+#endif
+	CHECK_EQ(dp_init(&e, l, F_V1 | F_MRG | F_EIDX, 1, "loop"), 0);
+	CHECK_EQ(dp_start(&e, &o), 0);
+	t0 = dp_now_ns();
+	CHECK_EQ(run_traffic(&e, n, true), 0);
+	dt = dp_now_ns() - t0;
+	printf("# %s poll_us=%u: %lu frames of 64 B TX->loop->RX in %.3f s: "
+	       "%.0f frames/s (kicks %lu, calls %llu)\n",
+	       l == VQ_SPLIT ? "split" : "packed", poll_us, n, dt / 1e9,
+	       n / (dt / 1e9), e.tx[0].kicks,
+	       (unsigned long long)dp_ctr(&e.pairs[0].rx.ctr.calls));
+	CHECK(n / (dt / 1e9) > 1000);
+	dp_cleanup(&e);
+}
+
+static void test_rate_split(void) { t_rate(VQ_SPLIT, 0); }
+static void test_rate_packed(void) { t_rate(VQ_PACKED, 0); }
+static void test_rate_split_poll(void) { t_rate(VQ_SPLIT, 50); }
+
+/* ---------------- tap backend, in a private network namespace ---------- */
+
+static int tap_if_up(const char *name)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM, 0), ret;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	ret = ioctl(s, SIOCGIFFLAGS, &ifr);
+	ifr.ifr_flags |= IFF_UP;
+	if (!ret)
+		ret = ioctl(s, SIOCSIFFLAGS, &ifr);
+	close(s);
+	return ret;
+}
+
+static int tap_psock(const char *name)
+{
+	struct sockaddr_ll sll;
+	int s = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(ETH_P_ALL));
+
+	if (s < 0)
+		return -1;
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = (int)if_nametoindex(name);
+	if (bind(s, (struct sockaddr *)&sll, sizeof(sll))) {
+		close(s);
+		return -1;
+	}
+	return s;
+}
+
+/* Our test frames: unicast 02:..:01, ethertype 0x88b5, 200 bytes */
+static void tap_frame(uint8_t *f, uint8_t marker)
+{
+	unsigned int i;
+
+	memset(f, 0, 12);
+	f[0] = 0x02;
+	f[5] = 0x01;
+	f[6] = 0x02;
+	f[11] = 0x02;
+	f[12] = 0x88;
+	f[13] = 0xb5;
+	for (i = 14; i < 200; i++)
+		f[i] = (uint8_t)(marker + i);
+}
+
+#define TFAIL(...) do { fprintf(stderr, "  " __VA_ARGS__); fprintf(stderr, "\n"); return 1; } while (0)
+
+static int tap_worker_case(enum vq_layout l, uint64_t features)
+{
+	unsigned int k, seen = 0, got = 0, i;
+	uint8_t f[2048], first;
+	uint64_t deadline;
+	struct dp_env e;
+	ssize_t n;
+	int s, len;
+
+	if (dp_init_cfg(&e, l, features, 2, "tap", "vnt-wk"))
+		TFAIL("dp_init with tap");
+	if (tap_if_up("vnt-wk"))
+		TFAIL("link up");
+	s = tap_psock("vnt-wk");
+	if (s < 0 || dp_start(&e, NULL))
+		TFAIL("packet socket / pool");
+	/* guest -> host, both pairs */
+	for (i = 0; i < 2; i++) {
+		dp_post_rx(&e, i);
+		for (k = 0; k < 50; k++)
+			if (dp_send(&e, i, 186, (uint8_t)k, true))
+				TFAIL("send");
+	}
+	deadline = dp_now_ns() + 5000000000ull;
+	while (seen < 100 && dp_now_ns() < deadline) {
+		n = recv(s, f, sizeof(f), 0);
+		/* dp_send's frames: 186 bytes, byte k = seed + k */
+		if (n == 186 && f[13] == (uint8_t)(f[0] + 13) &&
+		    f[185] == (uint8_t)(f[0] + 185))
+			seen++;
+		else if (n < 0)
+			usleep(1000);
+	}
+	if (seen != 100)
+		TFAIL("guest TX seen on the TAP: %u of 100", seen);
+	/* host -> guest: the kernel picks the queue by flow */
+	for (k = 0; k < 50; k++) {
+		tap_frame(f, (uint8_t)k);
+		if (send(s, f, 200, 0) != 200)
+			TFAIL("packet send: %s", strerror(errno));
+	}
+	deadline = dp_now_ns() + 5000000000ull;
+	while (got < 50 && dp_now_ns() < deadline) {
+		for (i = 0; i < 2; i++) {
+			dp_post_rx(&e, i);
+			while ((len = dp_recv(&e, i, &first, NULL)) != -EAGAIN)
+				if (len == 200 && first == 0x02)
+					got++;
+		}
+		usleep(1000);
+	}
+	if (got != 50)
+		TFAIL("host frames in guest RX: %u of 50", got);
+	close(s);
+	dp_cleanup(&e);
+	return 0;
+}
+
+static int tap_worker_split_mrg(void)
+{
+	return tap_worker_case(VQ_SPLIT, F_V1 | F_MRG | F_EIDX);
+}
+
+static int tap_worker_packed_nomrg(void)
+{
+	return tap_worker_case(VQ_PACKED, F_V1);
+}
+
+static void t_tap(int (*fn)(void))
+{
+	pid_t pid;
+	int st;
+
+	if (geteuid() != 0)
+		SKIP("tap: needs root (CAP_NET_ADMIN)");
+	if (access("/dev/net/tun", R_OK | W_OK))
+		SKIP("tap: /dev/net/tun missing or not accessible");
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		if (unshare(CLONE_NEWNET))
+			_exit(77);
+		_exit(fn());
+	}
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77)
+		SKIP("tap: unshare(CLONE_NEWNET) failed: no network namespaces");
+	CHECK_EQ(WEXITSTATUS(st), 0);
+}
+
+static void test_tap_split_mrg(void) { t_tap(tap_worker_split_mrg); }
+static void test_tap_packed_nomrg(void) { t_tap(tap_worker_packed_nomrg); }
+
+int main(void)
+{
+	RUN(test_loop_split_mrg);
+	RUN(test_loop_split_nomrg);
+	RUN(test_loop_split_legacy_hdr);
+	RUN(test_loop_packed_mrg);
+	RUN(test_loop_packed_nomrg);
+	RUN(test_pairs4_split);
+	RUN(test_pairs3_on_2_threads_packed);
+	RUN(test_pairs3_on_1_thread_split);
+	RUN(test_poll_mode);
+	RUN(test_pause_resume_mid_traffic);
+	RUN(test_disabled_split);
+	RUN(test_disabled_packed);
+	RUN(test_broken_ring_stops_one_queue);
+	RUN(test_rate_split);
+	RUN(test_rate_packed);
+	RUN(test_rate_split_poll);
+	RUN(test_tap_split_mrg);
+	RUN(test_tap_packed_nomrg);
+	return test_exit();
+}
