@@ -11,6 +11,8 @@
 # frontends. Each frontend's own TX rate is printed too.
 #
 # Usage: bench/frontend-vs-dpdk.sh [SECS] [ROUNDS]   (defaults 5 and 2)
+# NICE=-10 runs backend and frontends at that nice level (a busy shared
+# machine otherwise decides the numbers); BE_CPU / FE_CPU pick the CPUs.
 # Output: one line per round, then
 #   RESULT size=64 vnet_bench_mpps=X dpdk_virtio_user_mpps=Y ratio=X/Y
 # Exit: 0 measured, 77 dpdk-testpmd or build/vnet-bench missing, 1 failure.
@@ -20,6 +22,7 @@ SECS=${1:-5}
 ROUNDS=${2:-2}
 BE_CPU=${BE_CPU:-1}
 FE_CPU=${FE_CPU:-0}
+NICE=${NICE:-0}
 SIZE=64
 BENCH=$PWD/build/vnet-bench
 TESTPMD=${PEER_TESTPMD:-dpdk-testpmd}
@@ -45,7 +48,7 @@ trap 'exit 130' INT TERM
 
 start_backend() {
 	rm -f "$SOCK"
-	"$TESTPMD" --lcores "0@$FE_CPU,1@$BE_CPU" --no-pci --no-huge -m 512 --no-shconf \
+	nice -n "$NICE" "$TESTPMD" --lcores "0@$FE_CPU,1@$BE_CPU" --no-pci --no-huge -m 512 --no-shconf \
 		--file-prefix vnbfvd-be$$ --log-level=lib.eal:notice \
 		--vdev "net_vhost0,iface=$SOCK,queues=1,client=0" -- \
 		--no-mlockall --forward-mode=rxonly --nb-cores=1 --burst=32 \
@@ -70,7 +73,7 @@ mean_pps() {
 ours() {
 	local out
 	start_backend || return 1
-	out=$(taskset -c "$FE_CPU" "$BENCH" --socket "$SOCK" --mode tx-only --poll \
+	out=$(nice -n "$NICE" taskset -c "$FE_CPU" "$BENCH" --socket "$SOCK" --mode tx-only --poll \
 		--size $SIZE --batch 32 -d "$SECS" --json 2>&1)
 	stop_pid "$BE"; BE=
 	OWN=$(sed -n 's/.*"total": {\(.*\)}.*/\1/p' <<< "$out" | grep -o '"tx_mpps": [0-9.]*' | awk '{printf "%.3f", $2}')
@@ -80,7 +83,7 @@ ours() {
 
 dpdk() {
 	start_backend || return 1
-	taskset -c "$FE_CPU" "$TESTPMD" --lcores "0@$FE_CPU,1@$FE_CPU" --no-pci --no-huge -m 512 \
+	nice -n "$NICE" taskset -c "$FE_CPU" "$TESTPMD" --lcores "0@$FE_CPU,1@$FE_CPU" --no-pci --no-huge -m 512 \
 		--no-shconf --file-prefix vnbfvd-fe$$ --log-level=lib.eal:notice \
 		--vdev "net_virtio_user0,path=$SOCK,queues=1,queue_size=256" -- \
 		--no-mlockall --forward-mode=txonly --txpkts=$SIZE --burst=32 --nb-cores=1 \

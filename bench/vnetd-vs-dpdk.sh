@@ -39,15 +39,13 @@ MODES=${BENCH_MODES:-txonly loop}
 command -v "$TESTPMD" >/dev/null || { echo "SKIP: $TESTPMD not installed"; exit 77; }
 
 TMP=$(mktemp -d /tmp/vnetd-bench.XXXXXX)
-BPID= FPID=
+BPID='' FPID=''
 cleanup() {
 	local p
-	for p in $FPID $BPID; do
-		kill -INT "$p" 2>/dev/null
-		for _ in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null
-	done
-	FPID= BPID=
+	for p in $FPID $BPID; do stop_pid "$p"; done
+	# a frontend started by frontend_run's subshell, should the script be killed
+	[ -s "$TMP/fe.pid" ] && stop_pid "$(cat "$TMP/fe.pid")" && rm -f "$TMP/fe.pid"
+	FPID='' BPID=''
 	rm -rf /var/run/dpdk/vbench-$$-*
 }
 trap 'cleanup; rm -rf "$TMP"' EXIT
@@ -80,7 +78,15 @@ backend_start() {
 	wait_sock
 }
 
-# frontend_run MODE SIZE: prints the mean pps over the window (Mpps)
+# stop_pid PID: SIGINT (testpmd closes its port), SIGKILL after 3 s
+stop_pid() {
+	kill -INT "$1" 2>/dev/null
+	for _ in $(seq 30); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$1" 2>/dev/null; wait "$1" 2>/dev/null
+}
+
+# frontend_run MODE SIZE: prints the mean pps over the window (Mpps). Runs
+# in a command substitution (a subshell), so it stops its own testpmd.
 frontend_run() {
 	local fwd=txonly dir=Tx extra=()
 	[ "$1" = loop ] && { fwd=io; dir=Rx; extra=(--tx-first); }
@@ -90,6 +96,7 @@ frontend_run() {
 		"${APP_COMMON[@]}" --forward-mode="$fwd" --txpkts="$2" \
 		--auto-start "${extra[@]}" > "$TMP/fe.log" 2>&1 < /dev/null &
 	FPID=$!
+	echo "$FPID" > "$TMP/fe.pid"
 	local need=$((WARMUP + SECS)) t0=$SECONDS n=0
 	while :; do
 		sleep 1
@@ -99,6 +106,9 @@ frontend_run() {
 		[ "$n" -ge "$need" ] && break
 		[ $((SECONDS - t0)) -gt $((need + 30)) ] && break
 	done
+	stop_pid "$FPID"
+	rm -f "$TMP/fe.pid"
+	rm -rf "/var/run/dpdk/vbench-$$-fe"
 	sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$TMP/fe.log" |
 	awk -v d="$dir-pps:" -v w="$WARMUP" -v s="$SECS" '
 		$1 == d && $2 > 0 { n++; if (n > w && n <= w + s) { sum += $2; c++ } }

@@ -247,6 +247,20 @@ int gmem_translate(const struct gmem *m, uint64_t gpa, uint64_t len,
 }
 
 /**
+ * gmem_region_index() - Which region holds a guest physical address
+ * @m:		Memory table
+ * @gpa:	Guest physical address (untrusted)
+ *
+ * Return: index into @m->regions, or -1 if no region holds @gpa
+ */
+int gmem_region_index(const struct gmem *m, uint64_t gpa)
+{
+	const struct gmem_region *r = gmem_find(m, gpa);
+
+	return r ? (int)(r - m->regions) : -1;
+}
+
+/**
  * gmem_gpa_ptr() - Our address of a guest-physical range inside one region
  * @m:		Memory table
  * @gpa:	Guest physical address (untrusted)

@@ -76,6 +76,7 @@ void *gmem_gpa_ptr(const struct gmem *m, uint64_t gpa, uint64_t len);
 void *gmem_uva_ptr(const struct gmem *m, uint64_t uva, uint64_t len);
 int gmem_uva_to_gpa(const struct gmem *m, uint64_t uva, uint64_t *gpa);
 int gmem_read(const struct gmem *m, uint64_t gpa, void *dst, uint64_t len);
+int gmem_region_index(const struct gmem *m, uint64_t gpa);
 
 int gmem_log_map(struct gmem_log *log, int fd, uint64_t size, uint64_t offset);
 void gmem_log_unmap(struct gmem_log *log);

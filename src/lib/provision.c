@@ -54,6 +54,8 @@
  * @tun_mq:	tun only: multi_queue set
  * @tun_vnet_hdr: tun only: vnet_hdr set
  * @tun_queues:	tun only: queues attached now (a VMM or vnetd has them open)
+ * @tun_owner:	tun only: owner uid, (uint32_t)-1 for none
+ * @tun_group:	tun only: group gid, (uint32_t)-1 for none
  * @macvlan_mode: macvtap only: MACVLAN_MODE_*, 0 if not reported
  */
 struct prov_link {
@@ -65,6 +67,8 @@ struct prov_link {
 	bool tun_mq;
 	bool tun_vnet_hdr;
 	uint32_t tun_queues;
+	uint32_t tun_owner;
+	uint32_t tun_group;
 	uint32_t macvlan_mode;
 };
 
@@ -130,9 +134,14 @@ static void prov_parse_info_data(struct rtattr *data, struct prov_link *l)
 				l->tun_mq = v;
 			else if (d->rta_type == IFLA_TUN_VNET_HDR)
 				l->tun_vnet_hdr = v;
-			else if (d->rta_type == IFLA_TUN_NUM_QUEUES &&
-				 RTA_PAYLOAD(d) >= sizeof(uint32_t))
+			else if (RTA_PAYLOAD(d) < sizeof(uint32_t))
+				continue;
+			else if (d->rta_type == IFLA_TUN_NUM_QUEUES)
 				l->tun_queues = *(uint32_t *)RTA_DATA(d);
+			else if (d->rta_type == IFLA_TUN_OWNER)
+				l->tun_owner = *(uint32_t *)RTA_DATA(d);
+			else if (d->rta_type == IFLA_TUN_GROUP)
+				l->tun_group = *(uint32_t *)RTA_DATA(d);
 		} else if (d->rta_type == IFLA_MACVLAN_MODE &&
 			   RTA_PAYLOAD(d) >= sizeof(uint32_t)) {
 			l->macvlan_mode = *(uint32_t *)RTA_DATA(d);
@@ -164,6 +173,8 @@ static void prov_parse_link(struct nlmsghdr *nh, struct prov_link *l)
 
 	memset(l, 0, sizeof(*l));
 	l->ifindex = ifi->ifi_index;
+	l->tun_owner = UINT32_MAX;	/* reported only when set */
+	l->tun_group = UINT32_MAX;
 	for (a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
 		if (a->rta_type == IFLA_MASTER && RTA_PAYLOAD(a) >= 4)
 			l->master = (int)*(uint32_t *)RTA_DATA(a);
@@ -357,6 +368,24 @@ static int prov_tap_setup(const struct prov_tap_req *req, int *fds,
 	return 0;
 }
 
+/*
+ * An existing TAP with queues attached belongs to a running VM or vnetd:
+ * attaching more queues to check them would change its queue steering, so
+ * only verify that owner and group already are what was asked.
+ */
+static int prov_tap_in_use(const struct prov_tap_req *req,
+			   const struct prov_link *l, char *err, size_t errlen)
+{
+	if ((req->set_uid && l->tun_owner != (uint32_t)req->uid) ||
+	    (req->set_gid && l->tun_group != (uint32_t)req->gid)) {
+		snprintf(err, errlen,
+			 "%s is in use (%u queues attached) with another owner or group: stop its user first",
+			 req->name, l->tun_queues);
+		return -EBUSY;
+	}
+	return 0;
+}
+
 /* Up, and into the bridge: name the bridge's kind if the kernel says no */
 static int prov_tap_enslave(const struct prov_tap_req *req, int ifindex,
 			    const struct prov_link *br, char *err, size_t errlen)
@@ -406,7 +435,11 @@ static int prov_tap_create_tap(const struct prov_tap_req *req,
 		}
 	}
 
-	ret = prov_tap_setup(req, fds, &nfds, err, errlen);
+	if (res->existed && l.tun_queues)
+		/* In use: temporary queues would steal its frames; check only */
+		ret = prov_tap_in_use(req, &l, err, errlen);
+	else
+		ret = prov_tap_setup(req, fds, &nfds, err, errlen);
 	if (ret)
 		goto err_undo;
 	res->ifindex = (int)if_nametoindex(req->name);

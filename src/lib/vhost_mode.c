@@ -183,10 +183,13 @@ static void vhost_mode_open_failed(struct vhost_decision *d, int err)
 	vhost_mode_group(st.st_gid, group, sizeof(group));
 	vhost_mode_say(d->msg, sizeof(d->msg),
 		 "--vhost-net on: %s cannot be opened: %s for user %s; the "
-		 "device is %s:%s mode %04o. Add %s to group kvm (or to the "
-		 "device's group %s), or start with --vhost-net off.",
+		 "device is %s:%s mode %04o. Add %s to group kvm%s%s%s, or "
+		 "start with --vhost-net off.",
 		 d->dev, strerror(-err), user, owner, group,
-		 (unsigned int)(st.st_mode & 07777), user, group);
+		 (unsigned int)(st.st_mode & 07777), user,
+		 strcmp(group, "kvm") ? " (or to the device's group " : "",
+		 strcmp(group, "kvm") ? group : "",
+		 strcmp(group, "kvm") ? ")" : "");
 }
 
 /* An ioctl on the opened device failed */

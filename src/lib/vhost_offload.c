@@ -217,8 +217,9 @@ static int vhost_offload_dev_setup(struct vhost_offload *o,
  * Sets the TAP's vnet header size to @p->hdr_len. On success the kernel
  * owns both rings: the worker must not touch them until
  * vhost_offload_stop(). On failure nothing stays attached, the fd is
- * closed and the rings are exactly as before: the userspace path may run
- * them from the same positions.
+ * closed and the rings are where they were (or, if one was attached before
+ * a later step failed, where the kernel left it): the userspace path may
+ * run them from their vq positions.
  *
  * Context: control thread, the pair paused on the userspace side.
  * Return: 0 or -errno with o->why naming the refused step (-EBUSY if @o
@@ -269,11 +270,16 @@ int vhost_offload_start(struct vhost_offload *o, const char *dev,
 	return 0;
 
 err_close:
-	/* Closing detaches everything; the kernel never moved a ring we gave
-	 * back, since a failed attach leaves no backend on that ring. */
-	for (i = 0; i < 2; i++)
-		if (o->attached[i])
-			vhost_kernel_net_set_backend(o->fd, i, -1);
+	/* A ring attached before the failure may have moved: take it back at
+	 * the kernel's position. A failed attach leaves no backend behind. */
+	for (i = 0; i < 2; i++) {
+		unsigned int b;
+
+		if (o->attached[i] &&
+		    !vhost_kernel_net_set_backend(o->fd, i, -1) &&
+		    !vhost_kernel_get_vring_base(o->fd, i, &b))
+			vq_set_base(&vhost_offload_ring(p, i)->vq, b);
+	}
 	vhost_kernel_close(o->fd);
 	o->fd = -1;
 	o->attached[0] = o->attached[1] = false;

@@ -77,6 +77,35 @@ int vhost_port_init(struct vhost_port *vp, const char *name,
 }
 
 /**
+ * vhost_port_adopt() - Take over a decision made elsewhere (vnetd's port.c
+ *			decides before the device exists)
+ * @vp:		Port state to initialise
+ * @name:	Port name for log lines (must outlive @vp)
+ * @d:		The decision (vhost_mode_decide()), or NULL: userspace only
+ * @dev:	Device path the pairs open, NULL for /dev/vhost-net
+ *
+ * Nothing is probed or logged again: the decision is made once per port.
+ */
+void vhost_port_adopt(struct vhost_port *vp, const char *name,
+		      const struct vhost_decision *d, const char *dev)
+{
+	unsigned int i;
+
+	memset(vp, 0, sizeof(*vp));
+	vp->name = name ? name : "vnet";
+	vp->dev = dev;
+	for (i = 0; i < PORT_MAX_PAIRS; i++)
+		vhost_offload_init(&vp->o[i]);
+	if (d) {
+		vp->vk = *d;
+	} else {
+		vp->vk.mode = VHOST_MODE_OFF;
+		snprintf(vp->vk.reason, sizeof(vp->vk.reason),
+			 "no vhost-net decision: userspace only");
+	}
+}
+
+/**
  * vhost_port_features() - Features the port offers to every frontend
  * @vp:		Port state
  * @offered:	What the userspace path would offer

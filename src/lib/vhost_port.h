@@ -45,6 +45,8 @@ struct vhost_port {
 
 int vhost_port_init(struct vhost_port *vp, const char *name,
 		    enum vhost_mode mode, const char *dev, bool have_queue_fd);
+void vhost_port_adopt(struct vhost_port *vp, const char *name,
+		      const struct vhost_decision *d, const char *dev);
 uint64_t vhost_port_features(const struct vhost_port *vp, uint64_t offered);
 unsigned int vhost_port_max_mem_slots(const struct vhost_port *vp,
 				      unsigned int userspace_max);

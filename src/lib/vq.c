@@ -141,7 +141,8 @@ void vq_ring_sizes(enum vq_layout layout, uint16_t num, uint64_t *desc_len,
 		*device_len = sizeof(struct vring_packed_desc_event);
 		return;
 	}
-	/* flags, idx, ring[num], used_event / avail_event (virtio 1.1, 2.7) */
+	/* flags, idx, ring[num], used_event / avail_event (virtio 1.2,
+	 * "Split Virtqueues") */
 	*driver_len = 4ULL + 2ULL * num + 2;
 	*device_len = 4ULL + 8ULL * num + 2;
 }
@@ -158,8 +159,9 @@ void vq_ring_sizes(enum vq_layout layout, uint16_t num, uint64_t *desc_len,
  * flags) and the driver state.
  *
  * Context: control thread, data path quiesced
- * Return: 0, or -EINVAL if an area is misaligned (virtio 1.1, 2.7.2 and
- *	   2.8.10: split 16/2/4, packed 16/4/4) or the queue is unconfigured
+ * Return: 0, or -EINVAL if an area is misaligned (virtio 1.2, "Virtqueue
+ *	   Alignment" and the packed "Structure Size and Alignment": split
+ *	   16/2/4, packed 16/4/4) or the queue is unconfigured
  */
 int vq_set_addr(struct vq *vq, void *desc, void *driver_area,
 		void *device_area)
@@ -369,6 +371,34 @@ static int vq_chain_spill(struct vq *vq, struct vq_chain *c)
 	return 0;
 }
 
+/*
+ * gmem_translate() with a per-queue hint: most buffers lie in the region
+ * the previous one was in. The hint is an index, re-checked against the
+ * current table, so a changed table costs a lookup, never a stale pointer.
+ */
+static int vq_translate(struct vq *vq, uint64_t addr, uint32_t len,
+			struct iovec *iov, unsigned int max_iov)
+{
+	const struct gmem *m = vq->mem;
+	const struct gmem_region *r;
+	uint64_t off;
+	int idx;
+
+	if (likely(vq->mem_hint < m->nregions && max_iov && len)) {
+		r = &m->regions[vq->mem_hint];
+		off = addr - r->gpa;
+		if (addr >= r->gpa && off < r->size && len <= r->size - off) {
+			iov->iov_base = r->host + off;
+			iov->iov_len = len;
+			return 1;
+		}
+	}
+	idx = gmem_region_index(m, addr);
+	if (idx >= 0)
+		vq->mem_hint = (uint32_t)idx;
+	return gmem_translate(m, addr, len, iov, max_iov);
+}
+
 /**
  * vq_chain_add() - Translate one descriptor's buffer into a chain
  * @vq:		Virtqueue (device side)
@@ -396,7 +426,7 @@ int vq_chain_add(struct vq *vq, struct vq_chain *c, uint64_t addr,
 	for (;;) {
 		room = c->iov == c->iov_inline ? VQ_INLINE_IOV :
 		       vq->spill_cap - (unsigned int)(c->iov - vq->spill_iov);
-		ret = gmem_translate(vq->mem, addr, len, c->iov + n, room - n);
+		ret = vq_translate(vq, addr, len, c->iov + n, room - n);
 		if (ret != -ENOBUFS)
 			break;
 		if (c->iov != c->iov_inline)

@@ -123,10 +123,11 @@ struct vq {
 	bool indirect;			/* VIRTIO_RING_F_INDIRECT_DESC */
 	bool in_order;			/* VIRTIO_F_IN_ORDER */
 	const struct gmem *mem;		/* device side: where descriptors point */
+	uint32_t mem_hint;		/* region index the last buffer was in */
 
 	/* dirty logging (device side), set by the control thread */
 	struct gmem_log *log;		/* NULL: logging off */
-	uint64_t log_used_gpa;		/* guest address of the used/device area */
+	uint64_t log_used_gpa;		/* split: used ring gpa; packed: desc ring */
 
 	/* ring areas: our addresses, validated for their full length */
 	union {

@@ -14,7 +14,7 @@
 #include "util.h"
 #include "vq.h"
 
-/* Packed descriptor flag bits (virtio 1.1, 2.8.1) */
+/* Packed descriptor flag bits (virtio 1.2, "Packed Virtqueues") */
 #define VRING_PACKED_F_AVAIL	(1u << VRING_PACKED_DESC_F_AVAIL)
 #define VRING_PACKED_F_USED	(1u << VRING_PACKED_DESC_F_USED)
 #define VRING_PACKED_WRAP	(1u << VRING_PACKED_EVENT_F_WRAP_CTR)

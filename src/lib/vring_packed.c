@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * vring_packed.c - the packed virtqueue layout (virtio 1.1, 2.8): device
- * side (pop chains marked available, write used descriptors back in place)
- * and driver side (mark descriptors available, collect used ones), with
- * wrap counters, indirect tables, event suppression structures (incl.
- * EVENT_IDX "DESC" mode) and in-order completion.
+ * vring_packed.c - the packed virtqueue layout (virtio 1.2, "Packed
+ * Virtqueues"): device side (pop chains marked available, write used
+ * descriptors back in place) and driver side (mark descriptors available,
+ * collect used ones), with wrap counters, indirect tables, event
+ * suppression structures (incl. EVENT_IDX "DESC" mode) and in-order
+ * completion.
  *
  * Leaves to others: dispatch, chain iovec filling and dirty logging (vq.c),
  * address translation (gmem.c).
@@ -27,7 +28,8 @@
 
 #include "vring.h"
 
-/* Available for a driver whose wrap counter is @wrap (2.8.1) */
+/* Available for a driver whose wrap counter is @wrap ("Driver and Device
+ * Ring Wrap Counters") */
 static bool packed_is_avail(uint16_t flags, bool wrap)
 {
 	return !!(flags & VRING_PACKED_F_AVAIL) == wrap &&
@@ -54,7 +56,8 @@ static void packed_advance(const struct vq *vq, uint16_t *slot, bool *wrap,
 	*slot = (uint16_t)s;
 }
 
-/* Walk an indirect table: sequential entries, only WRITE counts (2.8.19) */
+/* Walk an indirect table: sequential entries, only WRITE counts ("Indirect
+ * Flag: Scatter-Gather Support") */
 static int packed_walk_indirect(struct vq *vq, uint16_t flags, uint64_t addr,
 				uint32_t len, struct vq_chain *c)
 {
@@ -196,23 +199,64 @@ static bool packed_need_notify(struct vq *vq, uint16_t slots)
 	return vring_need_event(event, new, (uint16_t)(new - slots));
 }
 
+/*
+ * IN_ORDER and every length 0 (TX completions): one used descriptor naming
+ * the batch's last buffer stands for all of them, the driver skips the
+ * slots of the others (virtio 1.2 packed, "In-order use of descriptors")
+ */
+static bool packed_batch_collapsible(const struct vq *vq)
+{
+	uint16_t k;
+
+	if (!vq->in_order || vq->nbatch < 2)
+		return false;
+	for (k = 0; k < vq->nbatch; k++)
+		if (vq->batch[k].len)
+			return false;
+	return true;
+}
+
+/* Write the collapsed batch's single used descriptor (but not its flags) */
+static uint32_t packed_write_collapsed(struct vq *vq, uint16_t *slot,
+				       bool *wrap)
+{
+	struct vring_packed_desc *d = &vq->packed.desc[*slot];
+	uint32_t slots = 0;
+	uint16_t k;
+
+	for (k = 0; k < vq->nbatch; k++)
+		slots += vq->batch[k].ndesc;
+	WRITE_ONCE(d->id, htole16(vq->batch[vq->nbatch - 1].id));
+	WRITE_ONCE(d->len, 0);
+	if (vq->log)
+		gmem_log_write(vq->log, vq->log_used_gpa + (uint64_t)*slot * 16,
+			       16);
+	packed_advance(vq, slot, wrap, (uint16_t)slots);
+	return slots;
+}
+
 /**
  * vring_packed_flush() - Write the batch as used descriptors
  * @vq:		Virtqueue (device side) with a non-empty batch
  *
  * Ids and lengths first, then the flags, the first descriptor's last: the
- * driver sees the whole batch at once.
+ * driver sees the whole batch at once. With IN_ORDER, a batch of zero
+ * lengths is written as one used descriptor.
  *
  * Return: true if the driver must be notified
  */
 bool vring_packed_flush(struct vq *vq)
 {
 	struct vring_packed_desc *ring = vq->packed.desc;
-	uint16_t first = vq->used_idx, slot = first, k, first_flags = 0;
+	uint16_t first = vq->used_idx, slot = first, k, first_flags;
 	bool wrap = vq->used_wrap;
+	bool collapse = packed_batch_collapsible(vq);
 	uint32_t slots = 0;
 
-	for (k = 0; k < vq->nbatch; k++) {
+	first_flags = wrap ? VRING_PACKED_F_AVAIL | VRING_PACKED_F_USED : 0;
+	if (collapse)
+		slots = packed_write_collapsed(vq, &slot, &wrap);
+	for (k = 0; !collapse && k < vq->nbatch; k++) {
 		const struct vq_used_elem *e = &vq->batch[k];
 		uint16_t f = wrap ? VRING_PACKED_F_AVAIL | VRING_PACKED_F_USED
 				  : 0;
@@ -221,8 +265,6 @@ bool vring_packed_flush(struct vq *vq)
 		WRITE_ONCE(ring[slot].len, htole32(e->len));
 		if (k)
 			WRITE_ONCE(ring[slot].flags, htole16(f));
-		else
-			first_flags = f;
 		if (vq->log)
 			gmem_log_write(vq->log, vq->log_used_gpa +
 				       (uint64_t)slot * 16, 16);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * vring_split.c - the split virtqueue layout (virtio 1.1, 2.7): device side
- * (pop chains from the avail ring, complete them in the used ring) and
- * driver side (add to the avail ring, collect from the used ring), with
- * indirect descriptors and EVENT_IDX / flag based notification suppression.
+ * vring_split.c - the split virtqueue layout (virtio 1.2, "Split
+ * Virtqueues"): device side (pop chains from the avail ring, complete them
+ * in the used ring) and driver side (add to the avail ring, collect from
+ * the used ring), with indirect descriptors and EVENT_IDX / flag based
+ * notification suppression.
  *
  * Leaves to others: dispatch, chain iovec filling and dirty logging (vq.c),
  * address translation (gmem.c).
@@ -26,7 +27,8 @@
 
 #include "vring.h"
 
-/* avail->ring[num] is used_event, used->ring[num] avail_event (2.7.10) */
+/* avail->ring[num] is used_event, used->ring[num] avail_event ("The
+ * Virtqueue Available Ring" / "The Virtqueue Used Ring") */
 static uint16_t *split_used_event(const struct vq *vq)
 {
 	return &vq->split.avail->ring[vq->num];
@@ -53,7 +55,7 @@ static void split_read_desc(const struct vring_desc *d, struct split_desc *o)
 	o->next = le16toh(READ_ONCE(d->next));
 }
 
-/* Switch a walk to the indirect table @d points to (2.7.5.3) */
+/* Switch a walk to the indirect table @d points to ("Indirect Descriptors") */
 static int split_enter_indirect(struct vq *vq, const struct split_desc *d,
 				const struct vring_desc **table, uint16_t *max)
 {
@@ -156,7 +158,8 @@ int vring_split_pop(struct vq *vq, struct vq_chain *c)
 	return 0;
 }
 
-/* Must the driver be notified of used entries old..new? (2.7.10) */
+/* Must the driver be notified of used entries old..new? ("Used Buffer
+ * Notification Suppression") */
 static bool split_need_notify(struct vq *vq, uint16_t old, uint16_t new)
 {
 	uint16_t event;

@@ -364,6 +364,7 @@ static void vu_dev_reset(struct vu_dev *d)
 		vu_ring_reset(d, i);
 	gmem_cleanup(d->mem);
 	gmem_init(d->mem);
+	d->nmem_refs = 0;
 	gmem_log_unmap(&d->log);
 	memset(&d->log, 0, sizeof(d->log));
 	if (d->log_fd >= 0)
@@ -705,9 +706,10 @@ int vu_dev_dispatch(struct vu_dev *d, struct vu_msg *m)
 	d->why[0] = '\0';
 	ret = vu_check(d, m, &r, &idx, &why);
 	if (!ret) {
-		log_debug("%s: %s (ring %u, payload %#llx)", d->cfg.name,
-			  vu_request_name(req), idx,
-			  (unsigned long long)m->payload.u64);
+		log_debug("%s: %s (ring %u, %u bytes, u64 %#llx, %u fds)",
+			  d->cfg.name, vu_request_name(req), idx, m->hdr.size,
+			  m->hdr.size >= sizeof(uint64_t) ?
+			  (unsigned long long)m->payload.u64 : 0ULL, m->nfds);
 		ret = r->fn(d, m, idx);
 	}
 	vu_msg_close_fds(m);
@@ -771,14 +773,16 @@ static void vu_pairs_init(struct vu_dev *d)
  * reconnecting sees the same one (vhost-user "Feature negotiation"), and
  * starts the port's worker pool unless @cfg->no_workers.
  *
- * Return: 0 or -EINVAL (queues outside 1..64), -ENOMEM, -errno from the pool
+ * Return: 0 or -EINVAL (queues outside 1..64, no backend but workers),
+ *	   -ENOMEM, -errno from the pool
  */
 int vu_dev_create(struct vu_dev **d, const struct vu_dev_cfg *cfg)
 {
 	struct vu_dev *n;
 	int ret;
 
-	if (!cfg->queues || cfg->queues > PORT_MAX_PAIRS)
+	if (!cfg->queues || cfg->queues > PORT_MAX_PAIRS ||
+	    (!cfg->be && !cfg->no_workers))	/* workers need a host side */
 		return -EINVAL;
 	n = calloc(1, sizeof(*n));
 	if (!n)
@@ -875,12 +879,16 @@ int vu_dev_handle(struct vu_dev *d)
  */
 void vu_dev_disconnect(struct vu_dev *d)
 {
+	unsigned int i;
+
 	vu_dev_reset(d);
 	if (d->sock >= 0)
 		close(d->sock);
 	d->sock = -1;
 	d->owner = false;
 	d->proto = 0;
+	for (i = 0; i < d->cfg.queues; i++)
+		vu_pair_status(d, i);
 }
 
 /**

@@ -46,6 +46,22 @@ struct vu_ring {
 };
 
 /**
+ * struct vu_mem_ref - How many times the frontend added one region
+ * @gpa:	Guest physical address
+ * @size:	Size
+ * @uva:	Frontend virtual address
+ * @refs:	ADD_MEM_REG count: QEMU sends each region once per queue
+ *		pair's vhost device over the same connection, and a REM_MEM_REG
+ *		from one of them must not unmap what the others still use
+ */
+struct vu_mem_ref {
+	uint64_t gpa;
+	uint64_t size;
+	uint64_t uva;
+	uint32_t refs;
+};
+
+/**
  * struct vu_dev - One port's vhost-user device, one connection at a time
  * @cfg:	Fixed configuration (copied at create)
  * @sock:	Connected frontend, -1: none
@@ -58,6 +74,8 @@ struct vu_ring {
  * @status:	SET_STATUS value (virtio device status byte)
  * @mtu:	NET_SET_MTU value, 0: none
  * @mem:	Guest memory table (heap, replaced whole by SET_MEM_TABLE)
+ * @mem_refs:	Per region of @mem: identity and ADD_MEM_REG count
+ * @nmem_refs:	Entries in @mem_refs (== @mem->nregions)
  * @log:	Dirty log (SET_LOG_BASE)
  * @log_fd:	SET_LOG_FD eventfd, -1: none
  * @rings:	Per-ring frontend configuration
@@ -77,6 +95,8 @@ struct vu_dev {
 	uint8_t status;
 	uint16_t mtu;
 	struct gmem *mem;
+	struct vu_mem_ref mem_refs[GMEM_MAX_REGIONS];
+	uint32_t nmem_refs;
 	struct gmem_log log;
 	int log_fd;
 	struct vu_ring rings[VU_MAX_RINGS];
@@ -111,5 +131,6 @@ int vu_set_log_base(struct vu_dev *d, struct vu_msg *m, unsigned int idx);
 void vu_ring_update_log(struct vu_dev *d, unsigned int idx);
 void vu_ring_stop(struct vu_dev *d, unsigned int idx);
 void vu_ring_reset(struct vu_dev *d, unsigned int idx);
+void vu_pair_status(struct vu_dev *d, unsigned int pair);
 
 #endif /* VNET_VU_BACKEND_INT_H */

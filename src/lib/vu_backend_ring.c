@@ -17,6 +17,7 @@
  * needs has arrived, so messages may come in any order the spec allows.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -201,6 +202,34 @@ static void vu_vq_release(struct vu_dev *d, unsigned int idx)
 	d->rings[idx].vq_ready = false;
 }
 
+/**
+ * vu_pair_status() - Update what status shows for a pair: which data path
+ *		      serves it, and why
+ * @d:		Device
+ * @pair:	Pair index
+ *
+ * Context: control thread (status readers run on it too)
+ */
+void vu_pair_status(struct vu_dev *d, unsigned int pair)
+{
+	struct vnet_pair *p = &d->pairs[pair];
+	const char *dp = "idle";
+
+	if (p->rx.started || p->tx.started) {
+		dp = "userspace";
+		snprintf(p->why, sizeof(p->why),
+			 "%s rings served by vnetd's worker (RX %s, TX %s)",
+			 vu_packed(d) ? "packed" : "split",
+			 p->rx.started ? "started" : "stopped",
+			 p->tx.started ? "started" : "stopped");
+	} else {
+		snprintf(p->why, sizeof(p->why), "%s",
+			 d->sock >= 0 ? "rings not started by the frontend" :
+					"no frontend connected");
+	}
+	__atomic_store_n(&p->datapath, dp, __ATOMIC_RELAXED);
+}
+
 /*
  * vhost-user "Ring states": a ring starts once its kick arrived and its
  * size and addresses are known. Called with the pair paused; 0 if the ring
@@ -237,6 +266,7 @@ static int vu_ring_try_start(struct vu_dev *d, unsigned int idx)
 	vq_set_base(&vr->vq, r->base);
 	vu_ring_update_log(d, idx);
 	vr->started = true;
+	vu_pair_status(d, idx / 2);
 	return 0;
 }
 
@@ -260,6 +290,7 @@ void vu_ring_stop(struct vu_dev *d, unsigned int idx)
 	if (vr->kick_fd >= 0)
 		close(vr->kick_fd);
 	vr->kick_fd = -1;
+	vu_pair_status(d, idx / 2);
 }
 
 static void vu_close_fd(int *fd)
@@ -311,6 +342,34 @@ static void vu_rings_remap(struct vu_dev *d)
 	}
 }
 
+static struct vu_mem_ref *vu_mem_ref_find(struct vu_dev *d,
+					   const struct vu_mem_region *r)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->nmem_refs; i++) {
+		struct vu_mem_ref *ref = &d->mem_refs[i];
+
+		if (ref->gpa == r->guest_phys_addr &&
+		    ref->size == r->memory_size && ref->uva == r->userspace_addr)
+			return ref;
+	}
+	return NULL;
+}
+
+static void vu_mem_ref_add(struct vu_dev *d, const struct vu_mem_region *r)
+{
+	struct vu_mem_ref *ref;
+
+	if (d->nmem_refs >= GMEM_MAX_REGIONS)	/* gmem refused it before */
+		return;
+	ref = &d->mem_refs[d->nmem_refs++];
+	ref->gpa = r->guest_phys_addr;
+	ref->size = r->memory_size;
+	ref->uva = r->userspace_addr;
+	ref->refs = 1;
+}
+
 /**
  * vu_set_mem_table() - SET_MEM_TABLE: replace the whole memory table
  * @d:		Device
@@ -353,6 +412,9 @@ int vu_set_mem_table(struct vu_dev *d, struct vu_msg *m,
 	vu_pause_all(d);
 	old = d->mem;
 	d->mem = nm;
+	d->nmem_refs = 0;
+	for (i = 0; i < n; i++)
+		vu_mem_ref_add(d, &reg[i]);
 	vu_rings_remap(d);
 	vu_resume_all(d);
 	gmem_cleanup(old);
@@ -366,19 +428,30 @@ int vu_set_mem_table(struct vu_dev *d, struct vu_msg *m,
  * @m:		Message: one region, one fd
  * @idx:	Unused
  *
+ * Adding a region identical (gpa, size, uva) to one we have only counts
+ * it: QEMU sends every region once per queue pair over one connection.
+ *
  * Return: 0 or -errno
  */
 int vu_add_mem_reg(struct vu_dev *d, struct vu_msg *m, unsigned int idx UNUSED)
 {
 	struct vu_mem_region r = m->payload.mem_reg.region;
+	struct vu_mem_ref *ref = vu_mem_ref_find(d, &r);
 	int ret;
 
+	/* The same region again (another queue pair's vhost device): count */
+	if (ref) {
+		ref->refs++;
+		return 0;
+	}
 	if (d->mem->nregions >= GMEM_MAX_REGIONS)
 		return vu_fail(d, -ENOSPC, "all %u memory slots used",
 			       GMEM_MAX_REGIONS);
 	vu_pause_all(d);
 	ret = vu_region_map(d, d->mem, &r, m->fds[0], d->mem->nregions);
 	vu_resume_all(d);
+	if (!ret)
+		vu_mem_ref_add(d, &r);
 	return ret;
 }
 
@@ -389,26 +462,24 @@ int vu_add_mem_reg(struct vu_dev *d, struct vu_msg *m, unsigned int idx UNUSED)
  *		if any, is closed unused (vhost-user "REM_MEM_REG")
  * @idx:	Unused
  *
+ * A region added N times is unmapped by the Nth removal.
+ *
  * Return: 0, -ENOENT for a region we do not have
  */
 int vu_rem_mem_reg(struct vu_dev *d, struct vu_msg *m, unsigned int idx UNUSED)
 {
 	struct vu_mem_region r = m->payload.mem_reg.region;
-	uint32_t i;
+	struct vu_mem_ref *ref = vu_mem_ref_find(d, &r);
 	int ret;
 
-	for (i = 0; i < d->mem->nregions; i++) {
-		const struct gmem_region *g = &d->mem->regions[i];
-
-		if (g->gpa == r.guest_phys_addr && g->size == r.memory_size &&
-		    g->uva == r.userspace_addr)
-			break;
-	}
-	if (i == d->mem->nregions)
+	if (!ref)
 		return vu_fail(d, -ENOENT, "no region %#llx+%#llx at uva %#llx",
 			       (unsigned long long)r.guest_phys_addr,
 			       (unsigned long long)r.memory_size,
 			       (unsigned long long)r.userspace_addr);
+	if (--ref->refs)
+		return 0;	/* another vhost device still uses it */
+	*ref = d->mem_refs[--d->nmem_refs];
 	vu_pause_all(d);
 	ret = gmem_remove_region(d->mem, r.guest_phys_addr, r.memory_size,
 				 r.userspace_addr);

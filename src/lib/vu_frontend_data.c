@@ -132,6 +132,29 @@ static void fe_hdr_to_le(struct virtio_net_hdr_v1 *d,
 	d->num_buffers = 0;
 }
 
+/* Offloads in a TX header need the matching feature (VIRTIO 1.2 5.1.6.2) */
+static bool fe_tx_hdr_ok(const struct vu_frontend *f,
+			 const struct virtio_net_hdr_v1 *h)
+{
+	uint64_t need = 0;
+
+	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
+		need |= 1ULL << VIRTIO_NET_F_CSUM;
+	switch (h->gso_type) {
+	case VIRTIO_NET_HDR_GSO_NONE:
+		break;
+	case VIRTIO_NET_HDR_GSO_TCPV4:
+		need |= 1ULL << VIRTIO_NET_F_HOST_TSO4;
+		break;
+	case VIRTIO_NET_HDR_GSO_TCPV6:
+		need |= 1ULL << VIRTIO_NET_F_HOST_TSO6;
+		break;
+	default:
+		return false;	/* UFO, ECN: never negotiated by us */
+	}
+	return (f->features & need) == need;
+}
+
 /**
  * vu_frontend_tx() - Queue one frame for the backend (no kick yet)
  * @f:		Frontend, started
@@ -146,7 +169,9 @@ static void fe_hdr_to_le(struct virtio_net_hdr_v1 *d,
  *
  * Context: the thread that owns @pair
  * Return: 0, -EAGAIN if the ring is full, -EMSGSIZE for a frame that is too
- *	   long, -ENOTCONN if not started, -errno from the ring
+ *	   long, -EOPNOTSUPP for an offload in @hdr that was not negotiated
+ *	   (e.g. GSO_TCPV4 without HOST_TSO4), -ENOTCONN if not started,
+ *	   -errno from the ring
  */
 int vu_frontend_tx(struct vu_frontend *f, unsigned int pair,
 		   const struct virtio_net_hdr_v1 *hdr, const void *frame,
@@ -163,6 +188,8 @@ int vu_frontend_tx(struct vu_frontend *f, unsigned int pair,
 		return -ENOTCONN;
 	if (unlikely(len > f->o.max_frame))
 		return -EMSGSIZE;
+	if (hdr && unlikely(!fe_tx_hdr_ok(f, hdr)))
+		return -EOPNOTSUPP;
 	total = f->hdr_len + len;
 	nseg = (total + FE_TX_SEG - 1) / FE_TX_SEG;
 	if (unlikely(!q->nfree ||

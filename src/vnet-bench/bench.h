@@ -51,6 +51,7 @@ struct bench_cfg {
 	double restart_at;	/* >0: stop, restart the backend, resume */
 	bool no_reply_ack;	/* library: do not use REPLY_ACK */
 	bool no_mem_slots;	/* library: SET_MEM_TABLE, not ADD_MEM_REG */
+	bool caller_mem;	/* pass our own memfd and eventfds (borrowed) */
 };
 
 /**
@@ -87,6 +88,8 @@ struct bench_vm {
 	struct vu_frontend fe;
 	struct bench_q q[VU_FRONTEND_MAX_PAIRS];
 	pid_t vnetd;			/* spawned backend, 0 if none */
+	struct vu_frontend_region region;	/* --caller-mem: our memfd */
+	int efd[2 * VU_FRONTEND_MAX_PAIRS];	/* --caller-mem: kick then call */
 	char vnetd_log[128];
 };
 

@@ -31,7 +31,7 @@ static const char usage_text[] =
 "                         sequence numbers checked\n"
 "      --spawn-backend B  vnetd --backend for --spawn (default: loop)\n"
 "  -m, --mode MODE        tx-only | rx-only | bidirectional | ping-pong (default: bidirectional)\n"
-"  -l, --size BYTES       frame size, 60..65536; above 1514 sent as TSO frames (default: 64)\n"
+"  -l, --size BYTES       frame size, 60..65536; above 9018 sent as TSO frames (default: 64)\n"
 "  -q, --pairs N          queue pairs per VM, one thread each (default: 1)\n"
 "      --vms N            VMs, each its own connection and memory (default: 1)\n"
 "  -d, --duration SECS    measured window (default: 3)\n"
@@ -47,6 +47,8 @@ static const char usage_text[] =
 "                         resume at the saved ring positions after SECS\n"
 "      --no-reply-ack     do not use REPLY_ACK even when the backend offers it\n"
 "      --no-mem-slots     announce memory with SET_MEM_TABLE even when ADD_MEM_REG is offered\n"
+"      --caller-mem       give the library our own memfd region and eventfds (borrowed)\n"
+"                         instead of letting it make its own\n"
 "      --json             one JSON object instead of the table\n"
 "  -h, --help\n"
 "Exit status: 0 ok, 1 a check failed, 2 usage or setup error.\n";
@@ -55,6 +57,7 @@ enum {
 	OPT_SPAWN = 256, OPT_SPAWN_BACKEND, OPT_VMS, OPT_POLL, OPT_PACKED,
 	OPT_RING, OPT_BATCH, OPT_MEM_REGIONS, OPT_FEATURES, OPT_CHECK,
 	OPT_NO_CHECK, OPT_RESTART, OPT_JSON, OPT_NO_REPLY_ACK, OPT_NO_MEM_SLOTS,
+	OPT_CALLER_MEM,
 };
 
 static const struct option opts[] = {
@@ -78,6 +81,7 @@ static const struct option opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "no-reply-ack", no_argument, NULL, OPT_NO_REPLY_ACK },
 	{ "no-mem-slots", no_argument, NULL, OPT_NO_MEM_SLOTS },
+	{ "caller-mem", no_argument, NULL, OPT_CALLER_MEM },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -190,6 +194,7 @@ static int parse_opt(struct bench_cfg *c, int o, const char *arg, int *check)
 	case OPT_JSON: c->json = true; return 0;
 	case OPT_NO_REPLY_ACK: c->no_reply_ack = true; return 0;
 	case OPT_NO_MEM_SLOTS: c->no_mem_slots = true; return 0;
+	case OPT_CALLER_MEM: c->caller_mem = true; return 0;
 	case 'h': fputs(usage_text, stdout); exit(0);
 	default: return 2;
 	}
@@ -273,6 +278,13 @@ static int bench_main(struct bench_cfg *c)
 	int ret = 0, status = 2;
 	bool failed = true;
 
+	for (v = 0; v < n; v++) {	/* no fd of ours yet: nothing to close */
+		unsigned int i;
+
+		vms[v].region.fd = -1;
+		for (i = 0; i < ARRAY_SIZE(vms[v].efd); i++)
+			vms[v].efd[i] = -1;
+	}
 	for (v = 0; v < n && !ret; v++) {
 		vms[v].cfg = c;
 		vms[v].id = v;

@@ -122,7 +122,9 @@ static void bench_print_json(const struct bench_cfg *c, struct bench_vm *vms,
 
 	printf("{\n  \"mode\": \"%s\", \"frame_bytes\": %u, \"vms\": %u, \"pairs\": %u, "
 	       "\"ring\": \"%s\", \"ring_size\": %u, \"wait\": \"%s\", \"duration_s\": %.3f,\n"
-	       "  \"features\": \"0x%llx\", \"sequence_check\": %s, \"ok\": %s,\n"
+	       "  \"features\": \"0x%llx\", \"protocol_features\": \"0x%llx\", "
+	       "\"mac\": \"%02x:%02x:%02x:%02x:%02x:%02x\", "
+	       "\"sequence_check\": %s, \"ok\": %s,\n"
 	       "  \"total\": {\"tx_frames\": %llu, \"rx_frames\": %llu, \"tx_mpps\": %.4f, "
 	       "\"rx_mpps\": %.4f, \"tx_gbps\": %.4f, \"rx_gbps\": %.4f, \"lost\": %llu, "
 	       "\"missing\": %llu, \"dup_or_reordered\": %llu, \"foreign\": %llu, "
@@ -130,6 +132,9 @@ static void bench_print_json(const struct bench_cfg *c, struct bench_vm *vms,
 	       bench_mode_name(c->mode), c->size, nvms, c->pairs,
 	       c->packed ? "packed" : "split", c->ring, c->poll ? "poll" : "eventfd",
 	       secs, (unsigned long long)vms[0].fe.features,
+	       (unsigned long long)vms[0].fe.protocol_features,
+	       vms[0].fe.mac[0], vms[0].fe.mac[1], vms[0].fe.mac[2],
+	       vms[0].fe.mac[3], vms[0].fe.mac[4], vms[0].fe.mac[5],
 	       c->check_seq ? "true" : "false", ok ? "true" : "false",
 	       (unsigned long long)s->tx, (unsigned long long)s->rx,
 	       s->tx / secs / 1e6, s->rx / secs / 1e6, s->txb * 8 / secs / 1e9,

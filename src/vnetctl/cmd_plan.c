@@ -28,8 +28,8 @@ static const char plan_usage[] =
 	"  --tap-fds A:B:..           --backend tap: fds QEMU inherits, one per queue pair\n"
 	"  --bridge BR                bridge for the TAP (libvirt type='bridge')\n"
 	"  --queues N                 explicit queue pairs (1..max-queues)\n"
-	"  --max-queues N             node cap (1..64, default 16)\n"
-	"  --vhost auto|on|off        node vhost setting (default auto)\n"
+	"  --max-queues N             node cap (1..64, default $VNET_MAX_QUEUES or 16)\n"
+	"  --vhost auto|on|off        node vhost setting (default $VNET_VHOST or auto)\n"
 	"  --user U                   user QEMU runs as (vhost-net probe)\n"
 	"  --vhost-net-dev PATH       default $VNET_VHOST_NET_DEV or /dev/vhost-net\n"
 	"  --id ID --mac MAC --memory SIZE (default net0, none, 1G)\n"
@@ -41,6 +41,7 @@ struct plan_opts {
 	struct plan_policy_in in;
 	struct plan_vm vm;
 	const char *vcpus, *max_queues, *backend, *vhost, *user, *dev;
+	const char *max_queues_name, *vhost_name;	/* flag or node variable */
 	const char *qemu_bin, *qemu_version, *output;
 	bool json;
 	char tap[32];
@@ -118,6 +119,25 @@ static int plan_parse_flags(int argc, char **argv, struct plan_opts *o)
 	return 0;
 }
 
+/* Node settings: a flag wins, else the node's environment, else the default */
+static void plan_node_defaults(struct plan_opts *o)
+{
+	const char *v;
+
+	o->max_queues_name = "--max-queues";
+	o->vhost_name = "--vhost";
+	v = getenv("VNET_MAX_QUEUES");
+	if (!o->max_queues && v && *v) {
+		o->max_queues = v;
+		o->max_queues_name = "VNET_MAX_QUEUES";
+	}
+	v = getenv("VNET_VHOST");
+	if (!o->vhost && v && *v) {
+		o->vhost = v;
+		o->vhost_name = "VNET_VHOST";
+	}
+}
+
 static bool plan_mac_ok(const char *m)
 {
 	int i;
@@ -155,7 +175,7 @@ static int plan_check_values(struct plan_opts *o)
 				      "1024", "");
 	if (plan_parse_uint("--vcpus", o->vcpus, 1, PLAN_MAX_VCPUS,
 			    &o->in.vcpus, err, sizeof(err)) ||
-	    (o->max_queues && plan_parse_uint("--max-queues", o->max_queues, 1,
+	    (o->max_queues && plan_parse_uint(o->max_queues_name, o->max_queues, 1,
 					      PLAN_MAX_QUEUES_LIMIT,
 					      &o->in.max_queues, err, sizeof(err))))
 		return plan_usage_err("%s%s", err, "");
@@ -163,7 +183,7 @@ static int plan_check_values(struct plan_opts *o)
 		return CMD_USAGE;
 	o->vm.backend = idx ? PLAN_BACKEND_TAP : PLAN_BACKEND_VHOST_USER;
 	idx = 0;
-	if (o->vhost && plan_one_of("--vhost", o->vhost, vhosts, &idx))
+	if (o->vhost && plan_one_of(o->vhost_name, o->vhost, vhosts, &idx))
 		return CMD_USAGE;
 	o->in.vhost = idx == 1 ? PLAN_VHOST_ON : idx == 2 ? PLAN_VHOST_OFF :
 				 PLAN_VHOST_AUTO;
@@ -459,6 +479,7 @@ int cmd_plan(int argc, char **argv)
 	ret = plan_parse_flags(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? CMD_OK : ret;
+	plan_node_defaults(&o);
 	ret = plan_check_values(&o);
 	if (ret)
 		return ret;

@@ -157,13 +157,13 @@ void ctl_serve(int fd, struct vnetd_port *ports, unsigned int nports)
 	else if (!strcmp(req, "metrics"))
 		metrics_prometheus(&b, ports, nports);
 	else
-		sbuf_printf(&b, "error: unknown request \"%.64s\" (try: status, status json, metrics)\n",
+		metrics_printf(&b, "error: unknown request \"%.64s\" (try: status, status json, metrics)\n",
 			    req);
 	if (b.oom)
-		sbuf_printf(&b, "\nerror: out of memory, reply truncated\n");
+		metrics_printf(&b, "\nerror: out of memory, reply truncated\n");
 	if (b.s)
 		ctl_reply(c, b.s, b.len);
-	sbuf_free(&b);
+	metrics_free(&b);
 out:
 	close(c);
 }

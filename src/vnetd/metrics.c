@@ -26,13 +26,13 @@ static const char *const metrics_drop_names[DROP_MAX] = {
 };
 
 /**
- * sbuf_printf() - Append formatted text, growing the buffer
+ * metrics_printf() - Append formatted text, growing the buffer
  * @b:		Buffer
  * @fmt:	printf format
  *
  * On allocation failure sets @b->oom and drops the text.
  */
-void sbuf_printf(struct sbuf *b, const char *fmt, ...)
+void metrics_printf(struct sbuf *b, const char *fmt, ...)
 {
 	va_list ap;
 	size_t need;
@@ -65,10 +65,10 @@ void sbuf_printf(struct sbuf *b, const char *fmt, ...)
 }
 
 /**
- * sbuf_free() - Release a buffer's memory
+ * metrics_free() - Release a buffer's memory
  * @b:		Buffer
  */
-void sbuf_free(struct sbuf *b)
+void metrics_free(struct sbuf *b)
 {
 	free(b->s);
 	memset(b, 0, sizeof(*b));
@@ -79,20 +79,20 @@ static void metrics_quote(struct sbuf *b, const char *s, bool prom)
 {
 	const unsigned char *c;
 
-	sbuf_printf(b, "\"");
+	metrics_printf(b, "\"");
 	for (c = (const unsigned char *)s; *c; c++) {
 		if (*c == '"' || *c == '\\')
-			sbuf_printf(b, "\\%c", *c);
+			metrics_printf(b, "\\%c", *c);
 		else if (*c == '\n')
-			sbuf_printf(b, "\\n");
+			metrics_printf(b, "\\n");
 		else if (*c < 0x20 && !prom)
-			sbuf_printf(b, "\\u%04x", *c);
+			metrics_printf(b, "\\u%04x", *c);
 		else if (*c < 0x20)
-			sbuf_printf(b, " ");
+			metrics_printf(b, " ");
 		else
-			sbuf_printf(b, "%c", *c);
+			metrics_printf(b, "%c", *c);
 	}
-	sbuf_printf(b, "\"");
+	metrics_printf(b, "\"");
 }
 
 static uint64_t metrics_ld(const uint64_t *p)
@@ -130,15 +130,15 @@ static void metrics_feature_list(struct sbuf *b, uint64_t f, bool json)
 			continue;
 		name = cli_feature_name(bit);
 		if (json) {
-			sbuf_printf(b, "%s\"", first ? "" : ",");
+			metrics_printf(b, "%s\"", first ? "" : ",");
 			if (name)
-				sbuf_printf(b, "%s\"", name);
+				metrics_printf(b, "%s\"", name);
 			else
-				sbuf_printf(b, "bit%u\"", bit);
+				metrics_printf(b, "bit%u\"", bit);
 		} else if (name) {
-			sbuf_printf(b, " %s", name);
+			metrics_printf(b, " %s", name);
 		} else {
-			sbuf_printf(b, " bit%u", bit);
+			metrics_printf(b, " bit%u", bit);
 		}
 		first = false;
 	}
@@ -150,7 +150,7 @@ static void metrics_ring_text(struct sbuf *b, const char *dir,
 	const struct ring_counters *c = &r->ctr;
 	unsigned int i;
 
-	sbuf_printf(b, "    %s: %s ring %u %s%s packets %llu bytes %llu kicks %llu calls %llu batches %llu breaks %llu drops",
+	metrics_printf(b, "    %s: %s ring %u %s%s packets %llu bytes %llu kicks %llu calls %llu batches %llu breaks %llu drops",
 		    dir, r->vq.layout == VQ_PACKED ? "packed" : "split",
 		    (unsigned int)r->vq.num,
 		    __atomic_load_n(&r->started, __ATOMIC_RELAXED) ?
@@ -164,9 +164,9 @@ static void metrics_ring_text(struct sbuf *b, const char *dir,
 		    (unsigned long long)metrics_ld(&c->batches),
 		    (unsigned long long)metrics_ld(&c->breaks));
 	for (i = 0; i < DROP_MAX; i++)
-		sbuf_printf(b, " %s=%llu", metrics_drop_names[i],
+		metrics_printf(b, " %s=%llu", metrics_drop_names[i],
 			    (unsigned long long)metrics_ld(&c->drops[i]));
-	sbuf_printf(b, "\n");
+	metrics_printf(b, "\n");
 }
 
 /**
@@ -187,25 +187,25 @@ void metrics_status_text(struct sbuf *b, struct vnetd_port *ports,
 		struct vnetd_port *p = &ports[i];
 
 		neg = metrics_negotiated(p);
-		sbuf_printf(b, "port %s: socket %s (%s), backend %s, %s, queues %u, vhost-net %s\n",
+		metrics_printf(b, "port %s: socket %s (%s), backend %s, %s, queues %u, vhost-net %s\n",
 			    p->cfg.name, p->cfg.socket,
 			    p->cfg.client ? "client" : "server", p->cfg.backend,
 			    port_connected(p) ? "connected" : "not connected",
 			    p->cfg.queues, vhost_mode_name(p->cfg.vhost_net));
-		sbuf_printf(b, "  vhost-net: %s\n", p->vhost.reason);
-		sbuf_printf(b, "  connections %llu, refused %llu, closed on error %llu\n",
+		metrics_printf(b, "  vhost-net: %s\n", p->vhost.reason);
+		metrics_printf(b, "  connections %llu, refused %llu, closed on error %llu\n",
 			    (unsigned long long)p->connects,
 			    (unsigned long long)p->refused,
 			    (unsigned long long)p->errors);
-		sbuf_printf(b, "  features offered 0x%llx, negotiated 0x%llx:",
+		metrics_printf(b, "  features offered 0x%llx, negotiated 0x%llx:",
 			    (unsigned long long)vu_dev_offered_features(p->dev),
 			    (unsigned long long)neg);
 		metrics_feature_list(b, neg, false);
-		sbuf_printf(b, "\n");
+		metrics_printf(b, "\n");
 		vp = vu_dev_pairs(p->dev, &npairs);
 		for (q = 0; vp && q < npairs; q++) {
 			dp = metrics_datapath(&vp[q], &why);
-			sbuf_printf(b, "  pair %u: %s (%s)\n", q, dp, why);
+			metrics_printf(b, "  pair %u: %s (%s)\n", q, dp, why);
 			metrics_ring_text(b, "rx", &vp[q].rx);
 			metrics_ring_text(b, "tx", &vp[q].tx);
 		}
@@ -217,7 +217,7 @@ static void metrics_ring_json(struct sbuf *b, const struct vnet_ring *r)
 	const struct ring_counters *c = &r->ctr;
 	unsigned int i;
 
-	sbuf_printf(b, "{\"ring\":\"%s\",\"size\":%u,\"started\":%s,\"enabled\":%s,\"packets\":%llu,\"bytes\":%llu,\"kicks\":%llu,\"calls\":%llu,\"batches\":%llu,\"breaks\":%llu,\"drops\":{",
+	metrics_printf(b, "{\"ring\":\"%s\",\"size\":%u,\"started\":%s,\"enabled\":%s,\"packets\":%llu,\"bytes\":%llu,\"kicks\":%llu,\"calls\":%llu,\"batches\":%llu,\"breaks\":%llu,\"drops\":{",
 		    r->vq.layout == VQ_PACKED ? "packed" : "split",
 		    (unsigned int)r->vq.num,
 		    __atomic_load_n(&r->started, __ATOMIC_RELAXED) ?
@@ -231,10 +231,10 @@ static void metrics_ring_json(struct sbuf *b, const struct vnet_ring *r)
 		    (unsigned long long)metrics_ld(&c->batches),
 		    (unsigned long long)metrics_ld(&c->breaks));
 	for (i = 0; i < DROP_MAX; i++)
-		sbuf_printf(b, "%s\"%s\":%llu", i ? "," : "",
+		metrics_printf(b, "%s\"%s\":%llu", i ? "," : "",
 			    metrics_drop_names[i],
 			    (unsigned long long)metrics_ld(&c->drops[i]));
-	sbuf_printf(b, "}}");
+	metrics_printf(b, "}}");
 }
 
 static void metrics_port_json(struct sbuf *b, struct vnetd_port *p)
@@ -244,11 +244,11 @@ static void metrics_port_json(struct sbuf *b, struct vnetd_port *p)
 	const char *why, *dp;
 	uint64_t neg = metrics_negotiated(p);
 
-	sbuf_printf(b, "{\"name\":");
+	metrics_printf(b, "{\"name\":");
 	metrics_quote(b, p->cfg.name, false);
-	sbuf_printf(b, ",\"socket\":");
+	metrics_printf(b, ",\"socket\":");
 	metrics_quote(b, p->cfg.socket, false);
-	sbuf_printf(b, ",\"mode\":\"%s\",\"backend\":\"%s\",\"connected\":%s,\"queues\":%u,\"vhost_net\":\"%s\",\"connections\":%llu,\"refused\":%llu,\"errors\":%llu,\"features_offered\":\"0x%llx\",\"features_negotiated\":\"0x%llx\",\"features\":[",
+	metrics_printf(b, ",\"mode\":\"%s\",\"backend\":\"%s\",\"connected\":%s,\"queues\":%u,\"vhost_net\":\"%s\",\"connections\":%llu,\"refused\":%llu,\"errors\":%llu,\"features_offered\":\"0x%llx\",\"features_negotiated\":\"0x%llx\",\"features\":[",
 		    p->cfg.client ? "client" : "server", p->cfg.backend,
 		    port_connected(p) ? "true" : "false", p->cfg.queues,
 		    vhost_mode_name(p->cfg.vhost_net),
@@ -258,22 +258,22 @@ static void metrics_port_json(struct sbuf *b, struct vnetd_port *p)
 		    (unsigned long long)vu_dev_offered_features(p->dev),
 		    (unsigned long long)neg);
 	metrics_feature_list(b, neg, true);
-	sbuf_printf(b, "],\"vhost_net_reason\":");
+	metrics_printf(b, "],\"vhost_net_reason\":");
 	metrics_quote(b, p->vhost.reason, false);
-	sbuf_printf(b, ",\"pairs\":[");
+	metrics_printf(b, ",\"pairs\":[");
 	vp = vu_dev_pairs(p->dev, &npairs);
 	for (q = 0; vp && q < npairs; q++) {
 		dp = metrics_datapath(&vp[q], &why);
-		sbuf_printf(b, "%s{\"pair\":%u,\"datapath\":\"%s\",\"reason\":",
+		metrics_printf(b, "%s{\"pair\":%u,\"datapath\":\"%s\",\"reason\":",
 			    q ? "," : "", q, dp);
 		metrics_quote(b, why, false);
-		sbuf_printf(b, ",\"rx\":");
+		metrics_printf(b, ",\"rx\":");
 		metrics_ring_json(b, &vp[q].rx);
-		sbuf_printf(b, ",\"tx\":");
+		metrics_printf(b, ",\"tx\":");
 		metrics_ring_json(b, &vp[q].tx);
-		sbuf_printf(b, "}");
+		metrics_printf(b, "}");
 	}
-	sbuf_printf(b, "]}");
+	metrics_printf(b, "]}");
 }
 
 /**
@@ -287,13 +287,13 @@ void metrics_status_json(struct sbuf *b, struct vnetd_port *ports,
 {
 	unsigned int i;
 
-	sbuf_printf(b, "{\"ports\":[");
+	metrics_printf(b, "{\"ports\":[");
 	for (i = 0; i < nports; i++) {
 		if (i)
-			sbuf_printf(b, ",");
+			metrics_printf(b, ",");
 		metrics_port_json(b, &ports[i]);
 	}
-	sbuf_printf(b, "]}\n");
+	metrics_printf(b, "]}\n");
 }
 
 /* One Prometheus family: which counter of a ring it reports */
@@ -330,9 +330,9 @@ static uint64_t metrics_field(const struct ring_counters *c,
 static void metrics_prom_labels(struct sbuf *b, const struct vnetd_port *p,
 				unsigned int q, const char *dir)
 {
-	sbuf_printf(b, "{port=");
+	metrics_printf(b, "{port=");
 	metrics_quote(b, p->cfg.name, true);
-	sbuf_printf(b, ",queue=\"%u\",dir=\"%s\"", q, dir);
+	metrics_printf(b, ",queue=\"%u\",dir=\"%s\"", q, dir);
 }
 
 static void metrics_prom_family(struct sbuf *b, struct vnetd_port *ports,
@@ -341,7 +341,7 @@ static void metrics_prom_family(struct sbuf *b, struct vnetd_port *ports,
 	unsigned int i, q, d, r, npairs;
 	struct vnet_pair *vp;
 
-	sbuf_printf(b, "# HELP %s %s\n# TYPE %s counter\n",
+	metrics_printf(b, "# HELP %s %s\n# TYPE %s counter\n",
 		    metrics_families[f].name, metrics_families[f].help,
 		    metrics_families[f].name);
 	for (i = 0; i < nports; i++) {
@@ -352,18 +352,18 @@ static void metrics_prom_family(struct sbuf *b, struct vnetd_port *ports,
 								   &vp[q].rx;
 
 				if (f != MF_DROPS) {
-					sbuf_printf(b, "%s", metrics_families[f].name);
+					metrics_printf(b, "%s", metrics_families[f].name);
 					metrics_prom_labels(b, &ports[i], q,
 							    d ? "tx" : "rx");
-					sbuf_printf(b, "} %llu\n", (unsigned long long)
+					metrics_printf(b, "} %llu\n", (unsigned long long)
 						    metrics_field(&ring->ctr, f));
 					continue;
 				}
 				for (r = 0; r < DROP_MAX; r++) {
-					sbuf_printf(b, "%s", metrics_families[f].name);
+					metrics_printf(b, "%s", metrics_families[f].name);
 					metrics_prom_labels(b, &ports[i], q,
 							    d ? "tx" : "rx");
-					sbuf_printf(b, ",reason=\"%s\"} %llu\n",
+					metrics_printf(b, ",reason=\"%s\"} %llu\n",
 						    metrics_drop_names[r],
 						    (unsigned long long)
 						    metrics_ld(&ring->ctr.drops[r]));
@@ -380,26 +380,26 @@ static void metrics_prom_ports(struct sbuf *b, struct vnetd_port *ports,
 	struct vnet_pair *vp;
 	const char *why, *dp;
 
-	sbuf_printf(b, "# HELP vnetd_port_connected 1 if a frontend is attached\n# TYPE vnetd_port_connected gauge\n");
+	metrics_printf(b, "# HELP vnetd_port_connected 1 if a frontend is attached\n# TYPE vnetd_port_connected gauge\n");
 	for (i = 0; i < nports; i++) {
-		sbuf_printf(b, "vnetd_port_connected{port=");
+		metrics_printf(b, "vnetd_port_connected{port=");
 		metrics_quote(b, ports[i].cfg.name, true);
-		sbuf_printf(b, "} %d\n", port_connected(&ports[i]) ? 1 : 0);
+		metrics_printf(b, "} %d\n", port_connected(&ports[i]) ? 1 : 0);
 	}
-	sbuf_printf(b, "# HELP vnetd_port_connections_total Frontend connections served\n# TYPE vnetd_port_connections_total counter\n");
+	metrics_printf(b, "# HELP vnetd_port_connections_total Frontend connections served\n# TYPE vnetd_port_connections_total counter\n");
 	for (i = 0; i < nports; i++) {
-		sbuf_printf(b, "vnetd_port_connections_total{port=");
+		metrics_printf(b, "vnetd_port_connections_total{port=");
 		metrics_quote(b, ports[i].cfg.name, true);
-		sbuf_printf(b, "} %llu\n", (unsigned long long)ports[i].connects);
+		metrics_printf(b, "} %llu\n", (unsigned long long)ports[i].connects);
 	}
-	sbuf_printf(b, "# HELP vnetd_queue_datapath Data path of a queue pair (the label), always 1\n# TYPE vnetd_queue_datapath gauge\n");
+	metrics_printf(b, "# HELP vnetd_queue_datapath Data path of a queue pair (the label), always 1\n# TYPE vnetd_queue_datapath gauge\n");
 	for (i = 0; i < nports; i++) {
 		vp = vu_dev_pairs(ports[i].dev, &npairs);
 		for (q = 0; vp && q < npairs; q++) {
 			dp = metrics_datapath(&vp[q], &why);
-			sbuf_printf(b, "vnetd_queue_datapath{port=");
+			metrics_printf(b, "vnetd_queue_datapath{port=");
 			metrics_quote(b, ports[i].cfg.name, true);
-			sbuf_printf(b, ",queue=\"%u\",datapath=\"%s\"} 1\n", q, dp);
+			metrics_printf(b, ",queue=\"%u\",datapath=\"%s\"} 1\n", q, dp);
 		}
 	}
 }

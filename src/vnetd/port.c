@@ -146,6 +146,8 @@ static void port_client_try(struct vnetd_port *p)
 		ret = -errno;
 		goto retry;
 	}
+	/* Also bounds connect(): it waits while the frontend's backlog is full */
+	port_sock_timeouts(fd);
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		ret = -errno;
 		close(fd);

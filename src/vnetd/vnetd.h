@@ -167,9 +167,9 @@ struct sbuf {
 };
 
 /* metrics.c */
-void sbuf_printf(struct sbuf *b, const char *fmt, ...)
+void metrics_printf(struct sbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void sbuf_free(struct sbuf *b);
+void metrics_free(struct sbuf *b);
 void metrics_status_text(struct sbuf *b, struct vnetd_port *ports,
 			 unsigned int nports);
 void metrics_status_json(struct sbuf *b, struct vnetd_port *ports,

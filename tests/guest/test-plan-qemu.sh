@@ -4,6 +4,8 @@
 # QEMU, -netdev vhost-user queues=2, -device virtio-net-pci mq=on,vectors=6) plus only
 # kernel/initrd/console options, against vnetd started from the plan's `vnetd` line, in a
 # private netns. The guest driver must report 2 combined channels and reach the host.
+# VNET_PLAN_QUEUES=1 (test-plan-qemu-q1.sh) does the same for a single pair, whose plan
+# must carry no queues=, mq= or vectors= at all.
 #
 # One override, said in the output: Debian's QEMU 7.2 crashes with vhost-user + MSI-X
 # under TCG (see tools/guest/README.md), so with QEMU < 10 vectors=6 becomes vectors=0.
@@ -11,22 +13,29 @@
 . "$(dirname "$0")/lib/vu-test.sh" || { echo "SKIP: tests/guest/lib/vu-test.sh missing"; exit 77; }
 CTL=$VT_TOP/build/vnetctl
 [ -x "$CTL" ] || { echo "SKIP: build/vnetctl not built (run make)"; exit 77; }
-vt_init plan-qemu
+vt_init "plan-qemu-q${VNET_PLAN_QUEUES:-2}"
 QEMU=${VNET_QEMU:-qemu-system-x86_64}
 read -r _ KERNEL _ < <("$VT_GUEST" kernel 2>/dev/null) || vt_skip "no guest kernel"
 
 # ---- the plan ---------------------------------------------------------------------------
-PLAN=("$CTL" plan --vcpus 2 --queues 2 --socket "$VT_SOCK" --tap "$VT_TAP"
+Q=${VNET_PLAN_QUEUES:-2}	# test-plan-qemu-q1.sh sets 1
+V=$((2 * Q + 2))
+PLAN=("$CTL" plan --vcpus 2 --queues "$Q" --socket "$VT_SOCK" --tap "$VT_TAP"
       --mac 52:54:00:12:34:01 --memory 512M --qemu "$QEMU")
 QLINE=$("${PLAN[@]}" --output qemu 2> "$VT_W/plan.err") || { cat "$VT_W/plan.err"; vt_notok "vnetctl plan"; exit 1; }
 VLINE=$("${PLAN[@]}" --output vnetd 2>> "$VT_W/plan.err")
+echo "# ${PLAN[*]}"
 echo "$QLINE" | sed 's/^/# plan qemu: /'
 echo "# plan vnetd: $VLINE"
 eval "set -- $QLINE"; QARGS=("$@")
 eval "set -- $VLINE"; VARGS=("$@")
 all=" ${QARGS[*]} "
-vt_check "plan: -netdev vhost-user ... queues=2" grep -q "vhost-user,id=net0,chardev=chr-net0,queues=2 " <<< "$all"
-vt_check "plan: -device virtio-net-pci ... mq=on,vectors=6" grep -q "mq=on,vectors=6 " <<< "$all"
+if [ "$Q" -gt 1 ]; then
+	vt_check "plan: -netdev vhost-user ... queues=$Q" grep -q "vhost-user,id=net0,chardev=chr-net0,queues=$Q " <<< "$all"
+	vt_check "plan: -device virtio-net-pci ... mq=on,vectors=$V" grep -q "mq=on,vectors=$V " <<< "$all"
+else
+	vt_check "plan: single pair, no queues=, mq= or vectors=" test -z "$(grep -oE 'queues=|mq=|vectors=' <<< "$all")"
+fi
 vt_check "plan: shared memfd guest RAM" grep -q "memory-backend-memfd,id=mem-net0,size=512M,share=on" <<< "$all"
 qver=$("$QEMU" --version | awk 'NR==1{print $4}')
 case $qver in
@@ -34,11 +43,18 @@ case $qver in
 *) want=reconnect=1 ;;
 esac
 vt_check "plan: chardev spelled $want for QEMU $qver" grep -q ",$want " <<< "$all"
-vt_check "plan: vnetd line is vnetd --socket S --backend tap --tap T --queues 2" \
-	test "${VARGS[*]}" = "vnetd --socket $VT_SOCK --backend tap --tap $VT_TAP --queues 2"
+vt_check "plan: vnetd line is vnetd --socket S --backend tap --tap T --queues $Q" \
+	test "${VARGS[*]}" = "vnetd --socket $VT_SOCK --backend tap --tap $VT_TAP --queues $Q"
 if [ "${qver%%.*}" -lt 10 ]; then
-	echo "# override for TCG: QEMU $qver crashes with vhost-user + MSI-X under TCG; vectors=6 -> vectors=0"
-	QARGS=("${QARGS[@]/,vectors=6/,vectors=0}")
+	echo "# override for TCG: QEMU $qver crashes with vhost-user + MSI-X under TCG; -device gets vectors=0"
+	for i in "${!QARGS[@]}"; do
+		case ${QARGS[$i]} in
+		virtio-net-pci,*,vectors=$V) QARGS[$i]=${QARGS[$i]%,vectors=$V},vectors=0 ;;
+		virtio-net-pci,*) QARGS[$i]+=,vectors=0 ;;
+		*) continue ;;
+		esac
+		echo "# -device ${QARGS[$i]}"
+	done
 fi
 
 # ---- vnetd from the plan's line ----------------------------------------------------------
@@ -47,7 +63,7 @@ if [ "$VT_BACKEND" = testpmd ]; then
 	# VNET_GUEST_BACKEND=testpmd: the reference backend instead of the plan's vnetd line,
 	# to tell a problem in the printed QEMU arguments from one in vnetd
 	echo "# backend: dpdk-testpmd (VNET_GUEST_BACKEND=testpmd), not the plan's vnetd line"
-	vt_backend_start 2 || vt_finish
+	vt_backend_start "$Q" || vt_finish
 	VARGS=()
 fi
 [ ${#VARGS[@]} -gt 0 ] && VARGS[0]=$VT_TOP/build/vnetd
@@ -64,12 +80,12 @@ if [ ${#VARGS[@]} -gt 0 ]; then
 fi
 
 # ---- QEMU with the plan's arguments + kernel/initrd/console --------------------------------
-{ cat "$VT_LIB/prelude.sh"; cat <<'EOG'; echo 'exit $GFAILS'; } > "$VT_W/guest-script.sh"
+{ cat "$VT_LIB/prelude.sh"; echo "Q=$Q"; cat <<'EOG'; echo 'exit $GFAILS'; } > "$VT_W/guest-script.sh"
 combined_is() { c=$(gcombined); echo "  combined=$c"; [ "$c" = "$1" ]; }
 max_is() { m=$(ethtool -l eth0 | awk '/Pre-set maximums/{c=1} c && /^Combined:/{print $2; exit}'); echo "  max=$m"; [ "$m" = "$1" ]; }
 gcheck "eth0 bound to virtio_net" test "$(basename "$(readlink /sys/class/net/eth0/device/driver)")" = virtio_net
-gcheck "ethtool -l eth0: maximum 2 combined" max_is 2
-gcheck "ethtool -l eth0: 2 combined channels" combined_is 2
+gcheck "ethtool -l eth0: maximum $Q combined" max_is $Q
+gcheck "ethtool -l eth0: $Q combined channels" combined_is $Q
 gcheck "eth0 carrier up" gwait_oper up 10
 gcheck "ping the host through the backend" gping_wait 10.77.0.1 20
 EOG

@@ -74,9 +74,11 @@ if ! "$GUEST" kernel > "$W/kernel.log" 2>&1; then
 fi
 "$GUEST" build-initramfs -o "$W/initrd.gz" --no-default-extras "$W/vhost-net-dp" \
 	> "$W/initrd.log" 2>&1 || { tail -n 5 "$W/initrd.log"; tap notok "initramfs" "build failed"; exit 1; }
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 "$GUEST" run --initrd "$W/initrd.gz" --timeout 300 --run "vhost-net-dp $FRAMES" \
 	> "$W/guest.log" 2>&1
 rc=$?
+echo "# host load average before/after the guest: $load0 / $(cut -d' ' -f1-3 /proc/loadavg)"
 tr -d '\r' < "$W/guest.log" > "$W/guest.txt"
 nchk=$(grep -c '^VK-CHECK ' "$W/guest.txt")
 if [ "$nchk" = 0 ]; then

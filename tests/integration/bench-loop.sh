@@ -12,7 +12,7 @@
 # rx-only needs a host-side sender: see bench-tap-rx.sh.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-BENCH=build/vnet-bench
+BENCH=${VNET_BENCH:-build/vnet-bench}	# e.g. a sanitizer build
 VNETD=build/vnetd
 for b in $BENCH $VNETD; do
 	[ -x "$b" ] || { echo "SKIP: $b not built (run make)"; exit 77; }
@@ -66,6 +66,23 @@ done
 run "ping-pong split 9000 B (mergeable RX)" --mode ping-pong --size 9000
 run "tx-only packed ring 1024" --packed --ring 1024 --mode tx-only
 run "bidirectional packed ring 300 (not a power of two)" --packed --ring 300
+run "bidirectional packed, caller's memfd and eventfds (borrowed), 2 pairs, TSO" \
+	--packed --caller-mem --pairs 2 --size 65536
+run "bidirectional split, caller memory, backend restart" --caller-mem -d 2 --restart-at 1
 run "bidirectional split, 4 memory regions via SET_MEM_TABLE, no REPLY_ACK" \
 	--mem-regions 4 --pairs 4 --no-mem-slots --no-reply-ack
+# GET_CONFIG: vnetd offers PROTOCOL_F_CONFIG, so the MAC must be vnetd's
+# (02:.. derived from the socket path), not the library's 52:54:00 default
+N=$((N + 1))
+out=$(timeout 60 "$BENCH" --spawn --json -d 0.3 2>&1)
+pf=$(grep -o '"protocol_features": "0x[0-9a-f]*"' <<< "$out" | cut -d'"' -f4)
+mac=$(grep -o '"mac": "[0-9a-f:]*"' <<< "$out" | cut -d'"' -f4)
+if [ -z "$pf" ] || [ $(( pf & (1 << 9) )) = 0 ]; then
+	echo "ok $N - MAC from config space # SKIP vnetd does not offer PROTOCOL_F_CONFIG ($pf)"
+elif [ -n "$mac" ] && [ "$mac" != 52:54:00:12:34:56 ]; then
+	echo "ok $N - MAC from vnetd's config space via GET_CONFIG ($mac)"
+else
+	echo "not ok $N - MAC from config space: got '$mac'"
+	FAILED=1
+fi
 exit $FAILED

@@ -6,7 +6,7 @@
 # sequence 0..N-1), so vnet-bench's sequence check applies; split and packed.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-BENCH=$PWD/build/vnet-bench
+BENCH=${VNET_BENCH:-$PWD/build/vnet-bench}
 VNETD=$PWD/build/vnetd
 for b in "$BENCH" "$VNETD"; do
 	[ -x "$b" ] || { echo "SKIP: $b not built (run make)"; exit 77; }

@@ -12,6 +12,7 @@ cd "$(dirname "$0")/../.." || exit 1
 BIN=${VNETCTL:-build/vnetctl}
 GOLD=tests/golden/plan
 [ -x "$BIN" ] || { echo "SKIP: $BIN not built (run make)"; exit 77; }
+unset VNET_MAX_QUEUES VNET_VHOST VNET_VHOST_NET_DEV	# node settings must not leak in
 command -v python3 >/dev/null && HAVE_PY=1 || HAVE_PY=0
 
 VU="--socket /run/vnetd/vm1.sock --qemu-version 7.2"

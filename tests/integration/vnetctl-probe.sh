@@ -57,4 +57,13 @@ t "plan, explicit --vhost on: fails loudly" 1 \
 	"$BIN" plan --vcpus 4 --backend tap --user nobody --vhost on --vhost-net-dev "$D/vhost-net"
 t "plan, usable: vhost=on, 4 pairs" 0 "vhost=on,queues=4" \
 	env VNET_VHOST_NET_DEV="$D/vhost-net" "$BIN" plan --vcpus 4 --backend tap --user root --output qemu
+# node settings from the environment; a flag still wins
+t "node cap from VNET_MAX_QUEUES lowers the default" 0 "queues=4" \
+	env VNET_MAX_QUEUES=4 "$BIN" plan --vcpus 8 --socket /x --qemu-version 7.2 --output qemu
+t "--max-queues beats VNET_MAX_QUEUES" 0 "queues=8" \
+	env VNET_MAX_QUEUES=4 "$BIN" plan --vcpus 8 --max-queues 16 --socket /x --qemu-version 7.2 --output qemu
+t "bad VNET_MAX_QUEUES names the variable" 2 "VNET_MAX_QUEUES 99 is out of range (allowed 1..64)" \
+	env VNET_MAX_QUEUES=99 "$BIN" plan --vcpus 8 --socket /x
+t "VNET_VHOST=on on a node without vhost-net fails loudly" 1 "vhost was requested (--vhost on)" \
+	env VNET_VHOST=on VNET_VHOST_NET_DEV=$D/none "$BIN" plan --vcpus 8 --backend tap
 exit $FAILED

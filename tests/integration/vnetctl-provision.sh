@@ -111,6 +111,13 @@ run tap delete vnv0
 ip netns exec $NS setpriv --reuid "$UID_N" --regid "$GID_N" --clear-groups $PY "$TMP/attach.py" tap t0 2 hold > "$TMP/hold.out" &
 HOLD=$!
 for i in $(seq 50); do [ -s "$TMP/hold.out" ] && break; sleep 0.1; done
+run tap create t0 --queues 4 --user $U --group "$G"
+[ $RC = 0 ] && [[ "$OUT" == kept* ]] && ok "create on a TAP in use with the same owner: kept" ||
+	bad "create in use, same owner" "rc=$RC $OUT"
+run tap create t0 --queues 4 --user root
+[ $RC = 1 ] && exists t0 && [[ "$OUT" == *"t0 is in use (2 queues attached) with another owner"* ]] &&
+	ok "create on a TAP in use with another owner: refused, left alone" || bad "create in use, other owner" "rc=$RC $OUT"
+[ "$(X cat /sys/class/net/t0/owner)" = "$UID_N" ] && ok "owner unchanged" || bad "owner changed"
 run tap delete t0
 [ $RC = 1 ] && exists t0 && [[ "$OUT" == *"t0 has 2 queues attached"* ]] &&
 	ok "delete refuses a TAP in use (2 queues attached)" || bad "delete in use" "rc=$RC $OUT"

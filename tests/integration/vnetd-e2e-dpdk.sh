@@ -24,7 +24,7 @@ command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 TMP=$(mktemp -d /tmp/vnetd-e2e.XXXXXX)
 NS=vnetd-e2e-$$
 TAP=vte$$
-VPID= TPID= FIFO_OPEN=0
+VPID='' TPID='' FIFO_OPEN=0
 NCPU=$(nproc)
 VCPU=$((NCPU > 1 ? 1 : 0))	# vnetd on CPU 1, testpmd's forwarding lcore on CPU 0
 
@@ -55,7 +55,7 @@ vnetd_start() {
 	"${pre[@]}" taskset -c "$VCPU" "$VNETD" --socket "$SOCK" --ctl-socket "$CTL" "$@" \
 		2>>"$TMP/vnetd.log" &
 	VPID=$!
-	local i; for i in $(seq 50); do [ -S "$SOCK" ] && [ -S "$CTL" ] && return 0; sleep 0.1; done
+	for _ in $(seq 50); do [ -S "$SOCK" ] && [ -S "$CTL" ] && return 0; sleep 0.1; done
 	echo "# vnetd did not create its sockets"; tail -5 "$TMP/vnetd.log" | sed 's/^/# /'
 	return 1
 }
@@ -99,8 +99,7 @@ tp_start() {
 		< "$TMP/tp.in" > "$TPLOG" 2>&1 &
 	TPID=$!
 	exec 7> "$TMP/tp.in"; FIFO_OPEN=1
-	local i
-	for i in $(seq 300); do
+	for _ in $(seq 300); do
 		grep -q 'testpmd> ' "$TPLOG" && return 0
 		kill -0 "$TPID" 2>/dev/null || break
 		sleep 0.1
@@ -109,16 +108,15 @@ tp_start() {
 	return 1
 }
 tp_cmd() { [ -n "${E2E_DEBUG:-}" ] && echo "# $(date +%T.%N) testpmd: $1"; echo "$1" >&7; }
-# tp_stop: stop forwarding; sets TP_RX TP_TX TP_TXDROP from the totals
+# tp_stop: stop forwarding; sets TP_RX TP_TX from the totals
 tp_stop() {
-	local i
 	tp_cmd stop
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$TPLOG" |
 			awk '/Accumulated forward statistics/ { a=1 } a && /TX-packets:/ { f=1 } END { exit !f }' && break
 		sleep 0.1
 	done
-	read -r TP_RX TP_TX TP_TXDROP < <(sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$TPLOG" | awk '
+	read -r TP_RX TP_TX _ < <(sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$TPLOG" | awk '
 		/Accumulated forward statistics/ { a=1 }
 		a && $1 == "RX-packets:" { rx=$2 }
 		a && $1 == "TX-packets:" { tx=$2; td=$4 }
@@ -132,7 +130,7 @@ tp_quit() {
 		tp_cmd quit
 	fi
 	exec 7>&-; FIFO_OPEN=0
-	local i; for i in $(seq 50); do kill -0 "$TPID" 2>/dev/null || break; sleep 0.1; done
+	for _ in $(seq 50); do kill -0 "$TPID" 2>/dev/null || break; sleep 0.1; done
 	kill -KILL "$TPID" 2>/dev/null; wait "$TPID" 2>/dev/null; TPID=
 }
 
@@ -143,7 +141,7 @@ loop_io() {
 	if ! vnetd_start --backend loop --queues "$q"; then not_ok "$label: vnetd start"; return; fi
 	if ! tp_start "$q" io "$extra"; then not_ok "$label: testpmd start"; tp_quit kill; vnetd_stop; return; fi
 	tp_cmd "start tx_first 4"
-	sleep 3
+	sleep 2
 	tp_stop
 	sleep 0.5
 	status_json > "$TMP/st.json"
@@ -176,7 +174,7 @@ tap_tx() {
 	if ! tp_start "$q" txonly "$extra"; then not_ok "$label: testpmd start"; tp_quit kill; vnetd_stop; return; fi
 	before=$(tap_stat rx_packets)
 	tp_cmd start
-	sleep 2
+	sleep 1
 	tp_stop
 	sleep 0.5
 	after=$(tap_stat rx_packets)
@@ -242,7 +240,7 @@ kill_reconnect() {
 	sleep 0.5
 	status_json > "$TMP/st2.json"
 	tp_quit
-	read -r v2_rx v2_tx v2_rd v2_td busy conn < <(vnetd_sum "$TMP/st2.json")
+	read -r _ v2_tx _ _ busy conn < <(vnetd_sum "$TMP/st2.json")
 	r="second testpmd rx=$TP_RX tx=$TP_TX; vnetd tx $v_tx -> $v2_tx"
 	check "$label: a second frontend passes traffic ($r)" [ "$TP_RX" -gt 1000 ]
 	check "$label: vnetd counters carry on: TX grew by the second testpmd's TX" \

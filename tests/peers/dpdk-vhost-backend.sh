@@ -3,8 +3,8 @@
 # testpmd's net_vhost as the backend: a vhost-user implementation nobody here
 # wrote. Per case: the link comes up on testpmd's side, frames flow both
 # ways (testpmd io / macswap sends every frame back on the queue it came in
-# on), split and packed rings, 1 and 2 queue pairs; plus tx-only into
-# testpmd rxonly and rx-only from testpmd txonly.
+# on), split and packed rings, 1 and 2 queue pairs, 64 KiB TSO frames; plus
+# tx-only into testpmd rxonly and rx-only from testpmd txonly.
 #
 # Asserted: vnet-bench exits 0; frames went out and came back (both counts
 # > 0, and testpmd's own RX-packets/TX-packets > 0); no frame came back twice,
@@ -13,7 +13,7 @@
 # Skips (77) when dpdk-testpmd is not installed.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-BENCH=$PWD/build/vnet-bench
+BENCH=${VNET_BENCH:-$PWD/build/vnet-bench}
 TESTPMD=${PEER_TESTPMD:-dpdk-testpmd}
 [ -x "$BENCH" ] || { echo "SKIP: $BENCH not built (run make)"; exit 77; }
 command -v "$TESTPMD" >/dev/null || { echo "SKIP: $TESTPMD not installed (apt install dpdk)"; exit 77; }
@@ -42,7 +42,7 @@ start_testpmd() {
 	# without a terminal
 	"$TESTPMD" --lcores '0@0,1@1' --no-pci --no-huge -m 512 --no-shconf \
 		--file-prefix "$PREFIX" --log-level=lib.eal:notice \
-		--vdev "net_vhost0,iface=$TMPD/vhost.sock,queues=$2,client=0" -- \
+		--vdev "net_vhost0,iface=$TMPD/vhost.sock,queues=$2,client=0${VEXTRA:-}" -- \
 		--no-mlockall --forward-mode="$1" --rxq="$2" --txq="$2" --nb-cores=1 \
 		--total-num-mbufs=16384 --port-topology=loop --auto-start \
 		--stats-period 1 > "$TMPD/testpmd.log" 2>&1 < /dev/null &
@@ -106,6 +106,7 @@ for ring in split packed; do
 	case_run "io, $ring, 2 pairs, ping-pong" io 2 $rf --pairs 2 --mode ping-pong
 	case_run "io, $ring, 1 pair, 9000 B frames (mergeable RX)" io 1 $rf --size 9000
 done
+VEXTRA=,tso=1 case_run "io, packed, 1 pair, 64 KiB TSO frames (net_vhost tso=1)" io 1 --packed --size 65536
 case_run "rxonly, split, 2 pairs, we send" rxonly 2 --pairs 2 --mode tx-only
 case_run "txonly, packed, 1 pair, we receive" txonly 1 --packed --mode rx-only
 exit $FAILED

@@ -11,14 +11,18 @@
 # After each phase pair the port's cumulative counters must satisfy
 #   RX-packets == TX-packets >= minimum, RX-bytes == TX-bytes, RX-errors == 0 (per phase),
 # i.e. every frame testpmd put on a TX ring came back exactly once and unchanged in length.
+# At the end, per queue pair: testpmd's xstats (tx_qN/rx_qN_good_packets) equal vnetd's own
+# counters (vnetctl status --prometheus) and every pair carried frames.
 # With loop the backend applies back-pressure instead of dropping, so equality is exact.
 #
 # Env: VNET_PEER_BACKEND=vnetd (default) | testpmd (net_vhost io/loop: checks the harness),
-#      VNET_PEER_SECS=T (default 2), VNET_PEER_ONLY="name" (run one configuration).
+#      VNET_PEER_SECS=T (default 2), VNET_PEER_ONLY="name" (run one configuration),
+#      VNET_VNETD=PATH (another vnetd binary, e.g. an ASan build), VNET_PEER_KEEP=1 (keep logs).
 # Prints TAP lines; exits 77 with the reason when testpmd is missing or not root.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BACKEND=${VNET_PEER_BACKEND:-vnetd}
+VNETD=${VNET_VNETD:-$TOP/build/vnetd}	# e.g. an ASan build of vnetd
 SECS=${VNET_PEER_SECS:-2}
 N=0 FAILS=0 T0=$SECONDS
 W='' BPID='' TPID='' FIFO_FD=''
@@ -27,10 +31,10 @@ ok() { N=$((N + 1)); echo "ok $N - dpdk-virtio-user: $*"; }
 notok() { N=$((N + 1)); FAILS=$((FAILS + 1)); echo "not ok $N - dpdk-virtio-user: $*"; }
 
 stop_pid() { # PID SIG
-	local p=$1 i
+	local p=$1 _
 	[ -n "$p" ] && kill -0 "$p" 2>/dev/null || return 0
 	kill "-$2" "$p" 2>/dev/null
-	for i in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+	for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
 	kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null
 	wait "$p" 2>/dev/null
 	return 0
@@ -46,8 +50,8 @@ cleanup() { stop_all; [ -n "$W" ] && [ -z "${VNET_PEER_KEEP:-}" ] && rm -rf "$W"
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (testpmd, /var/run/dpdk)"; exit 77; }
 command -v dpdk-testpmd > /dev/null || { echo "SKIP: dpdk-testpmd missing (apt-get install dpdk)"; exit 77; }
-if [ "$BACKEND" = vnetd ] && [ ! -x "$TOP/build/vnetd" ]; then
-	notok "build/vnetd exists (run make first)"; exit 1
+if [ "$BACKEND" = vnetd ] && [ ! -x "$VNETD" ]; then
+	notok "$VNETD exists (run make first)"; exit 1
 fi
 W=$(mktemp -d /tmp/vnet-peer-dpdk.XXXXXX)
 trap cleanup EXIT
@@ -55,10 +59,10 @@ trap 'exit 130' INT TERM
 
 # start_backend NAME QUEUES: vnetd --backend loop (or testpmd net_vhost io) listening on $SOCK
 start_backend() {
-	local name=$1 q=$2 i
+	local name=$1 q=$2 _
 	SOCK=$W/$name.sock; BLOG=$W/$name.backend.log
 	if [ "$BACKEND" = vnetd ]; then
-		"$TOP/build/vnetd" --socket "$SOCK" --backend loop --queues "$q" \
+		"$VNETD" --socket "$SOCK" --backend loop --queues "$q" \
 			--ctl-socket "$W/$name.ctl" > "$BLOG" 2>&1 < /dev/null &
 	else
 		dpdk-testpmd --lcores '0@0,1@0' --no-pci --no-huge -m 512 --no-shconf \
@@ -68,7 +72,7 @@ start_backend() {
 			--total-num-mbufs=16384 --stats-period 10 > "$BLOG" 2>&1 < /dev/null &
 	fi
 	BPID=$!
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		[ -S "$SOCK" ] && return 0
 		kill -0 "$BPID" 2>/dev/null || break
 		sleep 0.1
@@ -79,7 +83,7 @@ start_backend() {
 
 # start_testpmd NAME QUEUES DEVARGS: interactive testpmd, commands through a FIFO
 start_testpmd() {
-	local name=$1 q=$2 dev=$3 i
+	local name=$1 q=$2 dev=$3 _
 	TLOG=$W/$name.testpmd.log
 	mkfifo "$W/$name.fifo"
 	stdbuf -oL dpdk-testpmd --lcores '0@1,1@1' --no-pci --no-huge -m 512 --no-shconf \
@@ -89,7 +93,7 @@ start_testpmd() {
 		< "$W/$name.fifo" > "$TLOG" 2>&1 &
 	TPID=$!
 	exec {FIFO_FD}> "$W/$name.fifo"
-	for i in $(seq 150); do
+	for _ in $(seq 150); do
 		grep -q 'testpmd> ' "$TLOG" 2>/dev/null && return 0
 		kill -0 "$TPID" 2>/dev/null || break
 		sleep 0.1
@@ -103,10 +107,10 @@ tp() { echo "$*" >&"$FIFO_FD"; }
 # port_stats: "rxp rxb rxerr txp txb" from a fresh "show port stats 0" (waits for its
 # closing "Throughput" block; testpmd's output and its prompt may interleave mid-line)
 port_stats() {
-	local before i blk
+	local before _ blk
 	before=$(grep -c 'Tx-pps:' "$TLOG")
 	tp "show port stats 0"
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		[ "$(grep -c 'Tx-pps:' "$TLOG")" -gt "$before" ] && break
 		sleep 0.1
 	done
@@ -118,9 +122,9 @@ port_stats() {
 
 # drain: rxonly until the RX count stops moving (at most 10 s)
 drain() {
-	local prev=-1 cur i
+	local prev=-1 cur _
 	tp "set fwd rxonly"; tp "start"
-	for i in $(seq 20); do
+	for _ in $(seq 20); do
 		sleep 0.5
 		cur=$(port_stats | cut -d' ' -f1)
 		[ "$cur" = "$prev" ] && break
@@ -133,9 +137,9 @@ drain() {
 # no RX errors (LAST holds the previous counters)
 LAST="0 0 0 0 0"
 check() {
-	local name=$1 phase=$2 min=$3 rxp rxb rxe txp txb r0 rb0 re0 t0 tb0
+	local name=$1 phase=$2 min=$3 rxp rxb rxe txp txb r0 rb0 t0 tb0
 	read -r rxp rxb rxe txp txb < <(port_stats)
-	read -r r0 rb0 re0 t0 tb0 <<< "$LAST"
+	read -r r0 rb0 _ t0 tb0 <<< "$LAST"
 	LAST="$rxp $rxb $rxe $txp $txb"
 	echo "# $name $phase: port totals RX-packets=$rxp RX-bytes=$rxb RX-errors=$rxe TX-packets=$txp TX-bytes=$txb"
 	if [ -z "$txp" ] || [ -z "$rxp" ]; then notok "$name: $phase: no port statistics"; return; fi
@@ -144,6 +148,40 @@ check() {
 		ok "$name: $phase: all $txp frames ($txb bytes) came back"
 	else
 		notok "$name: $phase: RX $rxp/$rxb != TX $txp/$txb (frames/bytes), or TX < $min, or RX-errors $rxe"
+	fi
+}
+
+# per_queue NAME QUEUES: per queue pair, testpmd's TX and RX counts (xstats) and vnetd's own
+# (vnetctl status --prometheus: frames taken from the TX ring, put on the RX ring) all agree,
+# and every pair carried traffic: frames come back on the pair they left on
+per_queue() {
+	local name=$1 q=$2 i before _ xs prom ttx trx vtx vrx bad=''
+	before=$(grep -c "tx_q$((q - 1))_good_bytes" "$TLOG")
+	tp "show port xstats 0"
+	for _ in $(seq 50); do
+		[ "$(grep -c "tx_q$((q - 1))_good_bytes" "$TLOG")" -gt "$before" ] && break
+		sleep 0.1
+	done
+	xs=$(sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$TLOG")
+	[ "$BACKEND" = vnetd ] && prom=$("$TOP/build/vnetctl" status -s "$W/$name.ctl" --prometheus 2>&1)
+	for i in $(seq 0 $((q - 1))); do
+		ttx=$(grep -o "tx_q${i}_good_packets: *[0-9]*" <<< "$xs" | tail -n1 | grep -o '[0-9]*$')
+		trx=$(grep -o "rx_q${i}_good_packets: *[0-9]*" <<< "$xs" | tail -n1 | grep -o '[0-9]*$')
+		if [ "$BACKEND" = vnetd ]; then
+			vtx=$(grep "^vnetd_queue_packets_total{.*queue=\"$i\",dir=\"tx\"}" <<< "$prom" | awk '{print $2}')
+			vrx=$(grep "^vnetd_queue_packets_total{.*queue=\"$i\",dir=\"rx\"}" <<< "$prom" | awk '{print $2}')
+		else
+			vtx=$ttx vrx=$trx
+		fi
+		echo "# $name pair $i: testpmd tx=$ttx rx=$trx; $BACKEND took from TX ring=$vtx, put on RX ring=$vrx"
+		[ -n "$ttx" ] && [ "${ttx:-0}" -gt 0 ] && [ "$ttx" = "$trx" ] && [ "$ttx" = "$vtx" ] &&
+			[ "$trx" = "$vrx" ] || bad="$bad $i"
+	done
+	if [ -z "$bad" ]; then
+		ok "$name: per pair, testpmd's and $BACKEND's counts agree and every pair carried frames"
+	else
+		notok "$name: per pair counts disagree or a pair carried nothing (pairs:$bad)"
+		[ "$BACKEND" = vnetd ] && grep -E 'packets_total|error|refused' <<< "$prom" | head -8 | sed 's/^/# vnetctl: /'
 	fi
 }
 
@@ -165,8 +203,13 @@ run_config() {
 		if kill -0 "$BPID" 2>/dev/null; then ok "$name: vnetd still running"
 		else notok "$name: vnetd still running"; tail -n 10 "$BLOG" | sed 's/^/# vnetd: /'; fi
 	fi
+	per_queue "$name" "$q"
 	tp "quit"
 	stop_all
+	if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$BLOG"; then
+		grep -E -A5 'AddressSanitizer|LeakSanitizer|runtime error:' "$BLOG" | head -n 20 | sed 's/^/# vnetd: /'
+		notok "$name: vnetd logged a sanitizer report"
+	fi
 	echo "# $name took $((SECONDS - t0))s"
 }
 

@@ -96,6 +96,11 @@ static void test_translate(void)
 	CHECK_EQ(gmem_translate(&M, 0x100000, 0x20000, iov, 4), 2);
 	CHECK_EQ(gmem_translate(&M, 0x100000, 0x20001, iov, 4), -EFAULT);
 
+	CHECK_EQ(gmem_region_index(&M, 0x100000), 0);
+	CHECK_EQ(gmem_region_index(&M, 0x11ffff), 1);
+	CHECK_EQ(gmem_region_index(&M, 0x130005), 2);
+	CHECK_EQ(gmem_region_index(&M, 0x120000), -1);
+	CHECK_EQ(gmem_region_index(&M, 0x140000), -1);
 	CHECK(gmem_gpa_ptr(&M, 0x100000, 0x10000) == buf + 0x10000);
 	CHECK(!gmem_gpa_ptr(&M, 0x100000, 0x10001));	/* spans: not one piece */
 	CHECK(!gmem_gpa_ptr(&M, 0x13ffff, UINT64_MAX));

@@ -227,6 +227,36 @@ static void test_permission_denied_on(void)
 	CHECK(!strcmp(d.reason, want));
 }
 
+/* The usual setup: root:kvm 0660; the advice then names kvm only */
+static void test_permission_denied_kvm_group(void)
+{
+	char path[128], want[1024], user[64];
+	struct vhost_decision d;
+	struct passwd *pw;
+	struct group *gr;
+	int ret = 0;
+
+	if (geteuid() != 0)
+		SKIP("needs root to give a file to group kvm and drop to uid 65534");
+	gr = getgrnam("kvm");
+	if (!gr)
+		SKIP("no group kvm on this host");
+	CHECK(make_file("kvmdev", 0660, path, sizeof(path)));
+	CHECK(chown(path, 0, gr->gr_gid) == 0);
+	CHECK(chmod(tmpdir, 0755) == 0);
+	CHECK_EQ(decide_as_nobody(path, &d, &ret), 0);
+	pw = getpwuid(65534);
+	snprintf(user, sizeof(user), "%s", pw ? pw->pw_name : "uid 65534");
+	CHECK_EQ(ret, -EACCES);
+	snprintf(want, sizeof(want),
+		 "--vhost-net on: %s cannot be opened: Permission denied for "
+		 "user %s; the device is root:kvm mode 0660. Add %s to group "
+		 "kvm, or start with --vhost-net off.", path, user, user);
+	if (strcmp(d.msg, want))
+		fprintf(stderr, "  got:  %s\n  want: %s\n", d.msg, want);
+	CHECK(!strcmp(d.msg, want));
+}
+
 /* Whatever this host has: the decision must agree with what the device does */
 static void test_host_device(void)
 {
@@ -372,7 +402,7 @@ static void test_kernel_wrappers_errno(void)
 static void cleanup_tmpdir(void)
 {
 	static const char *const names[] = { "notadev", "noperm", "maxreg",
-					     "plain" };
+					     "plain", "kvmdev" };
 	char path[128];
 	size_t i;
 
@@ -398,6 +428,7 @@ int main(void)
 	RUN(test_missing_on);
 	RUN(test_regular_file_on);
 	RUN(test_permission_denied_on);
+	RUN(test_permission_denied_kvm_group);
 	RUN(test_host_device);
 	RUN(test_max_regions);
 	RUN(test_features_offered);

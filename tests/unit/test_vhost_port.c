@@ -168,6 +168,28 @@ static void test_features_when_usable(void)
 	CHECK_EQ(vhost_port_max_mem_slots(&vp, 509), 64);
 }
 
+static void test_adopt(void)
+{
+	struct vhost_decision d;
+	struct vhost_port vp;
+
+	memset(&d, 0, sizeof(d));
+	d.mode = VHOST_MODE_AUTO;
+	d.use = true;
+	d.kernel_features = KERNEL_6_1;
+	d.max_regions = 32;
+	snprintf(d.reason, sizeof(d.reason), "decided by vnetd");
+	vhost_port_adopt(&vp, "p0", &d, "/nonexistent");
+	CHECK(vp.vk.use);
+	CHECK(!strcmp(vp.vk.reason, "decided by vnetd"));
+	CHECK_EQ(vhost_port_max_mem_slots(&vp, 509), 32);
+	CHECK(!vhost_port_offloaded(&vp, 0));
+	CHECK_EQ(vp.o[PORT_MAX_PAIRS - 1].fd, -1);
+	vhost_port_adopt(&vp, "p0", NULL, NULL);
+	CHECK(!vp.vk.use);
+	CHECK_EQ(vhost_port_features(&vp, 0x1234), 0x1234);
+}
+
 /* auto: a refusal puts this connection on the userspace path, with reasons */
 static void test_auto_fallback(void)
 {
@@ -258,6 +280,7 @@ int main(void)
 	RUN(test_no_queue_fd);
 	RUN(test_missing_device);
 	RUN(test_features_when_usable);
+	RUN(test_adopt);
 	RUN(test_auto_fallback);
 	RUN(test_on_refusal);
 	RUN(test_in_flight_refused);

@@ -71,6 +71,7 @@ void free(void *p)
 }
 #endif
 
+#ifndef VNET_SANITIZED
 static struct tenv T;
 
 /*
@@ -116,6 +117,7 @@ static int churn(unsigned long chains)
 	}
 	return 0;
 }
+#endif
 
 static void noalloc_case(enum vq_layout l, uint64_t features)
 {

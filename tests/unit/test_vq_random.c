@@ -124,7 +124,9 @@ static int dev_push_one(void)
 	uint16_t slot = R.inflight[i];
 	struct vq_chain *c = &R.chains[slot];
 	uint32_t tok = R.recs[R.chain_seq[slot] % NREC].token;
-	uint32_t len = c->in_len ? rnd(c->in_len + 1) : 0;
+	/* IN_ORDER: zero lengths half the time (collapsed batches) */
+	uint32_t len = c->in_len && !(R.t.dev.in_order && rnd(2)) ?
+		       rnd(c->in_len + 1) : 0;
 
 	if (R.tok_state[tok % NTOK] != 1)
 		return -1;

@@ -314,6 +314,32 @@ static void test_wrap_counters(void)
 	tenv_cleanup(&T);
 }
 
+/* A one-entry ring: every operation wraps */
+static void test_ring_size_one(void)
+{
+	struct vq_buf b[2] = { { tdata(0), 10 }, { tdata(1), 20 } };
+	struct vq_chain c;
+	uint32_t tok, len, i;
+
+	CHECK_EQ(tenv_init(&T, VQ_PACKED, 1, F_EVENT_IDX | F_INDIRECT), 0);
+	for (i = 0; i < 1000; i++) {
+		CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, b, 2, i), -ENOSPC);
+		CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, b, 1, i), 0);
+		CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, b, 1, i), -ENOSPC);
+		vq_drv_kick_needed(&T.drv);
+		CHECK_EQ(vq_pop(&T.dev, &c), 0);
+		CHECK_EQ(vq_pop(&T.dev, &c), -EAGAIN);
+		vq_push(&T.dev, &c, i % 10);
+		vq_flush(&T.dev);
+		CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), 0);
+		CHECK_EQ(tok, i);
+		CHECK_EQ(len, i % 10);
+		CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), -EAGAIN);
+	}
+	CHECK(!vq_is_broken(&T.dev) && !vq_is_broken(&T.drv));
+	tenv_cleanup(&T);
+}
+
 static void test_set_get_base(void)
 {
 	struct vq_chain c;
@@ -477,6 +503,56 @@ static void test_in_order_device(void)
 		CHECK_EQ(tok, i);
 		CHECK_EQ(len, i + 1);
 	}
+	tenv_cleanup(&T);
+}
+
+/* IN_ORDER, all lengths 0: our device writes one used descriptor */
+static void test_in_order_collapse_device(void)
+{
+	struct vq_buf b[2] = { { tdata(0), 64 }, { tdata(1), 64 } };
+	struct vq_chain c[3];
+	uint32_t tok, len, i;
+
+	CHECK_EQ(tenv_init(&T, VQ_PACKED, 6, F_IN_ORDER), 0);
+	for (i = 0; i < 4; i++) {	/* to slot 4: the batch crosses the end */
+		CHECK_EQ(vq_drv_add(&T.drv, b, 1, NULL, 0, 100), 0);
+		CHECK_EQ(vq_pop(&T.dev, &c[0]), 0);
+		vq_push(&T.dev, &c[0], 0);
+		vq_flush(&T.dev);
+		CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), 0);
+		CHECK_EQ(tok, 100);
+	}
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(vq_drv_add(&T.drv, b, 1 + (i == 1), NULL, 0, i), 0);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(vq_pop(&T.dev, &c[i]), 0);
+	for (i = 0; i < 3; i++)
+		vq_push(&T.dev, &c[i], 0);
+	vq_flush(&T.dev);
+	CHECK_EQ(T.dev.used_idx, 2);			/* 4 + 1 + 2 + 1 - 6 */
+	CHECK(!T.dev.used_wrap);
+	CHECK_EQ(le16toh(pdesc(4)->id), c[2].id);	/* the last buffer */
+	CHECK_EQ(le16toh(pdesc(5)->flags) & PF_USED, 0);	/* untouched */
+	for (i = 0; i < 3; i++) {
+		CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), 0);
+		CHECK_EQ(tok, i);
+		CHECK_EQ(len, 0);
+	}
+	CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), -EAGAIN);
+	CHECK_EQ(vq_drv_num_free(&T.drv), 6);
+	/* A non-zero length anywhere: one used descriptor per buffer */
+	CHECK_EQ(vq_drv_add(&T.drv, b, 1, NULL, 0, 7), 0);
+	CHECK_EQ(vq_drv_add(&T.drv, b, 1, NULL, 0, 8), 0);
+	CHECK_EQ(vq_pop(&T.dev, &c[0]), 0);
+	CHECK_EQ(vq_pop(&T.dev, &c[1]), 0);
+	vq_push(&T.dev, &c[0], 0);
+	vq_push(&T.dev, &c[1], 5);
+	vq_flush(&T.dev);
+	CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), 0);
+	CHECK_EQ(tok, 7);
+	CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), 0);
+	CHECK_EQ(tok, 8);
+	CHECK_EQ(len, 5);
 	tenv_cleanup(&T);
 }
 
@@ -682,12 +758,14 @@ int main(void)
 	RUN(test_spill);
 	RUN(test_discard);
 	RUN(test_wrap_counters);
+	RUN(test_ring_size_one);
 	RUN(test_set_get_base);
 	RUN(test_event_idx_device);
 	RUN(test_event_idx_driver);
 	RUN(test_notify_flags);
 	RUN(test_in_order_collapsed);
 	RUN(test_in_order_device);
+	RUN(test_in_order_collapse_device);
 	RUN(test_dirty_log);
 	RUN(test_mal_chain_longer_than_ring);
 	RUN(test_mal_chain_desc_not_avail);

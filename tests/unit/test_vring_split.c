@@ -293,6 +293,32 @@ static void test_index_wrap(void)
 	tenv_cleanup(&T);
 }
 
+/* A one-entry ring: every operation wraps */
+static void test_ring_size_one(void)
+{
+	struct vq_buf b[2] = { { tdata(0), 10 }, { tdata(1), 20 } };
+	struct vq_chain c;
+	uint32_t tok, len, i;
+
+	CHECK_EQ(tenv_init(&T, VQ_SPLIT, 1, F_EVENT_IDX | F_INDIRECT), 0);
+	for (i = 0; i < 1000; i++) {
+		CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, b, 2, i), -ENOSPC);
+		CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, b, 1, i), 0);
+		CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, b, 1, i), -ENOSPC);
+		vq_drv_kick_needed(&T.drv);
+		CHECK_EQ(vq_pop(&T.dev, &c), 0);
+		CHECK_EQ(vq_pop(&T.dev, &c), -EAGAIN);
+		vq_push(&T.dev, &c, i % 10);
+		vq_flush(&T.dev);
+		CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), 0);
+		CHECK_EQ(tok, i);
+		CHECK_EQ(len, i % 10);
+		CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), -EAGAIN);
+	}
+	CHECK(!vq_is_broken(&T.dev) && !vq_is_broken(&T.drv));
+	tenv_cleanup(&T);
+}
+
 static void test_set_get_base(void)
 {
 	struct vq_chain c;
@@ -447,7 +473,8 @@ static int mal_expect(const char *what)
 
 	ok = vq_pop(&T.dev, &c) == -EBADMSG && vq_is_broken(&T.dev) &&
 	     strstr(vq_broken_reason(&T.dev), what) &&
-	     vq_pop(&T.dev, &c) == -EBADMSG && !vq_enable_notify(&T.dev) && !vq_avail_pending(&T.dev);
+	     vq_pop(&T.dev, &c) == -EBADMSG && !vq_enable_notify(&T.dev) &&
+	     !vq_avail_pending(&T.dev);
 	if (!ok)
 		fprintf(stderr, "  reason: \"%s\"\n", vq_broken_reason(&T.dev));
 	tenv_cleanup(&T);
@@ -626,6 +653,23 @@ static void test_mal_too_many_in_flight(void)
 	CHECK(mal_expect("more than 8 buffers in flight"));
 }
 
+/* The translation hint must not outlive a region removed from the table */
+static void test_mal_region_removed(void)
+{
+	struct vq_buf b = { tdata(0), 64 };
+	struct vq_chain c;
+
+	CHECK_EQ(mal_setup(0), 0);
+	CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, &b, 1, 1), 0);
+	vq_drv_kick_needed(&T.drv);
+	CHECK_EQ(vq_pop(&T.dev, &c), 0);	/* hint: second region */
+	CHECK_EQ(gmem_remove_region(&T.mem, TM_GPA + TM_HALF, TM_HALF,
+				    TM_UVA + TM_HALF), 0);
+	CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, &b, 1, 2), 0);
+	vq_drv_kick_needed(&T.drv);
+	CHECK(mal_expect("outside guest memory"));
+}
+
 static void test_mal_reset_recovers(void)
 {
 	struct vq_chain c;
@@ -675,6 +719,7 @@ int main(void)
 	RUN(test_spill_and_enospc);
 	RUN(test_discard);
 	RUN(test_index_wrap);
+	RUN(test_ring_size_one);
 	RUN(test_set_get_base);
 	RUN(test_event_idx_device);
 	RUN(test_event_idx_driver);
@@ -699,6 +744,7 @@ int main(void)
 	RUN(test_mal_avail_idx_jump);
 	RUN(test_mal_read_after_write);
 	RUN(test_mal_too_many_in_flight);
+	RUN(test_mal_region_removed);
 	RUN(test_mal_reset_recovers);
 	RUN(test_mal_device_bad_used_id);
 	return test_exit();

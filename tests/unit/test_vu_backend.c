@@ -913,6 +913,46 @@ static void test_mem_slots(void)
 	CHECK_EQ(count_fds(), before);
 }
 
+/* QEMU adds every region once per queue pair's vhost device */
+static void test_mem_reg_refcount(void)
+{
+	struct vu_mem_single r = { 0 };
+	int before = count_fds(), fd;
+	struct vnet_ring *rx;
+	struct fe f;
+
+	fd = memfd_sized(MEM_SIZE);
+	CHECK_EQ(fe_open(&f, 2), 0);
+	CHECK_EQ(fe_setup(&f, STD_FEATURES, PROTO_ALL), 0);
+	r.region = (struct vu_mem_region){ 0, MEM_SIZE, MEM_UVA, 0 };
+	CHECK_EQ(fe_req(&f, VHOST_USER_ADD_MEM_REG, &r, sizeof(r), &fd, 1), 0);
+	CHECK_EQ(fe_ring_up(&f, 0, 0), 0);
+	CHECK_EQ(fe_req(&f, VHOST_USER_ADD_MEM_REG, &r, sizeof(r), &fd, 1), 0);
+	CHECK_EQ(fe_ring_up(&f, 2, 0), 0);
+	rx = dev_ring(&f, 0);
+	CHECK(rx->started);
+	/* one removal: the other device still uses it */
+	CHECK_EQ(fe_req(&f, VHOST_USER_REM_MEM_REG, &r, sizeof(r), NULL, 0), 0);
+	CHECK(rx->started);
+	CHECK(dev_ring(&f, 2)->started);
+	/* the last one unmaps it, and the rings in it stop */
+	CHECK_EQ(fe_req(&f, VHOST_USER_REM_MEM_REG, &r, sizeof(r), NULL, 0), 0);
+	CHECK(!rx->started);
+	CHECK(!dev_ring(&f, 2)->started);
+	CHECK_EQ(fe_req(&f, VHOST_USER_REM_MEM_REG, &r, sizeof(r), NULL, 0),
+		 -ENOENT);
+	/* a SET_MEM_TABLE resets the counts */
+	CHECK_EQ(fe_mem_table(&f), 0);
+	r.region = (struct vu_mem_region){ MEM_GPA, MEM_SIZE, MEM_UVA, 0 };
+	CHECK_EQ(fe_req(&f, VHOST_USER_REM_MEM_REG, &r, sizeof(r), NULL, 0), 0);
+	CHECK_EQ(fe_req(&f, VHOST_USER_REM_MEM_REG, &r, sizeof(r), NULL, 0),
+		 -ENOENT);
+	CHECK(wp_balanced());
+	fe_close(&f);
+	close(fd);
+	CHECK_EQ(count_fds(), before);
+}
+
 static void test_out_of_order(void)
 {
 	struct vu_vring_addr a = { .index = 0 };
@@ -1131,6 +1171,13 @@ static void test_log_base(void)
 	CHECK(rx->started);
 	CHECK(rx->vq.log != NULL);
 	CHECK_EQ(rx->vq.log_used_gpa, MEM_GPA + USED_OFF);
+	/* a ring (re)started while logging logs from its first write */
+	CHECK_EQ(fe_state(&f, VHOST_USER_GET_VRING_BASE, 0, 0), 0);
+	CHECK_EQ(fe_reply(&f, &r), 0);
+	CHECK(!rx->started);
+	CHECK_EQ(fe_fd_msg(&f, VHOST_USER_SET_VRING_KICK, 0, NULL), 0);
+	CHECK(rx->started);
+	CHECK(rx->vq.log != NULL);
 	/* other features may not change while rings run */
 	CHECK_EQ(fe_u64(&f, VHOST_USER_SET_FEATURES,
 			feat | BIT(VIRTIO_NET_F_CSUM)), -EBUSY);
@@ -1201,6 +1248,19 @@ static void test_call_swap_and_reset(void)
 	CHECK_EQ(fe_fd_msg(&f, VHOST_USER_SET_VRING_ERR, 0, NULL), 0);
 	close(c1);
 	close(c2);
+	/* kick, call and err fds replaced again and again: nothing piles up */
+	c1 = count_fds();
+	for (c2 = 0; c2 < 4; c2++) {
+		int lfd = eventfd(0, EFD_CLOEXEC);
+
+		CHECK_EQ(fe_fd_msg(&f, VHOST_USER_SET_VRING_KICK, 0, NULL), 0);
+		CHECK_EQ(fe_fd_msg(&f, VHOST_USER_SET_VRING_CALL, 0, NULL), 0);
+		CHECK_EQ(fe_fd_msg(&f, VHOST_USER_SET_VRING_ERR, 0, NULL), 0);
+		CHECK_EQ(fe_req(&f, VHOST_USER_SET_LOG_FD, NULL, 0, &lfd, 1), 0);
+		close(lfd);
+	}
+	CHECK_EQ(count_fds(), c1 + 2);	/* + call fd (was none), log fd */
+	CHECK(rx->started);
 	/* RESET_OWNER: rings stop, memory and fds go, features stay offered */
 	CHECK_EQ(fe_get_u64(&f, VHOST_USER_GET_FEATURES, &off1), 0);
 	CHECK_EQ(fe_req(&f, VHOST_USER_RESET_OWNER, NULL, 0, NULL, 0), 0);
@@ -1222,6 +1282,7 @@ static void test_call_swap_and_reset(void)
 static void test_disconnect_reconnect(void)
 {
 	int before = count_fds(), sv[2], i;
+	unsigned int n;
 	uint64_t off1, off2;
 	struct fe f;
 
@@ -1232,6 +1293,7 @@ static void test_disconnect_reconnect(void)
 	for (i = 0; i < 8; i++)
 		CHECK_EQ(fe_ring_up(&f, (uint32_t)i, 0), 0);
 	CHECK(dev_ring(&f, 7)->started);
+	CHECK(strcmp(vu_dev_pairs(f.d, &n)[3].datapath, "userspace") == 0);
 	/* the frontend vanishes mid-traffic */
 	close(f.sock);
 	f.sock = -1;
@@ -1241,6 +1303,7 @@ static void test_disconnect_reconnect(void)
 	CHECK_EQ(vu_dev_sock(f.d), -1);
 	CHECK(!dev_ring(&f, 7)->started);
 	CHECK_EQ(dev_ring(&f, 7)->call_fd, -1);
+	CHECK(strcmp(vu_dev_pairs(f.d, &n)[3].datapath, "idle") == 0);
 	close(f.mem_fd);
 	f.mem_fd = -1;
 	CHECK_EQ(count_fds(), before + 0);	/* device holds nothing */
@@ -1292,6 +1355,7 @@ int main(void)
 	RUN(test_ring_size);
 	RUN(test_mem_table_bad);
 	RUN(test_mem_slots);
+	RUN(test_mem_reg_refcount);
 	RUN(test_out_of_order);
 	RUN(test_mem_table_replace);
 	RUN(test_get_config);

@@ -656,6 +656,32 @@ static void test_resume_after_backend_crash(void)
 	CHECK_EQ(count_fds(), fds);
 }
 
+/* A GSO header without the matching feature never reaches the ring */
+static void test_tx_offload_needs_feature(void)
+{
+	struct virtio_net_hdr_v1 h = { .gso_type = VIRTIO_NET_HDR_GSO_TCPV4,
+				       .gso_size = 1448, .hdr_len = 54 };
+	struct vu_frontend_opts o = { .max_frame = 9000 };
+	uint8_t frame[9000] = { 0 };
+	struct vu_frontend f;
+	struct fake k;
+	int s;
+
+	s = fake_start(&k, BASE_FEATURES | F(VIRTIO_NET_F_CSUM), 0);
+	CHECK(s >= 0);
+	CHECK_EQ(vu_frontend_init(&f, &o), 0);
+	CHECK_EQ(vu_frontend_adopt(&f, s, VU_FRONTEND_TAKE_FD), 0);
+	CHECK_EQ(vu_frontend_tx(&f, 0, &h, frame, sizeof(frame)), -EOPNOTSUPP);
+	h.gso_type = VIRTIO_NET_HDR_GSO_NONE;
+	h.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	CHECK_EQ(vu_frontend_tx(&f, 0, &h, frame, 1500), 0);	/* CSUM is there */
+	CHECK_EQ(vu_frontend_tx(&f, 0, NULL, frame, 9001), -EMSGSIZE);
+	CHECK_EQ(vu_frontend_tx(&f, 1, NULL, frame, 64), -ENOTCONN);	/* no pair 1 */
+	CHECK_EQ(vu_frontend_stats(&f, 1)->frames, 1);
+	vu_frontend_cleanup(&f);
+	fake_join(&k);
+}
+
 static void test_data_path_refuses_when_stopped(void)
 {
 	struct vu_frontend_opts o = { 0 };
@@ -691,6 +717,7 @@ int main(void)
 	RUN(test_caller_memory_used);
 	RUN(test_stop_and_resume_positions);
 	RUN(test_resume_after_backend_crash);
+	RUN(test_tx_offload_needs_feature);
 	RUN(test_data_path_refuses_when_stopped);
 	if (count_fds() != fds) {
 		printf("not ok %d - no_fd_leak_overall (%d -> %d)\n", ++t_num,

@@ -145,6 +145,38 @@ static void test_poll_mode(void)
 	dp_cleanup(&e);
 }
 
+/* Small budgets: more, smaller batches, nothing lost */
+static void test_small_budgets(void)
+{
+	struct worker_opts o = { .budget_pkts = 4, .budget_bytes = 3000 };
+	struct dp_env e;
+
+	CHECK_EQ(dp_init(&e, VQ_SPLIT, F_V1 | F_MRG, 1, "loop"), 0);
+	CHECK_EQ(dp_start(&e, &o), 0);
+	CHECK_EQ(run_traffic(&e, 2000, false), 0);
+	/* at most 4 frames (or ~3000 bytes + one frame) per RX batch */
+	CHECK(dp_ctr(&e.pairs[0].rx.ctr.batches) >= 2000 / 4);
+	dp_cleanup(&e);
+}
+
+/* Rings without a kick fd are polled ("no fd" bit in SET_VRING_KICK) */
+static void test_no_kick_fd_polls(void)
+{
+	struct dp_env e;
+
+	CHECK_EQ(dp_init(&e, VQ_PACKED, F_V1 | F_MRG, 1, "loop"), 0);
+	close(e.pairs[0].tx.kick_fd);
+	close(e.pairs[0].rx.kick_fd);
+	e.pairs[0].tx.kick_fd = -1;
+	e.pairs[0].rx.kick_fd = -1;
+	CHECK_EQ(dp_start(&e, NULL), 0);
+	CHECK_EQ(run_traffic(&e, 1000, false), 0);
+	worker_pause_all(e.wp);	/* destroy works on a paused pool too */
+	e.pairs[0].tx.kick_fd = eventfd(0, 0);	/* for dp_cleanup */
+	e.pairs[0].rx.kick_fd = eventfd(0, 0);
+	dp_cleanup(&e);
+}
+
 /* Paused pairs are not touched; traffic resumes where it stopped */
 static void test_pause_resume_mid_traffic(void)
 {
@@ -479,6 +511,8 @@ int main(void)
 	RUN(test_pairs3_on_2_threads_packed);
 	RUN(test_pairs3_on_1_thread_split);
 	RUN(test_poll_mode);
+	RUN(test_small_budgets);
+	RUN(test_no_kick_fd_polls);
 	RUN(test_pause_resume_mid_traffic);
 	RUN(test_disabled_split);
 	RUN(test_disabled_packed);

@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # tests/guest/lib/prelude.sh - prepended (by vu-test.sh) to every guest script: checks that
 # the host turns into TAP lines. Runs inside the guest under busybox sh.
-#   gcheck NAME CMD...   runs CMD; prints "VNET-CHECK ok|FAIL <seconds> NAME"
+#   gcheck NAME CMD...   runs CMD; prints "VNET-CHECK ok|FAIL <seconds> NAME"; CMD's verdict
 #   gmark NAME           prints "VNET-MARK NAME" (the host waits for it, e.g. to restart vnetd)
 #   gwait_oper STATE S   waits up to S seconds for eth0 operstate STATE
 #   gping_wait IP S      waits up to S seconds for the first ping reply
@@ -15,6 +15,7 @@ gcheck() {
 	if "$@"; then _r=ok; else _r=FAIL; GFAILS=$((GFAILS + 1)); fi
 	_t1=$(gnow)
 	echo "VNET-CHECK $_r $(awk -v a="$_t0" -v b="$_t1" 'BEGIN{printf "%.1f", b-a}') $_n"
+	[ $_r = ok ]
 }
 gmark() { echo "VNET-MARK $1"; }
 gwait_oper() {
