@@ -13,7 +13,7 @@
 # Usage: bench/frontend-vs-dpdk.sh [SECS] [ROUNDS]   (defaults 5 and 2)
 # NICE=-10 runs backend and frontends at that nice level (a busy shared
 # machine otherwise decides the numbers); BE_CPU / FE_CPU pick the CPUs.
-# Output: one line per round, then
+# Output: one line per round, then the medians over rounds:
 #   RESULT size=64 vnet_bench_mpps=X dpdk_virtio_user_mpps=Y ratio=X/Y
 # Exit: 0 measured, 77 dpdk-testpmd or build/vnet-bench missing, 1 failure.
 set -u
@@ -30,7 +30,7 @@ TESTPMD=${PEER_TESTPMD:-dpdk-testpmd}
 command -v "$TESTPMD" >/dev/null || { echo "SKIP: $TESTPMD not installed"; exit 77; }
 TMPD=$(mktemp -d /tmp/vnb-fvd.XXXXXX)
 SOCK=$TMPD/vhost.sock
-BE= FE=
+BE='' FE=''
 stop_pid() {	# stop_pid PID: SIGINT (testpmd prints totals), then SIGKILL
 	local p=$1
 	[ -n "$p" ] && kill -0 "$p" 2>/dev/null || return 0
@@ -39,8 +39,9 @@ stop_pid() {	# stop_pid PID: SIGINT (testpmd prints totals), then SIGKILL
 	kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null
 	wait "$p" 2>/dev/null
 }
+# shellcheck disable=SC2317  # invoked via trap
 cleanup() {
-	stop_pid "$FE"; stop_pid "$BE"; FE= BE=
+	stop_pid "$FE"; stop_pid "$BE"; FE='' BE=''
 	rm -rf /var/run/dpdk/vnbfvd-be$$ /var/run/dpdk/vnbfvd-fe$$ "$TMPD"
 }
 trap cleanup EXIT
@@ -106,8 +107,10 @@ for r in $(seq "$ROUNDS"); do
 	echo "round $r testpmd virtio_user: backend received $GOT Mpps (frontend's own tx $OWN Mpps)"
 	B+=("$GOT")
 done
-a=$(printf '%s\n' "${A[@]}" | awk '{s+=$1} END {printf "%.3f", s/NR}')
-b=$(printf '%s\n' "${B[@]}" | awk '{s+=$1} END {printf "%.3f", s/NR}')
+# median over rounds: a shared machine makes single rounds swing widely
+median() { sort -n | awk '{v[NR]=$1} END {printf "%.3f", NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+a=$(printf '%s\n' "${A[@]}" | median)
+b=$(printf '%s\n' "${B[@]}" | median)
 ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
 echo "RESULT size=$SIZE vnet_bench_mpps=$a dpdk_virtio_user_mpps=$b ratio=$ratio"
 [ "$b" != 0.000 ] && [ "$a" != 0.000 ]

@@ -17,7 +17,10 @@
  * chain's full writable length.
  *
  * Build: make fuzz-build; -DFZ_STANDALONE adds a main() running the files
- * named on the command line once each (gcc, no libFuzzer).
+ * named on the command line once each (gcc, no libFuzzer). The fuzz build
+ * lets UBSan recover: run with UBSAN_OPTIONS=halt_on_error=1 so undefined
+ * behaviour counts as a crash. tests/unit/test_vring_corpus.c replays the
+ * seeds (and mutations of them) in the unit tests, where it always does.
  */
 #ifndef VNET_FUZZ_VRING_COMMON_H
 #define VNET_FUZZ_VRING_COMMON_H

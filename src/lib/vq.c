@@ -478,8 +478,11 @@ void vq_chain_commit(struct vq *vq, struct vq_chain *c)
  * @len:	Table length, already checked: non-zero, multiple of 16,
  *		at most num descriptors
  *
- * A table inside one region is used in place (each entry is still read
- * once); one spanning regions is copied to the queue's scratch.
+ * A table inside one region and 8-byte aligned is used in place (each
+ * entry is still read once); one spanning regions, or at an address the
+ * descriptor structure cannot be read from directly, is copied to the
+ * queue's (aligned) scratch: any guest placement works, none is undefined
+ * behaviour here.
  *
  * Return: the table, or NULL if any byte is outside guest memory
  */
@@ -487,7 +490,7 @@ const void *vq_indirect_table(struct vq *vq, uint64_t addr, uint32_t len)
 {
 	const void *t = gmem_gpa_ptr(vq->mem, addr, len);
 
-	if (t)
+	if (t && !((uintptr_t)t & 7))
 		return t;
 	if (gmem_read(vq->mem, addr, vq->indir_scratch, len))
 		return NULL;

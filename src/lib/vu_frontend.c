@@ -582,7 +582,7 @@ int vu_frontend_connect(struct vu_frontend *f, const char *path)
  * @sock:	Connected UNIX stream socket; borrowed unless @flags says
  *		otherwise
  * @flags:	VU_FRONTEND_TAKE_FD: the library closes @sock on disconnect
- *		(also when this call fails)
+ *		(also when the handshake fails)
  *
  * Return: 0, or -errno with the reason in vu_frontend_error()
  */

@@ -8,6 +8,7 @@
 #define VNET_BENCH_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -95,9 +96,11 @@ struct bench_vm {
 
 extern volatile int bench_stop;		/* workers stop sending */
 extern volatile int bench_quit;		/* workers stop draining too */
+extern volatile sig_atomic_t bench_interrupted;	/* SIGINT/SIGTERM seen */
 
 int bench_vm_start(struct bench_vm *vm);
-int bench_run_workers(struct bench_vm *vms, unsigned int nvms, double secs);
+int bench_run_workers(struct bench_vm *vms, unsigned int nvms, double secs,
+		      double *elapsed);
 void bench_vm_finish(struct bench_vm *vm);
 
 int bench_spawn(struct bench_vm *vm);

@@ -34,7 +34,7 @@ static const char usage_text[] =
 "  -l, --size BYTES       frame size, 60..65536; above 9018 sent as TSO frames (default: 64)\n"
 "  -q, --pairs N          queue pairs per VM, one thread each (default: 1)\n"
 "      --vms N            VMs, each its own connection and memory (default: 1)\n"
-"  -d, --duration SECS    measured window (default: 3)\n"
+"  -d, --duration SECS    measured window (default: 3); SIGINT/SIGTERM end it early\n"
 "      --poll             busy-poll the rings (default: sleep on the call eventfd)\n"
 "      --packed           packed rings (default: split)\n"
 "      --ring N           ring size (default: 256)\n"
@@ -231,10 +231,12 @@ static int parse_args(struct bench_cfg *c, int argc, char **argv)
 	return 0;
 }
 
+/* First signal: end the window (in-flight frames still drain); second: quit */
 static void on_signal(int sig)
 {
 	(void)sig;
-	bench_quit = 1;
+	if (bench_interrupted++)
+		bench_quit = 1;
 	bench_stop = 1;
 }
 
@@ -276,6 +278,7 @@ static int bench_main(struct bench_cfg *c)
 {
 	unsigned int v, n = c->vms;
 	int ret = 0, status = 2;
+	double secs = 0;
 	bool failed = true;
 
 	for (v = 0; v < n; v++) {	/* no fd of ours yet: nothing to close */
@@ -297,16 +300,17 @@ static int bench_main(struct bench_cfg *c)
 			ret = bench_vm_start(&vms[v]);
 	}
 	if (!ret && c->restart_at) {
-		ret = bench_run_workers(vms, n, c->restart_at);
-		if (!ret && !bench_quit)
+		ret = bench_run_workers(vms, n, c->restart_at, &secs);
+		if (!ret && !bench_interrupted)
 			ret = bench_restart(n);
-		if (!ret)
-			ret = bench_run_workers(vms, n, c->duration - c->restart_at);
+		if (!ret && !bench_interrupted)
+			ret = bench_run_workers(vms, n, c->duration - c->restart_at,
+						&secs);
 	} else if (!ret) {
-		ret = bench_run_workers(vms, n, c->duration);
+		ret = bench_run_workers(vms, n, c->duration, &secs);
 	}
 	if (!ret) {
-		status = bench_report(c, vms, n, c->duration);
+		status = bench_report(c, vms, n, secs > 0 ? secs : c->duration);
 		failed = status != 0;
 	}
 	for (v = 0; v < n; v++) {

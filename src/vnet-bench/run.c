@@ -15,6 +15,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,7 @@ struct bench_mark {
 
 volatile int bench_stop;
 volatile int bench_quit;
+volatile sig_atomic_t bench_interrupted;
 
 static uint64_t now_ns(void)
 {
@@ -495,12 +497,14 @@ static void bench_progress(struct bench_vm *vms, unsigned int nvms,
  * @vms:	VMs, started
  * @nvms:	How many
  * @secs:	Measured window
+ * @elapsed:	Add the window's real length here (shorter on SIGINT/SIGTERM)
  *
  * Workers then drain what is still in flight before they are joined.
  *
  * Return: 0, or -errno if a thread could not start
  */
-int bench_run_workers(struct bench_vm *vms, unsigned int nvms, double secs)
+int bench_run_workers(struct bench_vm *vms, unsigned int nvms, double secs,
+		      double *elapsed)
 {
 	uint64_t end, ptx = 0, prx = 0, t0 = now_ns();
 	unsigned int v, i;
@@ -518,7 +522,7 @@ int bench_run_workers(struct bench_vm *vms, unsigned int nvms, double secs)
 			ret = -pthread_create(&vms[v].q[i].thread, NULL,
 					      bench_worker, &vms[v].q[i]);
 	end = t0 + (uint64_t)(secs * 1e9);
-	while (!ret && !bench_quit && now_ns() < end) {
+	while (!ret && !bench_interrupted && now_ns() < end) {
 		uint64_t left = end - now_ns();
 		struct timespec ts = { .tv_sec = 0,
 				       .tv_nsec = (long)MIN(left, 999999999ULL) };
@@ -535,6 +539,7 @@ int bench_run_workers(struct bench_vm *vms, unsigned int nvms, double secs)
 	if (vms[0].cfg->progress)
 		fprintf(stdout, "\n");
 	bench_stop = 1;
+	*elapsed += (double)(now_ns() - t0) / 1e9;
 	for (v = 0; v < nvms; v++)
 		for (i = 0; i < vms[v].cfg->pairs; i++)
 			if (vms[v].q[i].thread)

@@ -150,13 +150,17 @@ static void metrics_ring_text(struct sbuf *b, const char *dir,
 	const struct ring_counters *c = &r->ctr;
 	unsigned int i;
 
-	metrics_printf(b, "    %s: %s ring %u %s%s packets %llu bytes %llu kicks %llu calls %llu batches %llu breaks %llu drops",
-		    dir, r->vq.layout == VQ_PACKED ? "packed" : "split",
-		    (unsigned int)r->vq.num,
-		    __atomic_load_n(&r->started, __ATOMIC_RELAXED) ?
-		    "started" : "stopped",
-		    __atomic_load_n(&r->enabled, __ATOMIC_RELAXED) ?
-		    ",enabled" : ",disabled",
+	if (!r->vq.num)
+		metrics_printf(b, "    %s: not set up,", dir);
+	else
+		metrics_printf(b, "    %s: %s ring of %u, %s, %s,", dir,
+			       r->vq.layout == VQ_PACKED ? "packed" : "split",
+			       (unsigned int)r->vq.num,
+			       __atomic_load_n(&r->started, __ATOMIC_RELAXED) ?
+			       "started" : "stopped",
+			       __atomic_load_n(&r->enabled, __ATOMIC_RELAXED) ?
+			       "enabled" : "disabled");
+	metrics_printf(b, " packets %llu bytes %llu kicks %llu calls %llu batches %llu breaks %llu drops",
 		    (unsigned long long)metrics_ld(&c->packets),
 		    (unsigned long long)metrics_ld(&c->bytes),
 		    (unsigned long long)metrics_ld(&c->kicks),

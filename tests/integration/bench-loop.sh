@@ -27,7 +27,7 @@ field() {
 }
 
 run() {
-	local name=$1 out rc tx rx ok why=""
+	local name=$1 out rc tx rx why=""
 	shift
 	N=$((N + 1))
 	out=$(timeout 60 "$BENCH" --spawn --check-seq --json -d "$DUR" "$@" 2>&1)

@@ -20,6 +20,7 @@ CTL=/tmp/vnet-bench-rx-$$.ctl
 LOG=/tmp/vnet-bench-rx-$$.log
 ip netns add "$NS" 2>/dev/null || { echo "SKIP: cannot create a network namespace"; exit 77; }
 VPID=
+# shellcheck disable=SC2317  # invoked via trap
 cleanup() {
 	[ -n "$VPID" ] && kill "$VPID" 2>/dev/null && wait "$VPID" 2>/dev/null
 	VPID=
@@ -64,7 +65,9 @@ for ring in split packed; do
 	VPID=$!
 	for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.05; done
 	out=$(mktemp /tmp/vnet-bench-rx-out.XXXXXX)
-	"$BENCH" --socket "$SOCK" --mode rx-only --check-seq --json -d 6 $rf > "$out" 2>&1 &
+	# a long window, ended by SIGINT once everything is injected: a slow
+	# (loaded) machine cannot cut the injection short
+	"$BENCH" --socket "$SOCK" --mode rx-only --check-seq --json -d 120 $rf > "$out" 2>&1 &
 	BPID=$!
 	# the tap is up once the frontend negotiated; then inject
 	for _ in $(seq 100); do
@@ -73,6 +76,8 @@ for ring in split packed; do
 	done
 	sleep 0.5
 	inject
+	sleep 1
+	kill -INT $BPID
 	wait $BPID
 	rc=$?
 	res=$(cat "$out"); rm -f "$out"

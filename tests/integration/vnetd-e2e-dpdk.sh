@@ -130,8 +130,11 @@ tp_quit() {
 		tp_cmd quit
 	fi
 	exec 7>&-; FIFO_OPEN=0
-	for _ in $(seq 50); do kill -0 "$TPID" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$TPID" 2>/dev/null; wait "$TPID" 2>/dev/null; TPID=
+	{	# (bash's "Killed" job notice is noise here)
+		for _ in $(seq 50); do kill -0 "$TPID" || break; sleep 0.1; done
+		kill -KILL "$TPID"; wait "$TPID"
+	} 2>/dev/null
+	TPID=''
 }
 
 # ---- scenarios -------------------------------------------------------------------
@@ -155,6 +158,17 @@ loop_io() {
 	check "$label: testpmd RX <= vnetd RX <= vnetd TX, loop conserves frames" \
 		bash -c "[ $TP_RX -le $v_rx ] && [ $v_rx -le $v_tx ] && [ $((v_rx + v_rd)) -le $v_tx ] && [ $((v_tx - v_rx - v_rd)) -le $((q * 256 + q * 512)) ]"
 	check "$label: every queue pair carried traffic" [ "$busy" = "$q" ]
+	# status while connected: layout, data path and negotiated features as asked
+	local want_ring=split want_mrg=True
+	case $extra in *packed_vq=1*) want_ring=packed ;; esac
+	case $extra in *mrg_rxbuf=0*) want_mrg=False ;; esac
+	r=$(python3 -c 'import json,sys
+p=json.load(open(sys.argv[1]))["ports"][0]
+rings={q[d]["ring"] for q in p["pairs"] for d in ("rx","tx")}
+dps={q["datapath"] for q in p["pairs"]}
+up=all(q[d]["started"] and q[d]["enabled"] for q in p["pairs"] for d in ("rx","tx"))
+print(p["connected"], ",".join(sorted(rings)), ",".join(sorted(dps)), up, "mrg_rxbuf" in p["features"])' "$TMP/st.json")
+	check "$label: status while connected ($r)" [ "$r" = "True $want_ring userspace True $want_mrg" ]
 	check "$label: vnetd exits 0 on SIGTERM" vnetd_stop
 }
 
@@ -193,7 +207,8 @@ tap_tx() {
 tap_rx() {
 	local q=$1 extra=$2 label=$3 n=3000 r
 	if ! vnetd_start --netns --backend tap --tap "$TAP" --queues "$q"; then not_ok "$label: vnetd start"; return; fi
-	ip -n "$NS" link set "$TAP" up
+	# a deep TAP queue: on a loaded host vnetd may not run for a while
+	ip -n "$NS" link set "$TAP" txqueuelen 10000 up
 	if ! tp_start "$q" rxonly "$extra"; then not_ok "$label: testpmd start"; tp_quit kill; vnetd_stop; return; fi
 	tp_cmd start
 	sleep 1
@@ -256,6 +271,21 @@ kill_reconnect() {
 	check "$label: vnetd exits 0 on SIGTERM" vnetd_stop
 }
 
+# sigterm_busy: SIGTERM while a frontend is connected and forwarding
+sigterm_busy() {
+	local label="SIGTERM mid-traffic" rc t0
+	if ! vnetd_start --backend loop --queues 2; then not_ok "$label: vnetd start"; return; fi
+	if ! tp_start 2 io ""; then not_ok "$label: testpmd start"; tp_quit kill; vnetd_stop; return; fi
+	tp_cmd "start tx_first 4"
+	sleep 1
+	t0=$SECONDS
+	vnetd_stop; rc=$?
+	check "$label: vnetd exits 0 within 5 s (rc=$rc, $((SECONDS - t0)) s), socket removed" \
+		bash -c "[ $rc = 0 ] && [ $((SECONDS - t0)) -le 5 ] && [ ! -e '$SOCK' ] && [ ! -e '$CTL' ]"
+	tp_quit kill
+}
+
+# ONLY="tap_rx 2 ,packed_vq=1 name": run one scenario (debugging)
 ONLY=${ONLY:-}
 if [ -n "$ONLY" ]; then netns_setup; $ONLY; echo "1..$N"; exit $FAILED; fi
 loop_io 1 ",mrg_rxbuf=1" "loop io 1q split mrg_rxbuf=1"
@@ -271,6 +301,7 @@ else
 	N=$((N+1)); echo "ok $N - tap scenarios # SKIP cannot create network namespace"
 fi
 kill_reconnect
+sigterm_busy
 
 echo "1..$N"
 if [ "$FAILED" != 0 ]; then

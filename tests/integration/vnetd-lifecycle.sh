@@ -75,6 +75,20 @@ elif cmd == 'two-ports':       # garbage on port B leaves port A connected
     conn_by = {p['name']: p['connected'] for p in st['ports']}
     assert conn_by == {'a': True, 'b': False}, conn_by
     print('ok')
+elif cmd == 'mid-setup':       # vanish half way through setup, then reconnect
+    for cut in range(1, 5):
+        s = conn(sys.argv[2])
+        s.sendall(struct.pack('<III', 3, 1, 0))                   # SET_OWNER
+        f = get_features(s)
+        msgs = [struct.pack('<IIIQ', 2, 1, 8, f & (1 << 32)),    # SET_FEATURES
+                struct.pack('<IIIII', 8, 1, 8, 0, 256),           # SET_VRING_NUM 0
+                struct.pack('<IIIII', 10, 1, 8, 0, 0),            # SET_VRING_BASE 0
+                struct.pack('<III', 1, 1, 0)[:7]]                 # half a header
+        for m in msgs[:cut]:
+            s.sendall(m)
+        s.close()
+        time.sleep(0.05)
+    print(hex(get_features(conn(sys.argv[2]))))
 elif cmd == 'ctl':
     sys.stdout.write(ctl(sys.argv[2], sys.argv[3]))
 elif cmd == 'listen-accept':   # client mode: accept twice, drop the first
@@ -115,11 +129,14 @@ else
 fi
 r=$($VU garbage-then-good "$S" 2>&1)
 check "garbage frontend dropped, next one served ($r)" [ "$r" = "$feat" ]
+r=$($VU mid-setup "$S" 2>&1)
+check "frontends vanishing mid-setup, then the next one is served ($r)" [ "$r" = "$feat" ]
 r=$($VU second-refused "$S" 2>&1)
 check "second frontend refused while one is active ($r)" [ "$r" = ok ]
 grep -q 'refusing a second frontend' "$TMP/vnetd.log"; check "refusal logged" [ $? = 0 ]
 r=$($VU ctl "$C" 'status json' | python3 -c 'import json,sys; p=json.load(sys.stdin)["ports"][0]; print(p["refused"], p["errors"] >= 1, p["connections"] >= 4)')
 check "status counts connections, refusals, errors ($r)" [ "$r" = "1 True True" ]
+check "vnetd survived all of it" kill -0 "$PID"
 
 "$VNETD" --socket "$S" --backend null --ctl-socket "$TMP/ctl2.sock" 2>"$TMP/second.log"; rc=$?
 check "a live socket is not taken over (rc=$rc)" bash -c '[ '"$rc"' = 1 ] && grep -q "in use" "$1" && [ -S "$2" ]' _ "$TMP/second.log" "$S"

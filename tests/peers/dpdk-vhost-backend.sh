@@ -21,6 +21,7 @@ DUR=${BENCH_DUR:-2}
 TMPD=$(mktemp -d /tmp/vnb-dpdk.XXXXXX)
 PREFIX=vnbdpdk$$
 TP=
+# shellcheck disable=SC2317  # invoked via trap
 stop_testpmd() {
 	if [ -n "$TP" ] && kill -0 "$TP" 2>/dev/null; then
 		kill -INT "$TP" 2>/dev/null

@@ -212,6 +212,30 @@ static void test_indirect_distinct_ids(void)
 	tenv_cleanup(&T);
 }
 
+/* Regression (found by the corpus replay under UBSan): an indirect table
+ * at an odd guest address is legal and must not be read misaligned */
+static void test_indirect_misaligned_table(void)
+{
+	uint64_t tbl = TM_GPA + TM_INDIR_OFF + 5;
+	struct vring_packed_desc d[2];
+	struct vq_chain c;
+
+	CHECK_EQ(tenv_init(&T, VQ_PACKED, 8, F_INDIRECT), 0);
+	d[0] = (struct vring_packed_desc){ htole64(tdata(1)), htole32(10),
+					   htole16(0x77), 0 };
+	d[1] = (struct vring_packed_desc){ htole64(tdata(2)), htole32(20),
+					   htole16(0x88),
+					   htole16(VRING_DESC_F_WRITE) };
+	memcpy(thost(&T, tbl), d, sizeof(d));
+	tpacked_desc(&T, 0, tbl, 32, 0x33, VRING_DESC_F_INDIRECT, 1);
+	CHECK_EQ(vq_pop(&T.dev, &c), 0);
+	CHECK_EQ(c.id, 0x33);
+	CHECK_EQ(c.nout, 1);
+	CHECK_EQ(c.nin, 1);
+	CHECK_EQ(c.gpa[1], tdata(2));
+	tenv_cleanup(&T);
+}
+
 static void test_buffer_across_regions(void)
 {
 	struct vq_buf b = { TM_GPA + TM_HALF - 100, 300 };
@@ -754,6 +778,7 @@ int main(void)
 	RUN(test_multi_desc);
 	RUN(test_buffer_ids);
 	RUN(test_indirect_distinct_ids);
+	RUN(test_indirect_misaligned_table);
 	RUN(test_buffer_across_regions);
 	RUN(test_spill);
 	RUN(test_discard);

@@ -172,6 +172,30 @@ static void test_indirect_across_regions(void)
 	tenv_cleanup(&T);
 }
 
+/* Regression (found by the corpus replay under UBSan): an indirect table
+ * at an odd guest address is legal and must not be read misaligned */
+static void test_indirect_misaligned_table(void)
+{
+	uint64_t tbl = TM_GPA + TM_INDIR_OFF + 3;
+	struct vring_desc d[2];
+	struct vq_chain c;
+
+	CHECK_EQ(tenv_init(&T, VQ_SPLIT, 8, F_INDIRECT), 0);
+	d[0] = (struct vring_desc){ htole64(tdata(1)), htole32(10),
+				    htole16(VRING_DESC_F_NEXT), htole16(1) };
+	d[1] = (struct vring_desc){ htole64(tdata(2)), htole32(20),
+				    htole16(VRING_DESC_F_WRITE), 0 };
+	memcpy(thost(&T, tbl), d, sizeof(d));
+	tsplit_desc(&T, 0, tbl, 32, VRING_DESC_F_INDIRECT, 0);
+	tsplit_avail(&T, 0);
+	CHECK_EQ(vq_pop(&T.dev, &c), 0);
+	CHECK_EQ(c.nout, 1);
+	CHECK_EQ(c.nin, 1);
+	CHECK_EQ(c.gpa[1], tdata(2));
+	CHECK_EQ(c.in_len, 20);
+	tenv_cleanup(&T);
+}
+
 /* A buffer across two adjacent regions is legit: two iovecs */
 static void test_buffer_across_regions(void)
 {
@@ -715,6 +739,7 @@ int main(void)
 	RUN(test_multi_desc);
 	RUN(test_indirect);
 	RUN(test_indirect_across_regions);
+	RUN(test_indirect_misaligned_table);
 	RUN(test_buffer_across_regions);
 	RUN(test_spill_and_enospc);
 	RUN(test_discard);

@@ -126,17 +126,19 @@ vt_backend_start() {
 	local q=$1 _ log
 	VT_BSTARTS=$((VT_BSTARTS + 1))
 	log=$VT_W/backend.$VT_BSTARTS.log
-	rm -f "$VT_SOCK"
+	# VT_CLIENT=1: QEMU listens (guest.sh run --vu-server) and the backend connects
+	[ -n "${VT_CLIENT:-}" ] || rm -f "$VT_SOCK"
 	local t0=$SECONDS
 	case $VT_BACKEND in
 	vnetd)
 		ip netns exec "$VT_NS" "$VT_VNETD" --socket "$VT_SOCK" --backend tap \
-			--tap "$VT_TAP" --queues "$q" --ctl-socket "$VT_W/ctl.sock" > "$log" 2>&1 < /dev/null &
+			--tap "$VT_TAP" --queues "$q" --ctl-socket "$VT_W/ctl.sock" \
+			${VT_CLIENT:+--client} > "$log" 2>&1 < /dev/null &
 		VT_BPID=$! ;;
 	testpmd)
 		ip netns exec "$VT_NS" dpdk-testpmd --lcores '0@0,1@0' --no-pci --no-huge -m 512 \
 			--no-shconf --file-prefix "$VT_PREFIX-$VT_BSTARTS" --log-level=lib.eal:notice \
-			--vdev "net_vhost0,iface=$VT_SOCK,queues=$q,client=0" \
+			--vdev "net_vhost0,iface=$VT_SOCK,queues=$q,client=${VT_CLIENT:-0}" \
 			--vdev "net_tap0,iface=$VT_TAP" -- --no-mlockall --forward-mode=io \
 			--rxq="$q" --txq="$q" --nb-cores=1 --total-num-mbufs=16384 --stats-period 5 \
 			> "$log" 2>&1 < /dev/null &
@@ -272,6 +274,8 @@ feature_bit() { f=\$(cat /sys/class/net/eth0/device/features); [ "\$(echo "\$f" 
 gcheck "eth0 bound to virtio_net" drv_is_virtio
 echo "features: \$(cat /sys/class/net/eth0/device/features)"
 for b in ${VT_FEATURE_BITS:-}; do gcheck "virtio feature bit \$b negotiated" feature_bit \$b; done
+feature_off() { ! feature_bit \$1; }
+for b in ${VT_FEATURE_BITS_OFF:-}; do gcheck "virtio feature bit \$b not negotiated" feature_off \$b; done
 gcheck "eth0 carrier up" gwait_oper up 10
 gcheck "ethtool -l eth0: \$Q combined channels" combined_is \$Q
 NOLINK=
@@ -324,17 +328,24 @@ vt_vnetd_counters() {
 }
 
 # vt_reconnect QUEUES [guest.sh run args...]: restart the backend while the guest is up
-# (QEMU chardev reconnect=1); the link must come back and traffic resume, no guest reboot
+# (QEMU chardev reconnect=1); the link must come back and traffic resume, no guest reboot.
+# With VT_CLIENT=1 QEMU is the server (--vu-server) and the backend (vnetd --client)
+# connects after QEMU started, and again after its restart.
 vt_reconnect() {
-	local q=$1; shift
+	local q=$1 _; shift
 	vt_netns
-	vt_backend_start "$q" || return 1
+	if [ -z "${VT_CLIENT:-}" ]; then
+		vt_backend_start "$q" || return 1
+		set -- --vu-reconnect 1 "$@"
+	else
+		set -- --vu-server "$@"
+	fi
 	vt_bg iperf3 -s
-	vt_guest_start --vu "$VT_SOCK" --queues "$q" --smp 2 --vu-reconnect 1 "$@" <<EOG
+	vt_guest_start --vu "$VT_SOCK" --queues "$q" --smp 2 "$@" <<EOG
 H=$VT_HOST_IP
 not_up() { [ "\$(cat /sys/class/net/eth0/operstate)" != up ]; }
 carrier_drops() { i=0; while ! not_up; do [ \$i -ge 300 ] && return 1; sleep 0.1; i=\$((i + 1)); done; }
-gcheck "carrier up before the restart" gwait_oper up 10
+gcheck "carrier up before the restart" gwait_oper up 60
 gcheck "ping before the restart" gping_wait \$H 20
 B0=\$(cut -d' ' -f1 /proc/uptime)
 gmark restart-backend
@@ -345,6 +356,10 @@ gcheck "iperf3 guest -> host after the restart" giperf -c \$H -t 2
 gcheck "iperf3 host -> guest after the restart" giperf -c \$H -t 2 -R
 echo "uptime at mark \$B0, now \$(cut -d' ' -f1 /proc/uptime) (same boot)"
 EOG
+	if [ -n "${VT_CLIENT:-}" ]; then
+		for _ in $(seq 100); do [ -S "$VT_SOCK" ] && break; sleep 0.1; done
+		vt_backend_start "$q" || { vt_guest_wait; return 1; }
+	fi
 	if vt_wait_mark restart-backend 120; then
 		local t0=$SECONDS
 		vt_backend_stop
