@@ -104,7 +104,7 @@ lint:
 	tests/lint.sh
 
 # ---- fuzzing (clang + libFuzzer) ---------------------------------------------
-FUZZ_CFLAGS := $(BASE) -O1 -g -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS := $(BASE) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 fuzz-build: $(addprefix $(FUZZ_DIR)/,$(FUZZERS))
 $(FUZZ_DIR)/%: fuzz/%.c $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p $(dir $@)
