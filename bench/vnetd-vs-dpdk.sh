@@ -85,8 +85,8 @@ stop_pid() {
 	kill -KILL "$1" 2>/dev/null; wait "$1" 2>/dev/null
 }
 
-# frontend_run MODE SIZE: prints the mean pps over the window (Mpps). Runs
-# in a command substitution (a subshell), so it stops its own testpmd.
+# frontend_run MODE SIZE: prints "mean min max" Mpps over the window, or
+# "fail". Runs in a subshell (process substitution): stops its own testpmd.
 frontend_run() {
 	local fwd=txonly dir=Tx extra=()
 	[ "$1" = loop ] && { fwd=io; dir=Rx; extra=(--tx-first); }
@@ -111,8 +111,10 @@ frontend_run() {
 	rm -rf "/var/run/dpdk/vbench-$$-fe"
 	sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$TMP/fe.log" |
 	awk -v d="$dir-pps:" -v w="$WARMUP" -v s="$SECS" '
-		$1 == d && $2 > 0 { n++; if (n > w && n <= w + s) { sum += $2; c++ } }
-		END { if (c == s) printf "%.3f\n", sum / c / 1e6; else print "fail" }'
+		$1 == d && $2 > 0 { n++; if (n > w && n <= w + s) { sum += $2; c++
+			if (!mn || $2 < mn) mn = $2; if ($2 > mx) mx = $2 } }
+		END { if (c == s) printf "%.3f %.3f %.3f\n", sum / c / 1e6, mn / 1e6, mx / 1e6
+		      else print "fail" }'
 }
 
 declare -A R
@@ -123,8 +125,9 @@ for mode in $MODES; do
 				echo "$mode $size $side: backend did not start"; tail -3 "$TMP/be.log"
 				R[$mode.$size.$side]=fail; cleanup; continue
 			fi
-			R[$mode.$size.$side]=$(frontend_run "$mode" "$size")
-			echo "$mode ${size}B $side: ${R[$mode.$size.$side]} Mpps"
+			read -r mean mn mx < <(frontend_run "$mode" "$size")
+			R[$mode.$size.$side]=$mean
+			echo "$mode ${size}B $side: $mean Mpps (per-second samples ${mn:-?} .. ${mx:-?})"
 			cleanup
 		done
 	done

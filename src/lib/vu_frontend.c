@@ -10,7 +10,8 @@
  * them"): GET_FEATURES, GET/SET_PROTOCOL_FEATURES, GET_QUEUE_NUM,
  * GET_MAX_MEM_SLOTS, SET_OWNER, GET_CONFIG, SET_FEATURES, SET_MEM_TABLE or
  * ADD_MEM_REG, then per ring SET_VRING_NUM, SET_VRING_BASE, SET_VRING_ADDR,
- * SET_VRING_KICK, SET_VRING_CALL, and SET_VRING_ENABLE last.
+ * SET_VRING_KICK, SET_VRING_CALL, SET_VRING_ENABLE, and without REPLY_ACK a
+ * GET_FEATURES round trip as the barrier before any traffic.
  *
  * Security model: the backend is a separate process we do not trust with
  * our control flow. Every reply is checked for request code, REPLY flag and
@@ -497,6 +498,28 @@ static int fe_enable_rings(struct vu_frontend *f, unsigned int on)
 	return 0;
 }
 
+/*
+ * Without REPLY_ACK nothing tells us the backend has handled the ring setup
+ * (a TX ring started but not yet enabled drops what it consumes). A request
+ * with a reply, answered in order, does: QEMU uses GET_FEATURES the same way
+ * (docs/vhost-user-net.md, gotcha 4).
+ */
+static int fe_barrier(struct vu_frontend *f)
+{
+	uint64_t v;
+	int ret;
+
+	if (fe_has_proto(f, VHOST_USER_PROTOCOL_F_REPLY_ACK))
+		return 0;
+	ret = fe_get_u64(f, VHOST_USER_GET_FEATURES, &v);
+	if (!ret && v != f->offered)
+		return vu_frontend_set_err(f, -EPROTO,
+					   "backend changed its features from 0x%llx to 0x%llx",
+					   (unsigned long long)f->offered,
+					   (unsigned long long)v);
+	return ret;
+}
+
 /* Everything after the socket is connected */
 static int fe_start(struct vu_frontend *f)
 {
@@ -522,6 +545,8 @@ static int fe_start(struct vu_frontend *f)
 		ret = fe_setup_ring(f, &f->q[i]);
 	if (!ret)
 		ret = fe_enable_rings(f, 1);
+	if (!ret)
+		ret = fe_barrier(f);
 	if (ret)
 		return ret;
 	f->started = true;

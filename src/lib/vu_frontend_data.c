@@ -204,8 +204,8 @@ int vu_frontend_tx(struct vu_frontend *f, unsigned int pair,
 	p = q->buf_host + (uint64_t)slot * q->buf_len;
 	if (hdr)
 		fe_hdr_to_le((struct virtio_net_hdr_v1 *)p, hdr);
-	else
-		memset(p, 0, f->hdr_len);
+	else	/* a 12-byte store, not a memset() call */
+		*(struct virtio_net_hdr_v1 *)p = (struct virtio_net_hdr_v1){ 0 };
 	memcpy(p + f->hdr_len, frame, len);
 	for (i = 0, off = 0; i < nseg; i++, off += FE_TX_SEG) {
 		b[i].gpa = q->buf_gpa + (uint64_t)slot * q->buf_len + off;

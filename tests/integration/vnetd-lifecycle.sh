@@ -145,6 +145,15 @@ kill -TERM "$PID"; wait "$PID"; rc=$?
 check "SIGTERM: exit 0 (rc=$rc)" [ "$rc" = 0 ]
 check "SIGTERM: sockets removed" bash -c '[ ! -e "$1" ] && [ ! -e "$2" ]' _ "$S" "$C"
 
+# --features turns bits off in what the frontend is offered
+start --socket "$S" --backend null --queues 2 --ctl-socket "$C" --features -mrg_rxbuf,-packed,-event_idx
+wait_sock "$S"
+r=$($VU features "$S" 2>&1)
+check "--features -mrg_rxbuf,-packed,-event_idx: bits 15, 34, 29 not offered ($r, was $feat)" \
+	python3 -c 'import sys; f=int(sys.argv[1],16); a=int(sys.argv[2],16)
+sys.exit(0 if f & (1<<15 | 1<<34 | 1<<29) == 0 and f == a & ~(1<<15 | 1<<34 | 1<<29) else 1)' "$r" "$feat"
+kill -TERM "$PID"; wait "$PID"
+
 # A stale socket file (nobody listening) is replaced
 python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$S"
 start --socket "$S" --backend null --ctl-socket "$C"

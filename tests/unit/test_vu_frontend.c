@@ -297,6 +297,9 @@ static void test_no_protocol_features_one_pair(void)
 	CHECK(!(k.acked_features & F(VHOST_USER_F_PROTOCOL_FEATURES)));
 	CHECK(!(k.flags[fake_find(&k, VHOST_USER_SET_MEM_TABLE)] &
 		VHOST_USER_NEED_REPLY));
+	/* No acks: a GET_FEATURES round trip is the barrier before traffic */
+	CHECK_EQ(fake_count(&k, VHOST_USER_GET_FEATURES), 2);
+	CHECK_EQ(k.req[k.n - 1], VHOST_USER_GET_FEATURES);
 }
 
 static void test_pairs_need_protocol_mq(void)

@@ -230,6 +230,13 @@ gl_default_initrd() {
 # ---- run ------------------------------------------------------------------------------
 gl_mac_plus() { local l=$((16#${1##*:} + $2)); printf '%s:%02x' "${1%:*}" $((l & 255)); }
 
+gl_run_cleanup() {
+	if [ -n "${GL_QPID:-}" ] && kill -0 "$GL_QPID" 2>/dev/null; then
+		kill -TERM "$GL_QPID" 2>/dev/null; sleep 0.5; kill -KILL "$GL_QPID" 2>/dev/null
+	fi
+	rm -f "${GL_TMP:-}" ${GL_GEN:+"$GL_GEN"}
+}
+
 gl_run() {
 	local vus=() vu_server='' vu_reconnect='' queues=1 devopts='' vectors='' mac=52:54:00:12:34:01
 	local ip='' ip1='' script='' run='' shell_='' append='' kernel='' initrd='' smp=2 mem=512
@@ -300,6 +307,10 @@ gl_run() {
 	if [ -n "$shell_" ]; then a+=(-serial mon:stdio); else a+=(-serial stdio); fi
 	a+=("${extra[@]+"${extra[@]}"}")
 	tmp=$(mktemp /tmp/vnet-guest-log.XXXXXX)
+	GL_TMP=$tmp GL_GEN=$gen GL_QPID=''
+	# killed ourselves (a test's cleanup, a timeout): take QEMU and the temp files along
+	trap gl_run_cleanup EXIT
+	trap 'exit 143' TERM INT
 	gl_log "$(printf '%q ' "${a[@]}")"
 	local t0=$SECONDS
 	if [ -n "$shell_" ]; then
@@ -309,6 +320,7 @@ gl_run() {
 		# QEMU in the background so its PID is known (the caller may want to watch it)
 		"${a[@]}" < /dev/null > "$tmp" 2>&1 &
 		local qpid=$!
+		GL_QPID=$qpid
 		[ -n "$pidfile" ] && echo "$qpid" > "$pidfile"
 		tail -f --pid="$qpid" -n +1 "$tmp" 2>/dev/null | tee ${log:+"$log"} &
 		local tpid=$!
@@ -326,6 +338,7 @@ gl_run() {
 	fi
 	st=$(grep -a -o 'VNET-GUEST-EXIT status=[0-9]*' "$tmp" | tail -n1 | cut -d= -f2)
 	gl_log "qemu rc=$rc wall=$((SECONDS - t0))s guest-status=${st:-none}"
+	GL_QPID=''
 	rm -f "$tmp" ${gen:+"$gen"}
 	[ "$rc" = 124 ] && { gl_log "TIMEOUT after ${timeout}s"; return 124; }
 	[ -n "$st" ] && return "$st"
