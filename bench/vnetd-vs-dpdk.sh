@@ -6,11 +6,14 @@
 #   txonly: the frontend transmits as fast as it can; the backend consumes
 #           (vnetd --backend null / testpmd net_vhost in rxonly). Reported:
 #           the frontend's Tx-pps (frames the backend took off the ring).
+#   rxonly: the backend generates frames as fast as the frontend posts RX
+#           buffers (vnetd --backend gen with VNET_GEN_SIZE=SIZE / testpmd
+#           net_vhost in txonly); the frontend only receives (rxonly).
+#           Reported: the frontend's Rx-pps.
 #   loop:   the frontend forwards what it receives (io, tx_first); the backend
 #           reflects every frame (vnetd --backend loop / testpmd net_vhost in
-#           io mode, loop topology). Reported: the frontend's Rx-pps. This
-#           stands for rxonly: vnetd has no traffic-source backend, and a
-#           reflecting backend exercises both ring directions per frame.
+#           io mode, loop topology). Reported: the frontend's Rx-pps. Both
+#           ring directions per frame.
 #
 # The two sides are pinned to separate CPUs: the frontend's forwarding lcore
 # on BENCH_FE_CPU (default 0), the backend (vnetd's worker, or net_vhost's
@@ -19,7 +22,7 @@
 #
 # Usage: bench/vnetd-vs-dpdk.sh [SECONDS]   (measurement window, default 5)
 # Env:   VNETD (build/vnetd), TESTPMD (dpdk-testpmd), BENCH_SIZES ("64 1518"),
-#        BENCH_MODES ("txonly loop")
+#        BENCH_MODES ("txonly rxonly loop")
 # Output: one line per case, then a table:
 #   mode size vnetd_mpps dpdk_mpps ratio
 # Exit: 0 done, 77 skipped (no root / testpmd / vnetd), 1 a case failed.
@@ -33,7 +36,7 @@ FE_CPU=${BENCH_FE_CPU:-0}
 BE_CPU=${BENCH_BE_CPU:-1}
 POLL_US=${BENCH_POLL_US:-50}
 SIZES=${BENCH_SIZES:-64 1518}
-MODES=${BENCH_MODES:-txonly loop}
+MODES=${BENCH_MODES:-txonly rxonly loop}
 [ -x "$VNETD" ] || { echo "SKIP: $VNETD not built (run make)"; exit 77; }
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root for DPDK's runtime directory"; exit 77; }
 command -v "$TESTPMD" >/dev/null || { echo "SKIP: $TESTPMD not installed"; exit 77; }
@@ -62,12 +65,14 @@ wait_sock() { for _ in $(seq 100); do [ -S "$SOCK" ] && return 0; sleep 0.1; don
 backend_start() {
 	rm -f "$SOCK"
 	if [ "$1" = vnetd ]; then
-		local be=null; [ "$2" = loop ] && be=loop
-		taskset -c "$BE_CPU" "$VNETD" --socket "$SOCK" --backend "$be" \
+		local be=null
+		case $2 in loop) be=loop ;; rxonly) be=gen ;; esac
+		VNET_GEN_SIZE=$3 taskset -c "$BE_CPU" "$VNETD" --socket "$SOCK" --backend "$be" \
 			--poll-us "$POLL_US" --ctl-socket "$TMP/ctl.sock" \
 			--log-level warn 2>"$TMP/be.log" &
 	else
-		local fwd=rxonly; [ "$2" = loop ] && fwd=io
+		local fwd=rxonly
+		case $2 in loop) fwd=io ;; rxonly) fwd=txonly ;; esac
 		stdbuf -oL "$TESTPMD" --lcores "0@$BE_CPU,1@$BE_CPU" "${EAL_COMMON[@]}" \
 			--file-prefix "vbench-$$-be" \
 			--vdev "net_vhost0,iface=$SOCK,queues=1,client=0" -- \
@@ -90,6 +95,7 @@ stop_pid() {
 frontend_run() {
 	local fwd=txonly dir=Tx extra=()
 	[ "$1" = loop ] && { fwd=io; dir=Rx; extra=(--tx-first); }
+	[ "$1" = rxonly ] && { fwd=rxonly; dir=Rx; }
 	stdbuf -oL "$TESTPMD" --lcores "0@$BE_CPU,1@$FE_CPU" "${EAL_COMMON[@]}" \
 		--file-prefix "vbench-$$-fe" \
 		--vdev "net_virtio_user0,path=$SOCK,queues=1" -- \

@@ -6,7 +6,10 @@
  *
  * Input: byte 0 ring size selector, byte 1 option bits (0 EVENT_IDX,
  * 1 INDIRECT_DESC, 2 IN_ORDER, 3 hold chains in flight (spill pressure),
- * 4 run the driver side's get_used over the same ring too), bytes 2-5
+ * 4 run the driver side's get_used over the same ring too, 5 the guest
+ * re-marks the ring after every pop: packed flips every descriptor to the
+ * other wrap, split bumps avail idx, so pops can run laps ahead of the
+ * completions), bytes 2-5
  * vq_set_base() value (little endian), byte 6 op budget, then the guest
  * memory image (copied to guest address FZ_GPA; the rest is zero).
  * Guest memory is two adjacent regions (FZ_MEM / 2 each), so buffers and
@@ -14,7 +17,9 @@
  *
  * Every iovec a pop returns is written to in full (ASan catches a
  * translation that escapes guest memory); completions are pushed with the
- * chain's full writable length.
+ * chain's full writable length. While holding chains, every fifth op
+ * discards all of them. After every op the ring positions must lie inside
+ * the ring (abort otherwise: a position outside it is the next overrun).
  *
  * Build: make fuzz-build; -DFZ_STANDALONE adds a main() running the files
  * named on the command line once each (gcc, no libFuzzer). The fuzz build
@@ -25,6 +30,7 @@
 #ifndef VNET_FUZZ_VRING_COMMON_H
 #define VNET_FUZZ_VRING_COMMON_H
 
+#include <endian.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -67,15 +73,44 @@ static void fz_complete(struct vq *vq, struct vq_chain *held,
 	vq_flush(vq);
 }
 
+/* Option bit 5: a guest racing us makes the ring available again */
+static void fz_remark(struct vq *vq)
+{
+	uint16_t i;
+
+	if (vq->layout == VQ_SPLIT) {
+		vq->split.avail->idx = (uint16_t)(vq->split.avail->idx + 1);
+		return;
+	}
+	for (i = 0; i < vq->num; i++)
+		vq->packed.desc[i].flags ^=
+			htole16((1u << VRING_PACKED_DESC_F_AVAIL) |
+				(1u << VRING_PACKED_DESC_F_USED));
+}
+
+/* Our invariants: a ring position outside the ring is the next overrun */
+static void fz_check(const struct vq *vq)
+{
+	if (vq->layout == VQ_PACKED &&
+	    (vq->last_avail >= vq->num || vq->used_idx >= vq->num))
+		abort();
+}
+
 static void fz_device(struct vq *vq, uint8_t opts, unsigned int budget)
 {
 	static struct vq_chain held[FZ_HOLD];
 	unsigned int nheld = 0, op;
 
-	for (op = 0; op < budget; op++) {
+	for (op = 0; op < budget; op++, fz_check(vq)) {
 		struct vq_chain *c = &held[nheld];
-		int ret = vq_pop(vq, c);
+		int ret;
 
+		if ((opts & 8) && op % 5 == 4 && nheld) {
+			vq_discard(vq, held, nheld);
+			nheld = 0;
+			continue;
+		}
+		ret = vq_pop(vq, c);
 		if (ret == -ENOSPC) {
 			if (!nheld)
 				abort();	/* our bug: spill held by nothing */
@@ -85,12 +120,14 @@ static void fz_device(struct vq *vq, uint8_t opts, unsigned int budget)
 		if (ret)
 			break;
 		fz_touch(c);
+		if (opts & 32)
+			fz_remark(vq);
 		nheld++;
 		if (op % 5 == 4 && !(opts & 8)) {
 			vq_discard(vq, c, 1);
 			nheld--;
 		}
-		if (nheld == FZ_HOLD || !(opts & 8))
+		if (nheld == FZ_HOLD || nheld >= vq->num || !(opts & 8))
 			fz_complete(vq, held, &nheld);
 		if (op % 7 == 0)
 			vq_enable_notify(vq);
@@ -98,6 +135,7 @@ static void fz_device(struct vq *vq, uint8_t opts, unsigned int budget)
 			vq_disable_notify(vq);
 	}
 	fz_complete(vq, held, &nheld);
+	fz_check(vq);
 	(void)vq_avail_pending(vq);
 	(void)vq_get_base(vq);
 	(void)vq_broken_reason(vq);

@@ -13,6 +13,7 @@ static const struct backend_ops *const backend_table[] = {
 	&be_tap_ops,
 	&be_null_ops,
 	&be_loop_ops,
+	&be_gen_ops,
 };
 
 /**

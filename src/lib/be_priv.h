@@ -12,6 +12,7 @@
 
 extern const struct backend_ops be_null_ops;
 extern const struct backend_ops be_loop_ops;
+extern const struct backend_ops be_gen_ops;
 extern const struct backend_ops be_tap_ops;
 
 unsigned int be_tap_offload_flags(uint64_t features);

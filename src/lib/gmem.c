@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gmem.h"
@@ -113,6 +114,23 @@ int gmem_add_region(struct gmem *m, uint64_t gpa, uint64_t size, uint64_t uva,
 	return gmem_insert(m, &r);
 }
 
+/*
+ * A regular file (memfd, hugetlbfs, tmpfs) must hold @offset + @size bytes:
+ * a mapping past its end would SIGBUS on the first access (vhost-user
+ * "Memory regions"). Other fd types are left to mmap() to judge.
+ */
+static int gmem_fd_covers(int fd, uint64_t offset, uint64_t size)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISREG(st.st_mode) && (st.st_size < 0 ||
+				    (uint64_t)st.st_size < offset + size))
+		return -EINVAL;
+	return 0;
+}
+
 /**
  * gmem_map_region() - mmap() a region from a frontend's fd and add it
  * @m:		Memory table
@@ -123,7 +141,8 @@ int gmem_add_region(struct gmem *m, uint64_t gpa, uint64_t size, uint64_t uva,
  * @mmap_offset: Offset of @gpa within @fd
  *
  * Context: control thread, data path quiesced
- * Return: 0 or -errno (-EINVAL bad range, -EEXIST overlap, mmap() errors)
+ * Return: 0 or -errno (-EINVAL bad range or @fd shorter than
+ *	   @mmap_offset + @size, -EEXIST overlap, fstat()/mmap() errors)
  */
 int gmem_map_region(struct gmem *m, int fd, uint64_t gpa, uint64_t size,
 		    uint64_t uva, uint64_t mmap_offset)
@@ -140,6 +159,9 @@ int gmem_map_region(struct gmem *m, int fd, uint64_t gpa, uint64_t size,
 	if (!size || add_overflows(size, delta) || size + delta > SIZE_MAX ||
 	    add_overflows(mmap_offset, size))
 		return -EINVAL;
+	ret = gmem_fd_covers(fd, mmap_offset, size);
+	if (ret)
+		return ret;
 
 	r.map_len = size + delta;
 	base = mmap(NULL, r.map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
@@ -369,17 +391,22 @@ int gmem_read(const struct gmem *m, uint64_t gpa, void *dst, uint64_t len)
  * @offset:	Offset of the bitmap in @fd
  *
  * Context: control thread, data path quiesced
- * Return: 0 or -errno
+ * Return: 0 or -errno (-EINVAL bad range or @fd shorter than @offset +
+ *	   @size)
  */
 int gmem_log_map(struct gmem_log *log, int fd, uint64_t size, uint64_t offset)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t delta = offset & (page - 1);
 	void *base;
+	int ret;
 
 	if (!size || add_overflows(size, delta) || size + delta > SIZE_MAX ||
 	    add_overflows(offset, size))
 		return -EINVAL;
+	ret = gmem_fd_covers(fd, offset, size);
+	if (ret)
+		return ret;
 	base = mmap(NULL, size + delta, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		    (off_t)(offset - delta));
 	if (base == MAP_FAILED)

@@ -211,8 +211,17 @@ int net_tx_prepare(const struct iovec *in, unsigned int nin,
 		return -EMSGSIZE;
 	if (total - hdr_len > NET_FRAME_MAX)
 		return -E2BIG;
-	memset(hdr, 0, sizeof(*hdr));
-	net_iov_to_buf(in, nin, 0, hdr, hdr_len);
+	/*
+	 * One copy of the header (read once). Common case: it lies whole in
+	 * the first buffer; a 10 byte header then also copies 2 frame bytes
+	 * into num_buffers, which is cleared below.
+	 */
+	if (in[0].iov_len >= sizeof(*hdr)) {
+		memcpy(hdr, in[0].iov_base, sizeof(*hdr));
+	} else {
+		memset(hdr, 0, sizeof(*hdr));
+		net_iov_to_buf(in, nin, 0, hdr, hdr_len);
+	}
 	hdr->num_buffers = 0;	/* meaningless on TX (5.1.6.2) */
 	ret = net_hdr_check(hdr, features, (uint32_t)(total - hdr_len));
 	if (ret)
@@ -419,9 +428,15 @@ static void net_rx_complete(const struct net_io *io,
 	/* 5.1.6.4: num_buffers, 1 without MRG_RXBUF, in the first header */
 	if (io->hdr_len == NET_HDR_MAX) {
 		nbuf = htole16((uint16_t)used);
-		net_iov_from_buf(io->s->iov, b->niov,
-				 offsetof(struct virtio_net_hdr_v1, num_buffers),
-				 &nbuf, sizeof(nbuf));
+		if (b->niov && io->s->iov[0].iov_len >= NET_HDR_MAX)
+			memcpy((uint8_t *)io->s->iov[0].iov_base +
+			       offsetof(struct virtio_net_hdr_v1, num_buffers),
+			       &nbuf, sizeof(nbuf));
+		else
+			net_iov_from_buf(io->s->iov, b->niov,
+					 offsetof(struct virtio_net_hdr_v1,
+						  num_buffers),
+					 &nbuf, sizeof(nbuf));
 	}
 	left = len;
 	for (unsigned int i = 0; i < used; i++) {

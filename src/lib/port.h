@@ -73,6 +73,9 @@ struct vnet_ring {
  * @hdr_len:	vnet header length in guest buffers (10 or 12)
  * @datapath:	"userspace", "vhost-net" or "idle", for status
  * @why:	One line: why that data path
+ * @kernel:	The kernel's vhost-net runs this pair: the worker leaves its
+ *		rings, kick fds and host queue alone (set by vu_backend with
+ *		the pair paused, read by the worker after worker_resume())
  */
 struct vnet_pair {
 	struct vnet_ring rx;
@@ -82,6 +85,7 @@ struct vnet_pair {
 	unsigned int hdr_len;
 	const char *datapath;
 	char why[96];
+	bool kernel;
 };
 
 /**

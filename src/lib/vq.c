@@ -52,8 +52,9 @@ static bool vq_split_size_ok(uint16_t num)
 
 static int vq_alloc(struct vq *vq, uint16_t num)
 {
-	/* A chain of up to @num descriptors, each split across two regions */
-	vq->spill_cap = 2u * num + 16;
+	/* A chain of up to @num descriptors, each split across two regions;
+	 * never more than a chain's 16-bit nout + nin can count */
+	vq->spill_cap = MIN(2u * num + 16, (unsigned int)UINT16_MAX);
 	vq->batch = calloc(num, sizeof(*vq->batch));
 	vq->spill_iov = calloc(vq->spill_cap, sizeof(*vq->spill_iov));
 	vq->spill_gpa = calloc(vq->spill_cap, sizeof(*vq->spill_gpa));
@@ -552,7 +553,7 @@ void vq_discard(struct vq *vq, const struct vq_chain *c, unsigned int n)
 		vq->spill_used = 0;
 
 	if (vq->layout == VQ_PACKED)
-		vring_packed_unpop(vq, (uint16_t)slots);
+		vring_packed_unpop(vq, slots);
 	else
 		vq->last_avail -= n;
 }

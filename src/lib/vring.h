@@ -44,7 +44,7 @@ bool vring_split_drv_enable_cb(struct vq *vq);
 /* vring_packed.c */
 void vring_packed_setup(struct vq *vq);
 int vring_packed_pop(struct vq *vq, struct vq_chain *c);
-void vring_packed_unpop(struct vq *vq, uint16_t slots);
+void vring_packed_unpop(struct vq *vq, uint32_t slots);
 bool vring_packed_flush(struct vq *vq);
 bool vring_packed_avail_pending(struct vq *vq);
 void vring_packed_disable_notify(struct vq *vq);

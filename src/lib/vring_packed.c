@@ -166,14 +166,19 @@ int vring_packed_pop(struct vq *vq, struct vq_chain *c)
 /**
  * vring_packed_unpop() - Move the avail position back (vq_discard())
  * @vq:		Virtqueue (device side)
- * @slots:	Ring slots the discarded chains took
+ * @slots:	Ring slots the discarded chains took: may exceed the ring
+ *		size (a guest that re-marks slots lets pops run laps ahead)
  */
-void vring_packed_unpop(struct vq *vq, uint16_t slots)
+void vring_packed_unpop(struct vq *vq, uint32_t slots)
 {
-	if (vq->last_avail >= slots) {
-		vq->last_avail -= slots;
+	uint32_t rem = slots % vq->num;
+
+	if ((slots / vq->num) & 1)
+		vq->avail_wrap = !vq->avail_wrap;
+	if (vq->last_avail >= rem) {
+		vq->last_avail = (uint16_t)(vq->last_avail - rem);
 	} else {
-		vq->last_avail = (uint16_t)(vq->last_avail + vq->num - slots);
+		vq->last_avail = (uint16_t)(vq->last_avail + vq->num - rem);
 		vq->avail_wrap = !vq->avail_wrap;
 	}
 }
@@ -202,18 +207,24 @@ static bool packed_need_notify(struct vq *vq, uint16_t slots)
 /*
  * IN_ORDER and every length 0 (TX completions): one used descriptor naming
  * the batch's last buffer stands for all of them, the driver skips the
- * slots of the others (virtio 1.2 packed, "In-order use of descriptors")
+ * slots of the others (virtio 1.2 packed, "In-order use of descriptors").
+ * Only while the batch spans at most one lap of the ring: a guest that
+ * re-marks slots can make the device pop more, and one advance by the sum
+ * would leave used_idx outside the ring.
  */
 static bool packed_batch_collapsible(const struct vq *vq)
 {
+	uint32_t slots = 0;
 	uint16_t k;
 
 	if (!vq->in_order || vq->nbatch < 2)
 		return false;
-	for (k = 0; k < vq->nbatch; k++)
+	for (k = 0; k < vq->nbatch; k++) {
 		if (vq->batch[k].len)
 			return false;
-	return true;
+		slots += vq->batch[k].ndesc;
+	}
+	return slots <= vq->num;
 }
 
 /* Write the collapsed batch's single used descriptor (but not its flags) */

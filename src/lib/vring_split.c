@@ -181,6 +181,10 @@ static bool split_need_notify(struct vq *vq, uint16_t old, uint16_t new)
 		old = vq->signalled_used;
 	vq->signalled_used = new;
 	vq->signalled_used_valid = true;
+	/* First flush since a reset or set_base: what was signalled before
+	 * is unknown, the driver may wait for an earlier entry */
+	if (!valid)
+		return true;
 	event = le16toh(READ_ONCE(*split_used_event(vq)));
 	return vring_need_event(event, new, old);
 }

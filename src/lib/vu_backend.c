@@ -232,6 +232,10 @@ void vu_pause(struct vu_dev *d, unsigned int idx)
  */
 void vu_resume(struct vu_dev *d, unsigned int idx)
 {
+	struct vnet_pair *p = &d->pairs[idx / 2];
+
+	/* Tell the worker whether the kernel runs the pair (port.h) */
+	p->kernel = vhost_port_offloaded(&d->vp, idx / 2);
 	if (d->wp)
 		worker_resume(d->wp, idx / 2);
 }
@@ -252,6 +256,10 @@ void vu_pause_all(struct vu_dev *d)
  */
 void vu_resume_all(struct vu_dev *d)
 {
+	unsigned int i;
+
+	for (i = 0; i < d->cfg.queues; i++)
+		d->pairs[i].kernel = vhost_port_offloaded(&d->vp, i);
 	if (d->wp)
 		worker_resume_all(d->wp);
 }
@@ -326,7 +334,7 @@ static int vu_apply_features(struct vu_dev *d, uint64_t f)
 static int vu_set_features(struct vu_dev *d, struct vu_msg *m,
 			   unsigned int idx UNUSED)
 {
-	uint64_t f = m->payload.u64, changed;
+	uint64_t f = m->payload.u64, changed, was_log;
 	unsigned int i;
 	int ret;
 
@@ -341,7 +349,11 @@ static int vu_set_features(struct vu_dev *d, struct vu_msg *m,
 				       "features %#llx changed while ring %u runs",
 				       (unsigned long long)changed, i);
 	vu_pause_all(d);
+	was_log = d->features & BIT(VHOST_F_LOG_ALL_BIT);
 	ret = vu_apply_features(d, f);
+	/* Dirty logging switched on or off under offloaded pairs */
+	if (!ret && was_log != (f & BIT(VHOST_F_LOG_ALL_BIT)))
+		ret = vu_offload_log(d);
 	vu_resume_all(d);
 	return ret;
 }
@@ -360,6 +372,8 @@ static void vu_dev_reset(struct vu_dev *d)
 	unsigned int i;
 
 	vu_pause_all(d);
+	/* The kernel lets go first: before fds close and memory goes */
+	vhost_port_disconnect(&d->vp, d->pairs, d->cfg.queues);
 	for (i = 0; i < 2 * d->cfg.queues; i++)
 		vu_ring_reset(d, i);
 	gmem_cleanup(d->mem);
@@ -419,10 +433,11 @@ static int vu_get_queue_num(struct vu_dev *d, struct vu_msg *m,
 	return 0;
 }
 
-static int vu_get_max_mem_slots(struct vu_dev *d UNUSED, struct vu_msg *m,
+static int vu_get_max_mem_slots(struct vu_dev *d, struct vu_msg *m,
 				unsigned int idx UNUSED)
 {
-	vu_reply_u64(m, GMEM_MAX_REGIONS);
+	/* With vhost-net possible: the kernel's max_mem_regions if lower */
+	vu_reply_u64(m, vhost_port_max_mem_slots(&d->vp, GMEM_MAX_REGIONS));
 	return 0;
 }
 
@@ -770,8 +785,10 @@ static void vu_pairs_init(struct vu_dev *d)
  *		the device
  *
  * Decides the offered feature set, fixed from now on so that a frontend
- * reconnecting sees the same one (vhost-user "Feature negotiation"), and
- * starts the port's worker pool unless @cfg->no_workers.
+ * reconnecting sees the same one (vhost-user "Feature negotiation"):
+ * with a "vhost-net" decision (@cfg->vhost) only what the kernel can run
+ * (no packed ring, no IN_ORDER...). Starts the port's worker pool unless
+ * @cfg->no_workers.
  *
  * Return: 0 or -EINVAL (queues outside 1..64, no backend but workers),
  *	   -ENOMEM, -errno from the pool
@@ -798,7 +815,9 @@ int vu_dev_create(struct vu_dev **d, const struct vu_dev_cfg *cfg)
 		n->cfg.name = "vnet";
 	n->sock = -1;
 	n->log_fd = -1;
-	n->offered = vu_offer(cfg);
+	/* The decision was made once, before this first offer: adopt it */
+	vhost_port_adopt(&n->vp, n->cfg.name, cfg->vhost, NULL);
+	n->offered = vhost_port_features(&n->vp, vu_offer(cfg));
 	n->offered_proto = VU_PROTO_FEATURES;
 	vu_pairs_init(n);
 	if (!cfg->no_workers) {

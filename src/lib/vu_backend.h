@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "port.h"
+#include "vhost_mode.h"
 
 /**
  * struct vu_dev_cfg - A port's fixed configuration, decided at start
@@ -24,6 +25,9 @@
  * @wopts:		Data path options
  * @no_workers:		Start no worker threads (tests, fuzzer): the device
  *			state machine runs, no ring is ever served
+ * @vhost:		The port's --vhost-net decision (vhost_mode_decide(),
+ *			made once before the device exists; must outlive it),
+ *			NULL: userspace data path only
  */
 struct vu_dev_cfg {
 	const char *name;
@@ -34,6 +38,7 @@ struct vu_dev_cfg {
 	struct backend *be;
 	struct worker_opts wopts;
 	bool no_workers;
+	const struct vhost_decision *vhost;
 };
 
 struct vu_dev;

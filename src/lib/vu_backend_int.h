@@ -13,6 +13,7 @@
 #include "gmem.h"
 #include "port.h"
 #include "util.h"
+#include "vhost_port.h"
 #include "vu_backend.h"
 #include "vu_proto.h"
 
@@ -82,6 +83,7 @@ struct vu_mem_ref {
  * @pairs:	Queue pairs as the data path sees them
  * @wp:		Worker pool, NULL with @cfg.no_workers
  * @why:	Reason of the last refusal, for the one log line
+ * @vp:		Kernel vhost-net offload of the port's pairs (docs/vhost-net.md)
  */
 struct vu_dev {
 	struct vu_dev_cfg cfg;
@@ -103,6 +105,7 @@ struct vu_dev {
 	struct vnet_pair pairs[PORT_MAX_PAIRS];
 	struct worker_pool *wp;
 	char why[160];
+	struct vhost_port vp;
 };
 
 int vu_fail(struct vu_dev *d, int err, const char *fmt, ...) PRINTF_FMT(3, 4);
@@ -132,5 +135,7 @@ void vu_ring_update_log(struct vu_dev *d, unsigned int idx);
 void vu_ring_stop(struct vu_dev *d, unsigned int idx);
 void vu_ring_reset(struct vu_dev *d, unsigned int idx);
 void vu_pair_status(struct vu_dev *d, unsigned int pair);
+int vu_pair_offload(struct vu_dev *d, unsigned int pair);
+int vu_offload_log(struct vu_dev *d);
 
 #endif /* VNET_VU_BACKEND_INT_H */

@@ -215,6 +215,8 @@ void vu_pair_status(struct vu_dev *d, unsigned int pair)
 	struct vnet_pair *p = &d->pairs[pair];
 	const char *dp = "idle";
 
+	if (vhost_port_offloaded(&d->vp, pair))
+		return;		/* vhost_port keeps "vhost-net" and its why */
 	if (p->rx.started || p->tx.started) {
 		dp = "userspace";
 		snprintf(p->why, sizeof(p->why),
@@ -228,6 +230,54 @@ void vu_pair_status(struct vu_dev *d, unsigned int pair)
 					"no frontend connected");
 	}
 	__atomic_store_n(&p->datapath, dp, __ATOMIC_RELAXED);
+}
+
+/**
+ * vu_pair_offload() - A ring of @pair started: hand the pair to the kernel
+ *		       once both run (docs/vhost-net.md)
+ * @d:		Device
+ * @pair:	Pair index, paused
+ *
+ * The TAP queue is the backend's queue_fd(); the dirty log goes along
+ * while VHOST_F_LOG_ALL is acked and a log is mapped. Under `auto` a
+ * kernel refusal was logged once and the pair stays on the userspace path.
+ *
+ * Return: 0, or under `--vhost-net on` the kernel's -errno (the caller
+ *	   closes the connection)
+ */
+int vu_pair_offload(struct vu_dev *d, unsigned int pair)
+{
+	struct vnet_pair *p = &d->pairs[pair];
+	struct backend *be = d->cfg.be;
+	bool log = (d->features & (1ULL << VHOST_F_LOG_ALL_BIT)) && d->log.base;
+	int fd = -1, ret;
+
+	if (be && be->ops->queue_fd)
+		fd = be->ops->queue_fd(be, pair);
+	ret = vhost_port_pair_start(&d->vp, p, d->mem, fd,
+				    log ? &d->log : NULL, d->log_fd);
+	if (ret)
+		return vu_fail(d, ret, "pair %u: %s", pair, p->why);
+	return 0;
+}
+
+/**
+ * vu_offload_log() - Dirty logging changed (log mapped, LOG_ALL toggled):
+ *		      tell the kernel for the pairs it runs
+ * @d:		Device, every pair paused
+ *
+ * Return: 0, or under `--vhost-net on` -errno
+ */
+int vu_offload_log(struct vu_dev *d)
+{
+	bool on = (d->features & (1ULL << VHOST_F_LOG_ALL_BIT)) && d->log.base;
+	int ret;
+
+	ret = vhost_port_set_log(&d->vp, d->pairs, d->cfg.queues, d->mem,
+				 on ? &d->log : NULL, d->log_fd);
+	if (ret)
+		return vu_fail(d, ret, "vhost-net refused the dirty log");
+	return 0;
 }
 
 /*
@@ -267,7 +317,7 @@ static int vu_ring_try_start(struct vu_dev *d, unsigned int idx)
 	vu_ring_update_log(d, idx);
 	vr->started = true;
 	vu_pair_status(d, idx / 2);
-	return 0;
+	return vu_pair_offload(d, idx / 2);
 }
 
 /**
@@ -416,9 +466,13 @@ int vu_set_mem_table(struct vu_dev *d, struct vu_msg *m,
 	for (i = 0; i < n; i++)
 		vu_mem_ref_add(d, &reg[i]);
 	vu_rings_remap(d);
+	/* The kernel's table changes before the old mappings go */
+	ret = vhost_port_set_mem(&d->vp, d->pairs, d->cfg.queues, d->mem);
 	vu_resume_all(d);
 	gmem_cleanup(old);
 	free(old);
+	if (ret)
+		return vu_fail(d, ret, "vhost-net refused the memory table");
 	return 0;
 }
 
@@ -449,10 +503,47 @@ int vu_add_mem_reg(struct vu_dev *d, struct vu_msg *m, unsigned int idx UNUSED)
 			       GMEM_MAX_REGIONS);
 	vu_pause_all(d);
 	ret = vu_region_map(d, d->mem, &r, m->fds[0], d->mem->nregions);
-	vu_resume_all(d);
-	if (!ret)
+	if (!ret) {
 		vu_mem_ref_add(d, &r);
+		ret = vhost_port_set_mem(&d->vp, d->pairs, d->cfg.queues,
+					 d->mem);
+		if (ret)
+			vu_fail(d, ret, "vhost-net refused the memory table");
+	}
+	vu_resume_all(d);
 	return ret;
+}
+
+/*
+ * REM_MEM_REG under offloaded pairs: the kernel gets the table without
+ * the region while it is still mapped. A refusal gives pairs back to the
+ * userspace path (auto) or is logged (on: the region goes regardless).
+ */
+static void vu_offload_rem_mem(struct vu_dev *d, const struct vu_mem_region *r)
+{
+	struct gmem *cp;
+	uint32_t i;
+
+	for (i = 0; i < d->cfg.queues; i++)
+		if (vhost_port_offloaded(&d->vp, i))
+			break;
+	if (i == d->cfg.queues)
+		return;
+	cp = malloc(sizeof(*cp));
+	if (!cp) {
+		log_warn("%s: REM_MEM_REG: no memory for the kernel's table",
+			 d->cfg.name);
+		return;
+	}
+	memcpy(cp, d->mem, sizeof(*cp));
+	for (i = 0; i < cp->nregions; i++)
+		cp->regions[i].map_base = NULL;	/* a view: unmap nothing */
+	if (!gmem_remove_region(cp, r->guest_phys_addr, r->memory_size,
+				r->userspace_addr) &&
+	    vhost_port_set_mem(&d->vp, d->pairs, d->cfg.queues, cp))
+		log_warn("%s: REM_MEM_REG: vhost-net refused the new table",
+			 d->cfg.name);
+	free(cp);
 }
 
 /**
@@ -481,6 +572,7 @@ int vu_rem_mem_reg(struct vu_dev *d, struct vu_msg *m, unsigned int idx UNUSED)
 		return 0;	/* another vhost device still uses it */
 	*ref = d->mem_refs[--d->nmem_refs];
 	vu_pause_all(d);
+	vu_offload_rem_mem(d, &r);	/* the kernel first: before the unmap */
 	ret = gmem_remove_region(d->mem, r.guest_phys_addr, r.memory_size,
 				 r.userspace_addr);
 	vu_rings_remap(d);
@@ -518,8 +610,12 @@ int vu_set_log_base(struct vu_dev *d, struct vu_msg *m, unsigned int idx UNUSED)
 	d->log = nl;
 	for (i = 0; i < 2 * d->cfg.queues; i++)
 		vu_ring_update_log(d, i);
+	/* The kernel switches to the new log before the old one goes */
+	ret = vu_offload_log(d);
 	vu_resume_all(d);
 	gmem_log_unmap(&old);
+	if (ret)
+		return ret;
 	m->hdr.size = sizeof(uint64_t);
 	m->payload.u64 = 0;
 	return 0;
@@ -635,11 +731,27 @@ int vu_set_vring_base(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
 int vu_get_vring_base(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
 {
 	vu_pause(d, idx);
+	/* The kernel's position first: vu_ring_stop() reads it from the vq */
+	vhost_port_ring_stop(&d->vp, &d->pairs[idx / 2], idx);
 	vu_ring_stop(d, idx);
 	vu_resume(d, idx);
 	m->payload.state.index = idx;
 	m->payload.state.num = d->rings[idx].base;
 	m->hdr.size = sizeof(m->payload.state);
+	return 0;
+}
+
+/* A running ring's kick/call/err fd changed: the kernel takes the new one */
+static int vu_ring_fds_changed(struct vu_dev *d, unsigned int idx)
+{
+	int ret;
+
+	if (!vu_vring(d, idx)->started)
+		return 0;
+	ret = vhost_port_ring_fds(&d->vp, &d->pairs[idx / 2], idx);
+	if (ret)
+		return vu_fail(d, ret, "ring %u: vhost-net refused the new fds",
+			       idx);
 	return 0;
 }
 
@@ -658,12 +770,17 @@ int vu_set_vring_kick(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
 {
 	struct vnet_ring *vr = vu_vring(d, idx);
 	int fd = vu_msg_take_fd(m, 0), ret;
+	bool running;
 
 	vu_pause(d, idx);
+	running = vr->started;
 	vu_close_fd(&vr->kick_fd);
 	vr->kick_fd = fd;
 	d->rings[idx].kicked = true;
-	ret = vu_ring_try_start(d, idx);
+	if (running)
+		ret = vu_ring_fds_changed(d, idx);
+	else
+		ret = vu_ring_try_start(d, idx);
 	vu_resume(d, idx);
 	return ret;
 }
@@ -681,13 +798,14 @@ int vu_set_vring_kick(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
 int vu_set_vring_call(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
 {
 	struct vnet_ring *vr = vu_vring(d, idx);
-	int fd = vu_msg_take_fd(m, 0);
+	int fd = vu_msg_take_fd(m, 0), ret;
 
 	vu_pause(d, idx);
 	vu_close_fd(&vr->call_fd);
 	vr->call_fd = fd;
+	ret = vu_ring_fds_changed(d, idx);
 	vu_resume(d, idx);
-	return 0;
+	return ret;
 }
 
 /**
@@ -701,13 +819,14 @@ int vu_set_vring_call(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
 int vu_set_vring_err(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
 {
 	struct vnet_ring *vr = vu_vring(d, idx);
-	int fd = vu_msg_take_fd(m, 0);
+	int fd = vu_msg_take_fd(m, 0), ret;
 
 	vu_pause(d, idx);
 	vu_close_fd(&vr->err_fd);
 	vr->err_fd = fd;
+	ret = vu_ring_fds_changed(d, idx);
 	vu_resume(d, idx);
-	return 0;
+	return ret;
 }
 
 /**
@@ -724,11 +843,16 @@ int vu_set_vring_err(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
 int vu_set_vring_enable(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
 {
 	uint32_t on = m->payload.state.num;
+	int ret;
 
 	if (on > 1)
 		return vu_fail(d, -EINVAL, "ring %u: enable value %u", idx, on);
 	vu_pause(d, idx);
 	vu_vring(d, idx)->enabled = on;
+	ret = vhost_port_ring_enable(&d->vp, &d->pairs[idx / 2], idx, on);
 	vu_resume(d, idx);
+	if (ret)
+		return vu_fail(d, ret, "ring %u: vhost-net refused %s", idx,
+			       on ? "enable" : "disable");
 	return 0;
 }

@@ -19,9 +19,13 @@
  * registered after we closed ours), serves RX once and signals each
  * started RX ring once.
  *
- * Per packet: no allocation, no lock, no log line. Counters are kept in
- * thread-local accumulators and added to the shared ones (relaxed atomics)
- * once per ring per wake. A broken ring (guest fault) is no longer served:
+ * Per packet: no allocation, no lock, no log line, no syscall (with the
+ * null and gen backends), no clock read. Counters are kept in thread-local
+ * accumulators and added to the shared ones (relaxed atomics) when a pass
+ * finds no work, every WORKER_COMMIT_EVERY busy passes, before sleeping
+ * and before parking. With --poll-us the thread spins while frames keep
+ * coming and reads the clock only on empty passes (every
+ * WORKER_CLOCK_EVERY of them) to end the poll window. A broken ring (guest fault) is no longer served:
  * its error eventfd is written once and one rate-limited line names the
  * port, the queue and the reason; the other rings go on.
  */
@@ -43,6 +47,10 @@
 
 #define WORKER_MAX_EVENTS	64
 #define WORKER_RETRY_MS		1	/* sleep when a ring polls or is blocked */
+/* Busy passes that moved frames between two counter commits */
+#define WORKER_COMMIT_EVERY	64
+/* Empty busy-poll passes between two clock reads (--poll-us) */
+#define WORKER_CLOCK_EVERY	8
 
 enum worker_ev {
 	WEV_CTL = 0,
@@ -59,6 +67,7 @@ enum worker_ev {
  * @qidx:	Virtqueue index (2 * pair, + 1 for TX), for log lines
  * @dead:	Broken: no longer served until the control thread resets it
  * @notify_off:	We asked the guest not to kick this ring
+ * @dirty:	@acc may hold counts not yet committed
  */
 struct wring {
 	struct vnet_ring *r;
@@ -67,6 +76,7 @@ struct wring {
 	unsigned int qidx;
 	bool dead;
 	bool notify_off;
+	bool dirty;
 };
 
 /**
@@ -109,6 +119,7 @@ struct worker_pool;
  * @stop:	The thread must exit (pool lock)
  * @cond:	Signals @paused and @pause_count/@stop changes
  * @polling:	Busy-polling right now (rings are checked without kicks)
+ * @busy_passes: Passes that moved frames since the last counter commit
  * @need_poll_events: A backend cannot peek: busy-polling also polls epoll
  * @need_sleep_timeout: A ring without kick fd or a blocked TX: never sleep
  *		for long
@@ -130,6 +141,7 @@ struct worker {
 	bool stop;
 	pthread_cond_t cond;
 	bool polling;
+	unsigned int busy_passes;
 	bool need_poll_events;
 	bool need_sleep_timeout;
 	unsigned int npairs;
@@ -184,11 +196,19 @@ static void worker_drain(int fd)
 		return;	/* nothing to drain */
 }
 
-/* Add this wake's counters to the shared ones: once per ring per wake */
+/*
+ * Add the counters accumulated since the last commit to the shared ones.
+ * Called when a pass moved nothing, every WORKER_COMMIT_EVERY busy passes,
+ * before sleeping and before parking: never per packet.
+ */
 static void worker_commit(struct wring *t)
 {
 	struct ring_counters *a = &t->acc, *c = &t->r->ctr;
 	unsigned int i;
+
+	if (!t->dirty)
+		return;
+	t->dirty = false;
 
 #define WORKER_ADD(f) \
 	do { if (a->f) __atomic_fetch_add(&c->f, a->f, __ATOMIC_RELAXED); } while (0)
@@ -213,7 +233,10 @@ static void worker_flush(struct wring *t)
 		worker_signal(t->r->call_fd);
 		t->acc.calls++;
 	}
-	t->acc.batches += t->io.vq->stats.flushes - before;
+	if (t->io.vq->stats.flushes != before) {
+		t->acc.batches += t->io.vq->stats.flushes - before;
+		t->dirty = true;
+	}
 }
 
 static void worker_be_arm(struct worker *w, struct wpair *wp, bool on)
@@ -234,6 +257,7 @@ static void worker_break(struct worker *w, struct wpair *wp, struct wring *t)
 {
 	t->dead = true;
 	t->acc.breaks++;
+	t->dirty = true;
 	worker_signal(t->r->err_fd);
 	if (t == &wp->rx)
 		worker_be_arm(w, wp, false);
@@ -287,7 +311,7 @@ static unsigned int worker_tx(struct worker *w, struct wpair *wp, bool *more)
 	worker_flush(t);
 	if (ret == -EBADMSG)
 		worker_break(w, wp, t);
-	worker_commit(t);
+	t->dirty |= pkts || ret != -EAGAIN;
 	*more |= !worker_budget_left(w, pkts, bytes);
 	return pkts;
 }
@@ -335,6 +359,9 @@ static unsigned int worker_rx(struct worker *w, struct wpair *wp, bool *more)
 	}
 	if (!wp->rx_peek && !wp->rx_ready)
 		return 0;
+	/* nothing waiting (null): no ring work at all */
+	if (wp->rx_peek && !t->io.be->ops->rx_peek_len(t->io.be, t->io.pair))
+		return 0;
 	worker_notify_off(t);
 	while (worker_budget_left(w, pkts, bytes)) {
 		ret = net_rx_one(&t->io);
@@ -352,7 +379,7 @@ static unsigned int worker_rx(struct worker *w, struct wpair *wp, bool *more)
 	worker_flush(t);
 	if (ret == -EBADMSG)
 		worker_break(w, wp, t);
-	worker_commit(t);
+	t->dirty = true;
 	*more |= !worker_budget_left(w, pkts, bytes);
 	return pkts;
 }
@@ -379,6 +406,17 @@ static unsigned int worker_serve(struct worker *w, bool *more)
 	for (i = 0; i < w->npairs; i++)
 		n += worker_serve_pair(w, &w->wp[i], more);
 	return n;
+}
+
+static void worker_commit_all(struct worker *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->npairs; i++) {
+		worker_commit(&w->wp[i].rx);
+		worker_commit(&w->wp[i].tx);
+	}
+	w->busy_passes = 0;
 }
 
 static bool worker_tx_any_blocked(const struct worker *w)
@@ -420,12 +458,14 @@ static void worker_event(struct worker *w, uint64_t tag)
 	case WEV_RX_KICK:
 		worker_drain(wp->p->rx.kick_fd);
 		wp->rx.acc.kicks++;
+		wp->rx.dirty = true;
 		if (wp->rx_starved)
 			worker_rx_unstarve(w, wp);
 		break;
 	case WEV_TX_KICK:
 		worker_drain(wp->p->tx.kick_fd);
 		wp->tx.acc.kicks++;
+		wp->tx.dirty = true;
 		break;
 	case WEV_BE_RX:
 		wp->rx_ready = true;
@@ -474,6 +514,7 @@ static void worker_ring_setup(struct worker *w, struct wpair *wp,
 	t->qidx = 2 * wp->p->index + tx;
 	t->dead = vq_is_broken(&r->vq);
 	t->notify_off = false;
+	t->dirty = false;
 	memset(&t->acc, 0, sizeof(t->acc));
 	if (r->started && !t->dead && r->kick_fd < 0)
 		w->need_sleep_timeout = true;
@@ -534,6 +575,7 @@ static void worker_rearm(struct worker *w)
 		worker_signal(wp->p->rx.call_fd);
 		__atomic_fetch_add(&wp->p->rx.ctr.calls, 1, __ATOMIC_RELAXED);
 	}
+	worker_commit_all(w);
 }
 
 /* A pause or stop request is pending. Return: true if the thread must exit */
@@ -558,11 +600,32 @@ static bool worker_control(struct worker *w)
 	return stop;
 }
 
+/*
+ * --poll-us: true while the empty passes since @idle_since (0: none yet)
+ * stay under @poll_us. The clock is read on the first empty pass and then
+ * every WORKER_CLOCK_EVERY empty passes, never per packet.
+ */
+static bool worker_keep_polling(unsigned int poll_us, uint64_t *idle_since,
+				unsigned int *spins)
+{
+	uint64_t now;
+
+	if (*idle_since && ++*spins % WORKER_CLOCK_EVERY)
+		return true;
+	now = worker_now_us();
+	if (!*idle_since) {
+		*idle_since = now;
+		*spins = 0;
+		return true;
+	}
+	return now - *idle_since < poll_us;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	unsigned int poll_us = w->pool->o.poll_us;
-	uint64_t idle_since = 0, now;
+	unsigned int poll_us = w->pool->o.poll_us, spins = 0;
+	uint64_t idle_since = 0;
 	char name[16];
 	bool more;
 
@@ -570,24 +633,29 @@ static void *worker_main(void *arg)
 	pthread_setname_np(pthread_self(), name);
 	worker_rearm(w);
 	for (;;) {
-		if (__atomic_load_n(&w->ctl_pending, __ATOMIC_ACQUIRE) &&
-		    worker_control(w))
-			break;
-		if (worker_serve(w, &more) || more) {
-			idle_since = 0;
-			if (more)
-				continue;
+		if (__atomic_load_n(&w->ctl_pending, __ATOMIC_ACQUIRE)) {
+			worker_commit_all(w);
+			if (worker_control(w))
+				break;
 		}
-		if (poll_us) {
-			now = worker_now_us();
-			if (!idle_since)
-				idle_since = now;
-			if (now - idle_since < poll_us) {
+		if ((worker_serve(w, &more) || more) && (more || poll_us)) {
+			/* busy: no clock read, counters every N passes */
+			idle_since = 0;
+			if (++w->busy_passes >= WORKER_COMMIT_EVERY)
+				worker_commit_all(w);
+			if (!more) {
 				w->polling = true;
 				if (w->need_poll_events)
 					worker_wait(w, 0);
-				continue;
 			}
+			continue;
+		}
+		worker_commit_all(w);
+		if (poll_us && worker_keep_polling(poll_us, &idle_since, &spins)) {
+			w->polling = true;
+			if (w->need_poll_events)
+				worker_wait(w, 0);
+			continue;
 		}
 		w->polling = false;
 		idle_since = 0;
@@ -596,6 +664,7 @@ static void *worker_main(void *arg)
 		worker_wait(w, w->need_sleep_timeout ||
 				  worker_tx_any_blocked(w) ? WORKER_RETRY_MS : -1);
 	}
+	worker_commit_all(w);
 	return NULL;
 }
 

@@ -250,8 +250,13 @@ static inline void cpu_relax(void)
 
 static void bench_idle(struct bench_q *q)
 {
+	unsigned int i;
+
+	/* Back off a little: re-reading the used index in a tight loop
+	 * bounces its cache line off the backend that is writing it */
 	if (q->vm->cfg->poll)
-		cpu_relax();
+		for (i = 0; i < 32; i++)
+			cpu_relax();
 	else
 		vu_frontend_wait(&q->vm->fe, q->pair, 50);
 }

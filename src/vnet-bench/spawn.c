@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -54,6 +55,8 @@ static void spawn_child(const struct bench_vm *vm, const char *path)
 	const char *argv[16];
 	int fd, n = 0;
 
+	/* If vnet-bench dies without stopping us (crash, SIGKILL), so do we */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	snprintf(queues, sizeof(queues), "%u", vm->cfg->pairs);
 	/* Our own control socket: several spawned vnetds must not collide */
 	snprintf(ctl, sizeof(ctl), "/tmp/vnet-bench-%d-%u.ctl", (int)getppid(),

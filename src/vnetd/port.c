@@ -385,6 +385,7 @@ int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
 	dc.mtu = p->cfg.mtu;
 	dc.be = &p->be;
 	dc.wopts = p->cfg.wopts;
+	dc.vhost = &p->vhost;	/* decided once above, adopted by the device */
 	ret = vu_dev_create(&p->dev, &dc);
 	if (ret) {
 		p->dev = NULL;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_backend.c - the host-side backends through their ops table: the
- * name table, null (eats TX, never RX), loop (per-pair FIFO, bounded,
+ * name table, null (eats TX, never RX), gen (eats TX, a fixed UDP frame
+ * for every RX, VNET_GEN_SIZE checked), loop (per-pair FIFO, bounded,
  * eventfd readable exactly while non-empty, offload check) and tap (in a
  * private network namespace made for each case: create by name with one
  * queue per pair, frames both ways through an AF_PACKET socket on the
@@ -11,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -47,10 +49,11 @@ static void test_table(void)
 	CHECK(backend_find("tap") == &be_tap_ops);
 	CHECK(backend_find("null") == &be_null_ops);
 	CHECK(backend_find("loop") == &be_loop_ops);
+	CHECK(backend_find("gen") == &be_gen_ops);
 	CHECK(backend_find("nope") == NULL);
 	CHECK(backend_find(NULL) == NULL);
 	CHECK(strstr(names, "tap") && strstr(names, "null") &&
-	      strstr(names, "loop"));
+	      strstr(names, "loop") && strstr(names, "gen"));
 	CHECK(backend_names() == names);
 }
 
@@ -75,6 +78,84 @@ static void test_null(void)
 	CHECK_EQ(be.ops->rx_fd(&be, 0), -1);
 	CHECK_EQ(be.ops->queue_fd(&be, 0), -1);
 	be.ops->close(&be);
+}
+
+/* IPv4 header checksum over 20 bytes: 0 when the stored one is right */
+static uint16_t ip_csum_check(const uint8_t *ip)
+{
+	uint32_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < 20; i += 2)
+		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static void test_gen(void)
+{
+	struct backend be = { .ops = &be_gen_ops };
+	struct backend_cfg cfg = { .npairs = 0 };
+	uint8_t buf[1600], big[1600];
+	struct iovec iov[3] = { { buf, 5 }, { buf + 5, 30 }, { buf + 35, 1500 } };
+	struct iovec small = { big, 60 };
+	char err[200] = "";
+	unsigned int i;
+
+	CHECK_EQ(be.ops->open(&be, &cfg, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "1..64"));
+	cfg.npairs = 2;
+	CHECK_EQ(setenv("VNET_GEN_SIZE", "59", 1), 0);
+	CHECK_EQ(be.ops->open(&be, &cfg, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "VNET_GEN_SIZE") && strstr(err, "60..9000"));
+	CHECK_EQ(setenv("VNET_GEN_SIZE", "64x", 1), 0);
+	CHECK_EQ(be.ops->open(&be, &cfg, err, sizeof(err)), -EINVAL);
+	unsetenv("VNET_GEN_SIZE");
+	CHECK_EQ(be.ops->open(&be, &cfg, err, sizeof(err)), 0);
+	CHECK(be.ops->host_features(&be) & F(VIRTIO_NET_F_HOST_TSO4));
+	CHECK_EQ(be.ops->configure(&be, F(VIRTIO_F_VERSION_1), 12), 0);
+	CHECK_EQ(be.ops->rx_peek_len(&be, 1), 12 + 64);
+	CHECK_EQ(be.ops->rx_peek_len(&be, 2), 0);
+	CHECK_EQ(be.ops->rx_fd(&be, 0), -1);
+	CHECK_EQ(be.ops->queue_fd(&be, 0), -1);
+	CHECK_EQ(be.ops->tx(&be, 1, iov, 3), 1535);
+	CHECK_EQ(be.ops->tx(&be, 2, iov, 3), -EINVAL);
+	/* every RX the same frame, across iovec boundaries */
+	for (i = 0; i < 3; i++) {
+		memset(buf, 0xaa, sizeof(buf));
+		CHECK_EQ(be.ops->rx(&be, 0, iov, 3), 76);
+		CHECK_EQ(buf[0] | buf[11], 0);		/* zero vnet header */
+		CHECK_EQ(buf[12], 0x02);		/* dst MAC, local */
+		CHECK_EQ(buf[12 + 12] << 8 | buf[12 + 13], 0x0800);
+		CHECK_EQ(buf[26], 0x45);
+		CHECK_EQ(buf[26 + 2] << 8 | buf[26 + 3], 64 - 14);
+		CHECK_EQ(buf[26 + 9], 17);
+		CHECK_EQ(ip_csum_check(buf + 26), 0);
+		CHECK_EQ(buf[76], 0xaa);		/* nothing past the frame */
+	}
+	CHECK_EQ(be.ops->rx(&be, 0, &small, 1), -EMSGSIZE);
+	CHECK_EQ(be.ops->rx(&be, 5, iov, 3), -EINVAL);
+	/* legacy 10 byte header */
+	CHECK_EQ(be.ops->configure(&be, 0, 10), 0);
+	CHECK_EQ(be.ops->rx_peek_len(&be, 0), 74);
+	CHECK_EQ(be.ops->rx(&be, 0, iov, 3), 74);
+	CHECK_EQ(buf[10], 0x02);
+	CHECK_EQ(be.ops->configure(&be, 0, 13), -EINVAL);
+	be.ops->close(&be);
+	CHECK(be.priv == NULL);
+
+	CHECK_EQ(setenv("VNET_GEN_SIZE", "1518", 1), 0);
+	CHECK_EQ(be.ops->open(&be, &cfg, err, sizeof(err)), 0);
+	CHECK_EQ(be.ops->configure(&be, F(VIRTIO_F_VERSION_1), 12), 0);
+	CHECK_EQ(be.ops->rx_peek_len(&be, 0), 12 + 1518);
+	CHECK_EQ(be.ops->rx(&be, 0, iov, 3), 12 + 1518);
+	CHECK_EQ(buf[26 + 2] << 8 | buf[26 + 3], 1518 - 14);
+	CHECK_EQ(ip_csum_check(buf + 26), 0);
+	iov[2].iov_len = 1400;
+	CHECK_EQ(be.ops->rx(&be, 0, iov, 3), -EMSGSIZE);
+	be.ops->close(&be);
+	unsetenv("VNET_GEN_SIZE");
 }
 
 static void fill(uint8_t *p, size_t n, uint8_t seed)
@@ -559,6 +640,7 @@ int main(void)
 {
 	RUN(test_table);
 	RUN(test_null);
+	RUN(test_gen);
 	RUN(test_loop_fifo);
 	RUN(test_loop_offload_check);
 	RUN(test_tap_offload_flags);

@@ -198,6 +198,33 @@ static void test_dirty_log(void)
 	close(fd);
 }
 
+/*
+ * Regression: a region (or log) larger than what its fd holds was mapped,
+ * and the first guest access beyond the file's end raised SIGBUS in the
+ * data path. Such a mapping must be refused with -EINVAL.
+ */
+static void test_regress_map_truncated_fd(void)
+{
+	int fd = memfd_create("test_gmem_trunc", MFD_CLOEXEC);
+	struct gmem_log log = { 0 };
+
+	if (fd < 0)
+		SKIP("memfd_create: %s", strerror(errno));
+	CHECK_EQ(ftruncate(fd, 4096), 0);
+	gmem_init(&M);
+	CHECK_EQ(gmem_map_region(&M, fd, 0x80000, 8192, 0x9000000, 0), -EINVAL);
+	CHECK_EQ(gmem_map_region(&M, fd, 0x80000, 4096, 0x9000000, 1), -EINVAL);
+	CHECK_EQ(M.nregions, 0);
+	CHECK_EQ(gmem_map_region(&M, fd, 0x80000, 4096, 0x9000000, 0), 0);
+	CHECK_EQ(gmem_log_map(&log, fd, 4097, 0), -EINVAL);
+	CHECK_EQ(gmem_log_map(&log, fd, 16, 4096 - 8), -EINVAL);
+	CHECK(log.base == NULL);
+	CHECK_EQ(gmem_log_map(&log, fd, 16, 4096 - 16), 0);
+	gmem_log_unmap(&log);
+	gmem_cleanup(&M);
+	close(fd);
+}
+
 int main(void)
 {
 	RUN(test_add_rules);
@@ -207,5 +234,6 @@ int main(void)
 	RUN(test_read_across);
 	RUN(test_map_region_memfd);
 	RUN(test_dirty_log);
+	RUN(test_regress_map_truncated_fd);
 	return test_exit();
 }

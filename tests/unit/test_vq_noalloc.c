@@ -127,6 +127,7 @@ static void noalloc_case(enum vq_layout l, uint64_t features)
 	SKIP("sanitizer build intercepts malloc itself");
 #else
 	unsigned long calls;
+	uint64_t chains, spills;
 	int ret;
 
 	CHECK_EQ(tenv_init(&T, l, 256, features), 0);
@@ -136,9 +137,15 @@ static void noalloc_case(enum vq_layout l, uint64_t features)
 	ret = churn(1000000);
 	counting = 0;
 	calls = alloc_calls;
+	chains = T.dev.stats.chains;
+	spills = T.dev.stats.spills;
 	tenv_cleanup(&T);
 	CHECK_EQ(ret, 0);
 	CHECK_EQ(calls, 0);
+	/* The window really ran the device path, long chains included */
+	CHECK(chains >= 1000000);
+	if (!(features & F_INDIRECT))
+		CHECK(spills > 0);
 #endif
 }
 

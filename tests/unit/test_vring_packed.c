@@ -770,6 +770,76 @@ static void test_mal_reset_recovers(void)
 	tenv_cleanup(&T);
 }
 
+/* Guest: slots 0..num-1 as one chain of num descriptors for wrap @wrap */
+static void regress_full_chain(uint16_t num, int wrap)
+{
+	uint16_t i;
+
+	for (i = 0; i < num; i++)
+		tpacked_desc(&T, i, tdata(i), 8, 9,
+			     i + 1 < num ? VRING_DESC_F_NEXT : 0, wrap);
+}
+
+/*
+ * Regression: a guest that re-marks slots available pops more than one lap
+ * of slots before a flush; the IN_ORDER collapsed used descriptor advanced
+ * used_idx by the whole sum (> num) and left it outside the ring: the next
+ * flush wrote past the descriptor ring.
+ */
+static void test_regress_packed_collapse_over_one_lap(void)
+{
+	struct vq_chain c[3];
+	int i;
+
+	CHECK_EQ(tenv_init(&T, VQ_PACKED, 4, F_IN_ORDER), 0);
+	for (i = 0; i < 3; i++) {
+		regress_full_chain(4, !(i & 1));
+		CHECK_EQ(vq_pop(&T.dev, &c[i]), 0);
+		CHECK_EQ(c[i].ndesc, 4);
+	}
+	for (i = 0; i < 3; i++)
+		vq_push(&T.dev, &c[i], 0);
+	vq_flush(&T.dev);
+	CHECK(T.dev.used_idx < T.dev.num);
+	CHECK_EQ(T.dev.used_idx, 0);
+	CHECK(!T.dev.used_wrap);	/* three laps from wrap 1 */
+	CHECK(!vq_is_broken(&T.dev));
+	tenv_cleanup(&T);
+}
+
+/*
+ * Regression: discarding chains that took more than one lap of slots moved
+ * last_avail below 0 (uint16_t underflow) and the next pop read a
+ * descriptor far outside the ring.
+ */
+static void test_regress_packed_discard_over_one_lap(void)
+{
+	struct vq_chain c[3];
+	int i;
+
+	CHECK_EQ(tenv_init(&T, VQ_PACKED, 4, 0), 0);
+	vq_set_base(&T.dev, 1 | 0x8000);	/* start mid-ring, wrap 1 */
+	for (i = 0; i < 3; i++) {
+		int w = !(i & 1);	/* the wrap of slots 1..3 */
+		uint16_t k;
+
+		for (k = 0; k < 4; k++)	/* chain of 4 from slot 1 */
+			tpacked_desc(&T, (uint16_t)((1 + k) % 4), tdata(k), 8,
+				     9, k < 3 ? VRING_DESC_F_NEXT : 0,
+				     k < 3 ? w : !w);
+		CHECK_EQ(vq_pop(&T.dev, &c[i]), 0);
+		CHECK_EQ(c[i].ndesc, 4);
+		CHECK_EQ(T.dev.last_avail, 1);
+	}
+	CHECK(!T.dev.avail_wrap);	/* three laps from wrap 1 */
+	vq_discard(&T.dev, c, 3);
+	CHECK_EQ(T.dev.last_avail, 1);
+	CHECK(T.dev.avail_wrap);
+	vq_discard(&T.dev, c, 0);
+	CHECK_EQ(T.dev.last_avail, 1);
+	tenv_cleanup(&T);
+}
+
 int main(void)
 {
 	RUN(test_init_sizes);
@@ -807,5 +877,7 @@ int main(void)
 	RUN(test_mal_too_many_in_flight);
 	RUN(test_mal_device_bad_used_id);
 	RUN(test_mal_reset_recovers);
+	RUN(test_regress_packed_collapse_over_one_lap);
+	RUN(test_regress_packed_discard_over_one_lap);
 	return test_exit();
 }

@@ -26,7 +26,7 @@ static void test_init_sizes(void)
 	CHECK_EQ(vq_init(&q, VQ_SPLIT, 65535, 0, false), -EINVAL);
 	CHECK_EQ(vq_init(&q, (enum vq_layout)7, 8, 0, false), -EINVAL);
 	CHECK_EQ(vq_init(&q, VQ_SPLIT, 32768, 0, false), 0);
-	CHECK_EQ(q.spill_cap, 2 * 32768 + 16);
+	CHECK_EQ(q.spill_cap, 65535);	/* capped: nout + nin is 16 bits */
 	vq_cleanup(&q);
 	CHECK_EQ(vq_init(&q, VQ_SPLIT, 1, 0, true), 0);
 	vq_cleanup(&q);
@@ -731,6 +731,110 @@ static void test_mal_device_bad_used_id(void)
 	tenv_cleanup(&T);
 }
 
+/*
+ * Regression: after vq_set_base() (a backend restart) the first flush with
+ * EVENT_IDX trusted used_event against this batch only. A driver still
+ * waiting for an entry the previous backend published without a call
+ * (used_event behind the new batch) never got one. Like Linux vhost and
+ * DPDK, the first flush after a reset or set_base notifies.
+ */
+static void test_regress_event_idx_first_flush_after_set_base(void)
+{
+	struct vring_avail *a;
+	struct vq_chain c;
+
+	CHECK_EQ(tenv_init(&T, VQ_SPLIT, 8, F_EVENT_IDX), 0);
+	a = (struct vring_avail *)T.drva;
+	tsplit_desc(&T, 0, tdata(0), 64, VRING_DESC_F_WRITE, 0);
+	a->ring[5] = htole16(0);
+	a->idx = htole16(6);
+	a->ring[8] = htole16(0);	/* used_event: waiting since entry 0 */
+	vq_set_base(&T.dev, 5);
+	CHECK_EQ(vq_pop(&T.dev, &c), 0);
+	vq_push(&T.dev, &c, 1);
+	CHECK(vq_flush(&T.dev));
+	tenv_cleanup(&T);
+}
+
+/*
+ * Guest: 15 direct descriptors, then an indirect table of @nind entries,
+ * every buffer straddling the region boundary (two iovecs each)
+ */
+static void spill_cap_chain(uint16_t nind)
+{
+	uint64_t at = TM_GPA + TM_HALF - 8;
+	struct vring_desc *t = thost(&T, TM_GPA + TM_INDIR_OFF);
+	uint16_t i;
+
+	for (i = 0; i < 15; i++)
+		tsplit_desc(&T, i, at, 16, VRING_DESC_F_NEXT, (uint16_t)(i + 1));
+	tsplit_desc(&T, 15, TM_GPA + TM_INDIR_OFF, nind * 16u,
+		    VRING_DESC_F_INDIRECT, 0);
+	for (i = 0; i < nind; i++) {
+		t[i].addr = htole64(at);
+		t[i].len = htole32(16);
+		t[i].flags = htole16(i + 1 < nind ? VRING_DESC_F_NEXT : 0);
+		t[i].next = htole16((uint16_t)(i + 1));
+	}
+	tsplit_avail(&T, 0);
+}
+
+/* A chain of exactly the spill capacity (2 * 16 + 16 iovecs) pops; one
+ * iovec more breaks the queue, never writes past the spill area */
+static void test_spill_capacity_edge(void)
+{
+	struct vq_chain c;
+
+	CHECK_EQ(tenv_init(&T, VQ_SPLIT, 16, F_INDIRECT), 0);
+	spill_cap_chain(9);			/* 30 + 18 = 48 iovecs */
+	CHECK_EQ(vq_pop(&T.dev, &c), 0);
+	CHECK_EQ(c.nout, 48);
+	CHECK_EQ(c.out_len, 24 * 16);
+	CHECK_EQ(c.ndesc, 16);
+	tenv_cleanup(&T);
+
+	CHECK_EQ(tenv_init(&T, VQ_SPLIT, 16, F_INDIRECT), 0);
+	spill_cap_chain(10);			/* 50 iovecs */
+	CHECK(mal_expect("more than 48 iovecs"));
+}
+
+/*
+ * Regression: with a 32768 ring the spill area held 65552 iovecs, more
+ * than the chain's 16-bit nout/nin counters: a chain of straddling
+ * buffers wrapped nout to a small number while out_len kept the full sum
+ * (and later iovecs overwrote earlier ones). Such a chain must break the
+ * queue.
+ */
+static void test_regress_chain_iovec_count_wraps(void)
+{
+	uint64_t at = TM_GPA + TM_HALF - 8;
+	struct vring_desc *t;
+	struct vq_chain c;
+	uint32_t i;
+	int ret;
+
+	CHECK_EQ(tenv_init(&T, VQ_SPLIT, 32768, F_INDIRECT), 0);
+	t = thost(&T, TM_GPA + TM_INDIR_OFF);
+	for (i = 0; i < 32767; i++)
+		tsplit_desc(&T, (uint16_t)i, at, 16, VRING_DESC_F_NEXT,
+			    (uint16_t)(i + 1));
+	tsplit_desc(&T, 32767, TM_GPA + TM_INDIR_OFF, 32768u * 16,
+		    VRING_DESC_F_INDIRECT, 0);
+	for (i = 0; i < 32768; i++) {
+		t[i].addr = htole64(at);
+		t[i].len = htole32(16);
+		t[i].flags = htole16(i < 32767 ? VRING_DESC_F_NEXT : 0);
+		t[i].next = htole16((uint16_t)(i + 1));
+	}
+	tsplit_avail(&T, 0);
+	ret = vq_pop(&T.dev, &c);
+	if (!ret)	/* then the counters must tell the whole chain */
+		CHECK_EQ((uint32_t)c.nout * 8, c.out_len);
+	CHECK_EQ(ret, -EBADMSG);
+	CHECK(strstr(vq_broken_reason(&T.dev), "iovecs") != NULL);
+	tenv_cleanup(&T);
+}
+
 int main(void)
 {
 	RUN(test_init_sizes);
@@ -748,6 +852,9 @@ int main(void)
 	RUN(test_set_get_base);
 	RUN(test_event_idx_device);
 	RUN(test_event_idx_driver);
+	RUN(test_regress_event_idx_first_flush_after_set_base);
+	RUN(test_spill_capacity_edge);
+	RUN(test_regress_chain_iovec_count_wraps);
 	RUN(test_notify_flags);
 	RUN(test_notify_on_empty);
 	RUN(test_dirty_log);

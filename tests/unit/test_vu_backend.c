@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
@@ -1324,6 +1325,184 @@ static void test_disconnect_reconnect(void)
 	CHECK_EQ(count_fds(), before);
 }
 
+/* -------- kernel vhost-net offload (issue 6, docs/vhost-net.md) -------- */
+
+#define DEBIAN_VHOST_FEATURES	0x33d008000ULL	/* Debian 6.1 GET_FEATURES */
+
+/* A "vhost-net" decision as vhost_mode_decide() makes it on a usable host */
+static void vhost_decision_usable(struct vhost_decision *v,
+				  enum vhost_mode mode)
+{
+	memset(v, 0, sizeof(*v));
+	v->mode = mode;
+	v->use = true;
+	v->kernel_features = DEBIAN_VHOST_FEATURES;
+	v->max_regions = 64;
+	snprintf(v->dev, sizeof(v->dev), "/dev/vhost-net");
+	snprintf(v->reason, sizeof(v->reason), "kernel vhost-net (test)");
+}
+
+static int fe_open_vhost(struct fe *f, unsigned int queues,
+			 const struct vhost_decision *v)
+{
+	struct vu_dev_cfg c = {
+		.name = "test0", .queues = queues, .features_mask = ~0ULL,
+		.mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 }, .mtu = 9000,
+		.be = &fb, .vhost = v,
+	};
+
+	return fe_open_cfg(f, &c);
+}
+
+static void test_vhost_offer(void)
+{
+	uint64_t off, off2, plain, slots;
+	int before = count_fds();
+	struct vhost_decision v;
+	struct fe f;
+
+	CHECK_EQ(fe_open(&f, 2), 0);
+	CHECK_EQ(fe_get_u64(&f, VHOST_USER_GET_FEATURES, &plain), 0);
+	fe_close(&f);
+	CHECK(plain & BIT(VIRTIO_F_RING_PACKED));
+
+	vhost_decision_usable(&v, VHOST_MODE_AUTO);
+	CHECK_EQ(fe_open_vhost(&f, 2, &v), 0);
+	v.kernel_features = 0;	/* adopted at create: a copy, never re-read */
+	CHECK_EQ(fe_get_u64(&f, VHOST_USER_GET_FEATURES, &off), 0);
+	/* what the kernel runs itself is kept, the rest never offered */
+	CHECK(!(off & BIT(VIRTIO_F_RING_PACKED)));
+	CHECK(!(off & BIT(VIRTIO_F_IN_ORDER)));
+	CHECK(!(off & BIT(VIRTIO_F_ACCESS_PLATFORM)));
+	CHECK(off & BIT(VIRTIO_F_VERSION_1));
+	CHECK(off & BIT(VIRTIO_NET_F_MRG_RXBUF));
+	CHECK(off & BIT(VIRTIO_RING_F_EVENT_IDX));
+	CHECK(off & BIT(VIRTIO_RING_F_INDIRECT_DESC));
+	CHECK(off & BIT(VHOST_F_LOG_ALL_BIT));
+	/* device bits pass through (the TAP does them) */
+	CHECK(off & BIT(VIRTIO_NET_F_MQ));
+	CHECK(off & BIT(VIRTIO_NET_F_MAC));
+	CHECK(off & BIT(VHOST_USER_F_PROTOCOL_FEATURES));
+	CHECK_EQ(off & ~plain, 0);
+	CHECK_EQ(vu_dev_offered_features(f.d), off);
+	/* a packed ring is refused: not offered */
+	CHECK(fe_setup(&f, STD_FEATURES | BIT(VIRTIO_F_RING_PACKED),
+		       PROTO_ALL) < 0);
+	fe_close(&f);
+
+	/* the kernel's memory slot limit; the same offer after reconnecting */
+	vhost_decision_usable(&v, VHOST_MODE_AUTO);
+	CHECK_EQ(fe_open_vhost(&f, 2, &v), 0);
+	CHECK_EQ(fe_setup(&f, STD_FEATURES, PROTO_ALL), 0);
+	CHECK_EQ(fe_get_u64(&f, VHOST_USER_GET_MAX_MEM_SLOTS, &slots), 0);
+	CHECK_EQ(slots, 64);
+	vu_dev_disconnect(f.d);
+	close(f.sock);
+	f.sock = -1;
+	{
+		int sv[2];
+
+		CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+				 sv) == 0);
+		f.sock = sv[0];
+		vu_dev_connect(f.d, sv[1]);
+	}
+	CHECK_EQ(fe_get_u64(&f, VHOST_USER_GET_FEATURES, &off2), 0);
+	CHECK_EQ(off, off2);
+	fe_close(&f);
+	CHECK_EQ(count_fds(), before);
+}
+
+/* A decision made with the injectable device path: absent -> userspace */
+static void test_vhost_decided_absent(void)
+{
+	char path[96];
+	struct vhost_decision v;
+	uint64_t off, plain, slots;
+	int before = count_fds();
+	struct fe f;
+
+	snprintf(path, sizeof(path), "/tmp/vnet-vu-absent-%d", (int)getpid());
+	CHECK_EQ(vhost_mode_decide(&v, VHOST_MODE_AUTO, path, NULL), 0);
+	CHECK(!v.use);
+	CHECK(strstr(v.reason, path) != NULL);
+	CHECK_EQ(vhost_mode_decide(&v, VHOST_MODE_ON, path, NULL), -ENOENT);
+	CHECK(strstr(v.msg, "--vhost-net on: ") == v.msg);
+	CHECK(strstr(v.msg, path) != NULL);
+	CHECK(strstr(v.msg, "modprobe vhost_net") != NULL);
+	CHECK_EQ(vhost_mode_decide(&v, VHOST_MODE_AUTO, path, NULL), 0);
+	CHECK_EQ(fe_open(&f, 1), 0);
+	CHECK_EQ(fe_get_u64(&f, VHOST_USER_GET_FEATURES, &plain), 0);
+	fe_close(&f);
+	CHECK_EQ(fe_open_vhost(&f, 1, &v), 0);
+	CHECK_EQ(fe_get_u64(&f, VHOST_USER_GET_FEATURES, &off), 0);
+	CHECK_EQ(off, plain);	/* unusable: the full userspace offer */
+	CHECK_EQ(fe_setup(&f, STD_FEATURES, PROTO_ALL), 0);
+	CHECK_EQ(fe_get_u64(&f, VHOST_USER_GET_MAX_MEM_SLOTS, &slots), 0);
+	CHECK_EQ(slots, 509);
+	CHECK_EQ(fe_mem_table(&f), 0);
+	CHECK_EQ(fe_ring_up(&f, 0, 0), 0);
+	CHECK_EQ(fe_ring_up(&f, 1, 0), 0);
+	CHECK(!strcmp(vu_dev_pairs(f.d, &(unsigned int){ 0 })[0].datapath,
+		      "userspace"));
+	CHECK(!vu_dev_pairs(f.d, &(unsigned int){ 0 })[0].kernel);
+	fe_close(&f);
+	CHECK_EQ(count_fds(), before);
+}
+
+/*
+ * Ring start under a "vhost-net" decision with a backend that has no TAP
+ * queue (or no device on this host): the kernel refuses the pair. auto:
+ * logged, the connection goes on in userspace; on: the connection closes.
+ */
+static void test_vhost_refused_at_start(void)
+{
+	struct vhost_decision v;
+	int before = count_fds();
+	struct vnet_pair *p;
+	unsigned int n;
+	struct fe f;
+
+	vhost_decision_usable(&v, VHOST_MODE_AUTO);
+	CHECK_EQ(fe_open_vhost(&f, 2, &v), 0);
+	CHECK_EQ(fe_setup(&f, STD_FEATURES, PROTO_ALL), 0);
+	CHECK_EQ(fe_mem_table(&f), 0);
+	CHECK_EQ(fe_ring_up(&f, 0, 0), 0);
+	p = vu_dev_pairs(f.d, &n);
+	/* one ring only: the worker serves it, the kernel waits for both */
+	CHECK(!strcmp(p[0].datapath, "userspace"));
+	CHECK(strstr(p[0].why, "refused") == NULL);
+	CHECK_EQ(fe_ring_up(&f, 1, 0), 0);
+	CHECK(dev_ring(&f, 1)->started);
+	CHECK(!strcmp(p[0].datapath, "userspace"));
+	CHECK(strstr(p[0].why, "vhost-net refused") != NULL);
+	CHECK(!p[0].kernel);
+	/* later pairs of the connection stay userspace without retrying */
+	CHECK_EQ(fe_ring_up(&f, 2, 0), 0);
+	CHECK_EQ(fe_ring_up(&f, 3, 0), 0);
+	CHECK(!strcmp(p[1].datapath, "userspace"));
+	CHECK(strstr(p[1].why, "refused earlier") != NULL);
+	/* GET_VRING_BASE still answers the userspace position */
+	CHECK_EQ(fe_state(&f, VHOST_USER_GET_VRING_BASE, 1, 0), 0);
+	CHECK(wp_balanced());
+	fe_close(&f);
+	CHECK_EQ(count_fds(), before);
+
+	vhost_decision_usable(&v, VHOST_MODE_ON);
+	CHECK_EQ(fe_open_vhost(&f, 1, &v), 0);
+	CHECK_EQ(fe_setup(&f, STD_FEATURES, PROTO_ALL), 0);
+	CHECK_EQ(fe_mem_table(&f), 0);
+	CHECK_EQ(fe_ring_up(&f, 0, 0), 0);
+	CHECK(fe_ring_up(&f, 1, 0) < 0);	/* on: the connection ends */
+	p = vu_dev_pairs(f.d, &n);
+	CHECK(strstr(p[0].why, "vhost-net refused") != NULL);
+	CHECK(!p[0].kernel);
+	vu_dev_disconnect(f.d);
+	CHECK(!strcmp(p[0].datapath, "idle"));
+	fe_close(&f);
+	CHECK_EQ(count_fds(), before);
+}
+
 static void test_framing_error(void)
 {
 	struct vu_hdr h = { VHOST_USER_SET_FEATURES, VHOST_USER_VERSION, 8 };
@@ -1366,5 +1545,8 @@ int main(void)
 	RUN(test_call_swap_and_reset);
 	RUN(test_disconnect_reconnect);
 	RUN(test_framing_error);
+	RUN(test_vhost_offer);
+	RUN(test_vhost_decided_absent);
+	RUN(test_vhost_refused_at_start);
 	return test_exit();
 }

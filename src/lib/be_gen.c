@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+/*
+ * be_gen.c - a traffic source for benchmarks: "gen" hands the guest one
+ * frame every time it asks (as fast as the guest posts RX buffers) and
+ * drops every frame the guest sends, like "null".
+ *
+ * The frame is built once at open(): an Ethernet/IPv4/UDP frame of
+ * VNET_GEN_SIZE bytes (environment, default 64, without FCS, 60..9000,
+ * like testpmd's txonly frames), preceded by an all-zero vnet header of the
+ * negotiated length. Per frame, rx() only copies that template into the
+ * buffers it is given: no syscall, no allocation.
+ *
+ * Security model: nothing here reads guest data; rx() writes at most the
+ * template's length into the iovecs net.c validated.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/virtio_net.h>
+
+#include "backend.h"
+#include "be_priv.h"
+#include "util.h"
+
+#define F(bit)		(1ULL << (bit))
+#define GEN_HDR_MAX	12	/* struct virtio_net_hdr_v1 */
+#define GEN_SIZE_DEF	64
+#define GEN_SIZE_MIN	60
+#define GEN_SIZE_MAX	9000
+
+/**
+ * struct be_gen - Generator state, shared by all pairs (read-only per frame)
+ * @len:	Template bytes: vnet header (hdr_len) + frame
+ * @frame_len:	Frame bytes
+ * @buf:	Template: an all-zero vnet header area of GEN_HDR_MAX bytes,
+ *		then the frame; a @hdr_len header starts GEN_HDR_MAX - hdr_len in
+ */
+struct be_gen {
+	size_t len;
+	size_t frame_len;
+	uint8_t buf[GEN_HDR_MAX + GEN_SIZE_MAX];
+};
+
+/* Start of the template for a @hdr_len byte vnet header */
+static const uint8_t *be_gen_tmpl(const struct be_gen *g, unsigned int hdr_len)
+{
+	return g->buf + GEN_HDR_MAX - hdr_len;
+}
+
+static uint16_t be_gen_ip_csum(const uint8_t *p, size_t len)
+{
+	uint32_t sum = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static void be_gen_put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* Ethernet (locally administered MACs), IPv4 198.18.0.1 -> .2, UDP 9 -> 9 */
+static void be_gen_build(struct be_gen *g, size_t frame_len)
+{
+	static const uint8_t eth[14] = {
+		0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00,
+	};
+	uint8_t *f = g->buf + GEN_HDR_MAX, *ip = f + 14, *udp = ip + 20;
+
+	memset(g->buf, 0, sizeof(g->buf));
+	memcpy(f, eth, sizeof(eth));
+	ip[0] = 0x45;
+	be_gen_put16(ip + 2, (uint16_t)(frame_len - 14));
+	ip[8] = 64;		/* TTL */
+	ip[9] = 17;		/* UDP */
+	ip[12] = 198, ip[13] = 18, ip[14] = 0, ip[15] = 1;
+	ip[16] = 198, ip[17] = 18, ip[18] = 0, ip[19] = 2;
+	be_gen_put16(ip + 10, be_gen_ip_csum(ip, 20));
+	be_gen_put16(udp, 9);
+	be_gen_put16(udp + 2, 9);
+	be_gen_put16(udp + 4, (uint16_t)(frame_len - 34));
+	/* UDP checksum 0: none (RFC 768) */
+	g->frame_len = frame_len;
+}
+
+/* VNET_GEN_SIZE: 0 and *@len, or -EINVAL */
+static int be_gen_size(size_t *len)
+{
+	const char *s = getenv("VNET_GEN_SIZE");
+	unsigned long v;
+	char *end;
+
+	*len = GEN_SIZE_DEF;
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < GEN_SIZE_MIN || v > GEN_SIZE_MAX)
+		return -EINVAL;
+	*len = v;
+	return 0;
+}
+
+static int be_gen_open(struct backend *be, const struct backend_cfg *cfg,
+		       char *err, size_t errlen)
+{
+	struct be_gen *g;
+	size_t len;
+
+	if (!cfg->npairs || cfg->npairs > BACKEND_MAX_PAIRS) {
+		snprintf(err, errlen, "gen: %u queue pairs: use 1..%u",
+			 cfg->npairs, (unsigned int)BACKEND_MAX_PAIRS);
+		return -EINVAL;
+	}
+	if (be_gen_size(&len)) {
+		snprintf(err, errlen, "gen: VNET_GEN_SIZE: use %d..%d bytes",
+			 GEN_SIZE_MIN, GEN_SIZE_MAX);
+		return -EINVAL;
+	}
+	g = calloc(1, sizeof(*g));
+	if (!g) {
+		snprintf(err, errlen, "gen: out of memory");
+		return -ENOMEM;
+	}
+	be_gen_build(g, len);
+	g->len = len;	/* + hdr_len once configured */
+	be->npairs = cfg->npairs;
+	be->hdr_len = 0;
+	be->priv = g;
+	return 0;
+}
+
+/* Frames are made here and dropped here: any offload is as good as done */
+static uint64_t be_gen_host_features(struct backend *be)
+{
+	(void)be;
+	return F(VIRTIO_NET_F_CSUM) | F(VIRTIO_NET_F_GUEST_CSUM) |
+	       F(VIRTIO_NET_F_HOST_TSO4) | F(VIRTIO_NET_F_HOST_TSO6) |
+	       F(VIRTIO_NET_F_HOST_ECN) | F(VIRTIO_NET_F_HOST_UFO) |
+	       F(VIRTIO_NET_F_GUEST_TSO4) | F(VIRTIO_NET_F_GUEST_TSO6) |
+	       F(VIRTIO_NET_F_GUEST_ECN) | F(VIRTIO_NET_F_GUEST_UFO);
+}
+
+static int be_gen_configure(struct backend *be, uint64_t features,
+			    unsigned int hdr_len)
+{
+	struct be_gen *g = be->priv;
+
+	if (!g || hdr_len > GEN_HDR_MAX)
+		return -EINVAL;
+	be->features = features;
+	be->hdr_len = hdr_len;
+	g->len = hdr_len + g->frame_len;
+	return 0;
+}
+
+static ssize_t be_gen_tx(struct backend *be, unsigned int pair,
+			 const struct iovec *iov, unsigned int iovcnt)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	if (pair >= be->npairs)
+		return -EINVAL;
+	for (i = 0; i < iovcnt; i++)
+		n += iov[i].iov_len;
+	return (ssize_t)n;
+}
+
+static ssize_t be_gen_rx(struct backend *be, unsigned int pair,
+			 const struct iovec *iov, unsigned int iovcnt)
+{
+	const struct be_gen *g = be->priv;
+	const uint8_t *src;
+	size_t left, n;
+	unsigned int i;
+
+	if (!g || pair >= be->npairs)
+		return -EINVAL;
+	src = be_gen_tmpl(g, be->hdr_len);
+	left = g->len;
+	for (i = 0; i < iovcnt && left; i++) {
+		n = MIN(iov[i].iov_len, left);
+		memcpy(iov[i].iov_base, src, n);
+		src += n;
+		left -= n;
+	}
+	return left ? -EMSGSIZE : (ssize_t)g->len;
+}
+
+static ssize_t be_gen_rx_peek_len(struct backend *be, unsigned int pair)
+{
+	const struct be_gen *g = be->priv;
+
+	if (!g || pair >= be->npairs)
+		return 0;
+	return (ssize_t)g->len;
+}
+
+/* Always ready: there is nothing to poll, the worker asks when it can */
+static int be_gen_fd(struct backend *be, unsigned int pair)
+{
+	(void)be;
+	(void)pair;
+	return -1;
+}
+
+static void be_gen_close(struct backend *be)
+{
+	free(be->priv);
+	be->priv = NULL;
+	be->npairs = 0;
+}
+
+const struct backend_ops be_gen_ops = {
+	.name = "gen",
+	.open = be_gen_open,
+	.host_features = be_gen_host_features,
+	.configure = be_gen_configure,
+	.tx = be_gen_tx,
+	.rx = be_gen_rx,
+	.rx_peek_len = be_gen_rx_peek_len,
+	.rx_fd = be_gen_fd,
+	.queue_fd = be_gen_fd,
+	.close = be_gen_close,
+};
