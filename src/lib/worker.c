@@ -316,14 +316,21 @@ static unsigned int worker_tx(struct worker *w, struct wpair *wp, bool *more)
 	return pkts;
 }
 
-/* No RX buffers: wait for the guest's kick, stop polling the backend */
+/*
+ * No RX buffers: wait for the guest's kick, stop polling the backend.
+ * With --poll-us the ring is polled instead and kicks stay off until the
+ * thread goes to sleep (worker_notify_on()): a guest that sees kicks off
+ * makes no eventfd write each time it posts buffers.
+ */
 static bool worker_rx_starve(struct worker *w, struct wpair *wp)
 {
 	struct wring *t = &wp->rx;
 
-	t->notify_off = false;
-	if (vq_enable_notify(t->io.vq))
-		return true;	/* buffers came meanwhile */
+	if (!w->pool->o.poll_us) {
+		t->notify_off = false;
+		if (vq_enable_notify(t->io.vq))
+			return true;	/* buffers came meanwhile */
+	}
 	wp->rx_starved = true;
 	worker_be_arm(w, wp, false);
 	return false;
@@ -437,9 +444,20 @@ static bool worker_notify_on(struct worker *w)
 	unsigned int i;
 
 	for (i = 0; i < w->npairs; i++) {
-		t = &w->wp[i].tx;
+		struct wpair *wp = &w->wp[i];
+
+		t = &wp->rx;	/* starved while polling: kicks were off */
+		if (wp->rx_starved && t->notify_off && !t->dead &&
+		    t->r->started) {
+			t->notify_off = false;
+			if (vq_enable_notify(t->io.vq)) {
+				worker_rx_unstarve(w, wp);
+				pending = true;
+			}
+		}
+		t = &wp->tx;
 		if (!t->notify_off || t->dead || !t->r->started ||
-		    w->wp[i].tx_blocked)
+		    wp->tx_blocked)
 			continue;
 		t->notify_off = false;
 		pending |= vq_enable_notify(t->io.vq);
@@ -512,7 +530,8 @@ static void worker_ring_setup(struct worker *w, struct wpair *wp,
 	t->io.s = &w->s;
 	t->io.acc = &t->acc;
 	t->qidx = 2 * wp->p->index + tx;
-	t->dead = vq_is_broken(&r->vq);
+	/* p->kernel: the kernel's vhost-net runs this pair: not ours to serve */
+	t->dead = vq_is_broken(&r->vq) || wp->p->kernel;
 	t->notify_off = false;
 	t->dirty = false;
 	memset(&t->acc, 0, sizeof(t->acc));
@@ -536,9 +555,9 @@ static void worker_pair_setup(struct worker *w, struct wpair *wp)
 	wp->rx_peek = be->ops->rx_peek_len(be, p->index) >= 0;
 	if (wp->be_fd >= 0 && !wp->rx_peek)
 		w->need_poll_events = true;
-	if (p->rx.started)
+	if (p->rx.started && !p->kernel)
 		worker_ep_add(w, p->rx.kick_fd, WEV_RX_KICK | (uint64_t)slot << 8);
-	if (p->tx.started)
+	if (p->tx.started && !p->kernel)
 		worker_ep_add(w, p->tx.kick_fd, WEV_TX_KICK | (uint64_t)slot << 8);
 	if (wp->be_fd >= 0 && p->rx.started && p->rx.enabled && !wp->rx.dead) {
 		worker_ep_add(w, wp->be_fd, WEV_BE_RX | (uint64_t)slot << 8);
