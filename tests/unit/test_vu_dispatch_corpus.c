@@ -23,21 +23,6 @@ static uint8_t seeds[MAX_SEEDS][SEED_MAX];
 static size_t seed_len[MAX_SEEDS];
 static unsigned int nseeds;
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
 static void load_seeds(void)
 {
 	DIR *d = opendir(CORPUS_DIR);
@@ -72,10 +57,10 @@ static void test_corpus_replay(void)
 	if (!nseeds)
 		SKIP("no seeds in %s (run from the repository root)", CORPUS_DIR);
 	LLVMFuzzerTestOneInput(seeds[0], seed_len[0]);	/* harness set-up */
-	before = count_fds();
+	before = test_count_fds();
 	for (i = 0; i < nseeds; i++) {
 		LLVMFuzzerTestOneInput(seeds[i], seed_len[i]);
-		CHECK_EQ(count_fds(), before);
+		CHECK_EQ(test_count_fds(), before);
 		CHECK(!vu_dev_connected(fz_dev));
 	}
 }
@@ -128,7 +113,7 @@ static void test_mutations(void)
 
 	if (!nseeds)
 		SKIP("no seeds in %s", CORPUS_DIR);
-	before = count_fds();
+	before = test_count_fds();
 	for (i = 0; i < MUTATIONS; i++) {
 		unsigned int s = (unsigned int)(rng() % nseeds);
 		size_t len;
@@ -136,9 +121,9 @@ static void test_mutations(void)
 		memcpy(buf, seeds[s], seed_len[s]);
 		len = mutate(buf, seed_len[s]);
 		LLVMFuzzerTestOneInput(buf, len);
-		if (count_fds() != before) {
+		if (test_count_fds() != before) {
 			fprintf(stderr, "  fd leak after mutation %u\n", i);
-			CHECK_EQ(count_fds(), before);
+			CHECK_EQ(test_count_fds(), before);
 		}
 	}
 }

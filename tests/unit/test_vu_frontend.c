@@ -52,20 +52,6 @@ struct fake {
 	uint64_t mem_gpa0;
 };
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n - 1;		/* the DIR's own fd */
-}
-
 static bool fd_open(int fd)
 {
 	return fcntl(fd, F_GETFD) >= 0;
@@ -218,7 +204,7 @@ static void test_refuses_without_version_1(void)
 	struct vu_frontend_opts o = { 0 };
 	struct vu_frontend f;
 	struct fake k;
-	int fds = count_fds(), s;
+	int fds = test_count_fds(), s;
 
 	s = fake_start(&k, BASE_FEATURES & ~F(VIRTIO_F_VERSION_1), 0);
 	CHECK(s >= 0);
@@ -228,7 +214,7 @@ static void test_refuses_without_version_1(void)
 	vu_frontend_cleanup(&f);
 	fake_join(&k);
 	CHECK_EQ(fake_find(&k, VHOST_USER_SET_FEATURES), -1);
-	CHECK_EQ(count_fds(), fds);
+	CHECK_EQ(test_count_fds(), fds);
 }
 
 static void test_message_order_like_qemu(void)
@@ -307,7 +293,7 @@ static void test_pairs_need_protocol_mq(void)
 	struct vu_frontend_opts o = { .pairs = 2 };
 	struct vu_frontend f;
 	struct fake k;
-	int s, fds = count_fds();
+	int s, fds = test_count_fds();
 
 	s = fake_start(&k, BASE_FEATURES, PF(REPLY_ACK));
 	CHECK(s >= 0);
@@ -317,7 +303,7 @@ static void test_pairs_need_protocol_mq(void)
 	vu_frontend_cleanup(&f);
 	fake_join(&k);
 	CHECK_EQ(fake_find(&k, VHOST_USER_GET_QUEUE_NUM), -1);
-	CHECK_EQ(count_fds(), fds);
+	CHECK_EQ(test_count_fds(), fds);
 }
 
 static void test_more_pairs_than_backend(void)
@@ -325,7 +311,7 @@ static void test_more_pairs_than_backend(void)
 	struct vu_frontend_opts o = { .pairs = 5 };
 	struct vu_frontend f;
 	struct fake k;
-	int s, fds = count_fds();
+	int s, fds = test_count_fds();
 
 	s = fake_start(&k, BASE_FEATURES, PF(MQ));
 	CHECK(s >= 0);
@@ -335,7 +321,7 @@ static void test_more_pairs_than_backend(void)
 	vu_frontend_cleanup(&f);
 	fake_join(&k);
 	CHECK_EQ(fake_find(&k, VHOST_USER_SET_MEM_TABLE), -1);
-	CHECK_EQ(count_fds(), fds);
+	CHECK_EQ(test_count_fds(), fds);
 }
 
 static void test_packed_needs_offer(void)
@@ -388,7 +374,7 @@ static void test_reply_ack_refusal_fails(void)
 	struct vu_frontend_opts o = { 0 };
 	struct vu_frontend f;
 	struct fake k;
-	int s, fds = count_fds();
+	int s, fds = test_count_fds();
 
 	s = fake_start(&k, BASE_FEATURES, PF(REPLY_ACK));
 	CHECK(s >= 0);
@@ -399,7 +385,7 @@ static void test_reply_ack_refusal_fails(void)
 	vu_frontend_cleanup(&f);
 	fake_join(&k);
 	CHECK_EQ(fake_find(&k, VHOST_USER_SET_VRING_NUM), -1);
-	CHECK_EQ(count_fds(), fds);
+	CHECK_EQ(test_count_fds(), fds);
 }
 
 static void test_add_mem_reg_with_mem_slots(void)
@@ -447,7 +433,7 @@ static void test_borrowed_socket_and_eventfds(void)
 	struct fake k;
 	uint64_t v = 0;
 
-	fds = count_fds();
+	fds = test_count_fds();
 	for (i = 0; i < 2; i++) {
 		kick[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		call[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -481,7 +467,7 @@ static void test_borrowed_socket_and_eventfds(void)
 		close(kick[i]);
 		close(call[i]);
 	}
-	CHECK_EQ(count_fds(), fds);
+	CHECK_EQ(test_count_fds(), fds);
 }
 
 static void test_owned_socket_closed(void)
@@ -489,17 +475,17 @@ static void test_owned_socket_closed(void)
 	struct vu_frontend_opts o = { 0 };
 	struct vu_frontend f;
 	struct fake k;
-	int s, fds = count_fds();
+	int s, fds = test_count_fds();
 
 	s = fake_start(&k, BASE_FEATURES, 0);
 	CHECK(s >= 0);
 	CHECK_EQ(vu_frontend_init(&f, &o), 0);
 	CHECK_EQ(vu_frontend_adopt(&f, s, VU_FRONTEND_TAKE_FD), 0);
-	CHECK(count_fds() > fds);	/* memfd, eventfds */
+	CHECK(test_count_fds() > fds);	/* memfd, eventfds */
 	vu_frontend_cleanup(&f);
 	CHECK(!fd_open(s));
 	fake_join(&k);
-	CHECK_EQ(count_fds(), fds);
+	CHECK_EQ(test_count_fds(), fds);
 }
 
 static void test_adopt_closed_fd_refused(void)
@@ -542,7 +528,7 @@ static void test_caller_memory_refusals(void)
 {
 	struct vu_frontend_region r = { .fd = -1, .gpa = 0x100000,
 					.size = 16 << 20 };
-	int err, fds = count_fds(), p[2];
+	int err, fds = test_count_fds(), p[2];
 	char msg[VU_FRONTEND_ERR_LEN];
 
 	CHECK(region_try(&r, &err, msg, sizeof(msg)) >= 0);
@@ -570,13 +556,13 @@ static void test_caller_memory_refusals(void)
 	CHECK(region_try(&r, &err, msg, sizeof(msg)) >= 0);
 	CHECK_EQ(err, -ENOSPC);
 	close(r.fd);
-	CHECK_EQ(count_fds(), fds);
+	CHECK_EQ(test_count_fds(), fds);
 }
 
 static void test_caller_memory_used(void)
 {
 	struct vu_frontend_region r = { .gpa = 0x40000000, .size = 32 << 20 };
-	int err, fds = count_fds();
+	int err, fds = test_count_fds();
 	char msg[VU_FRONTEND_ERR_LEN];
 
 	r.fd = memfd_create("guest", MFD_CLOEXEC);
@@ -586,7 +572,7 @@ static void test_caller_memory_used(void)
 	CHECK_EQ(err, 0);
 	CHECK(fd_open(r.fd));		/* borrowed: still ours */
 	close(r.fd);
-	CHECK_EQ(count_fds(), fds);
+	CHECK_EQ(test_count_fds(), fds);
 }
 
 /* ---- lifecycle: stop saves positions, resume sends them ---- */
@@ -597,7 +583,7 @@ static void test_stop_and_resume_positions(void)
 	struct vu_frontend f;
 	unsigned int i;
 	struct fake k;
-	int s, fds = count_fds();
+	int s, fds = test_count_fds();
 
 	s = fake_start(&k, BASE_FEATURES, PF(MQ) | PF(REPLY_ACK));
 	CHECK(s >= 0);
@@ -628,7 +614,7 @@ static void test_stop_and_resume_positions(void)
 	CHECK_EQ(vu_frontend_adopt(&f, s, VU_FRONTEND_TAKE_FD), -EPROTO);
 	fake_join(&k);
 	vu_frontend_cleanup(&f);
-	CHECK_EQ(count_fds(), fds);
+	CHECK_EQ(test_count_fds(), fds);
 }
 
 /* Backend gone without a stop: positions come from the rings themselves */
@@ -637,7 +623,7 @@ static void test_resume_after_backend_crash(void)
 	struct vu_frontend_opts o = { .packed = true };
 	struct vu_frontend f;
 	struct fake k;
-	int s, fds = count_fds();
+	int s, fds = test_count_fds();
 
 	s = fake_start(&k, BASE_FEATURES, PF(REPLY_ACK));
 	CHECK(s >= 0);
@@ -656,7 +642,7 @@ static void test_resume_after_backend_crash(void)
 	CHECK_EQ(k.set_base[1], 0x8000);
 	vu_frontend_cleanup(&f);
 	fake_join(&k);
-	CHECK_EQ(count_fds(), fds);
+	CHECK_EQ(test_count_fds(), fds);
 }
 
 /* A GSO header without the matching feature never reaches the ring */
@@ -700,7 +686,7 @@ static void test_data_path_refuses_when_stopped(void)
 
 int main(void)
 {
-	int fds = count_fds();
+	int fds = test_count_fds();
 
 	RUN(test_ring_size_not_power_of_two);
 	RUN(test_too_many_pairs_for_library);
@@ -722,9 +708,9 @@ int main(void)
 	RUN(test_resume_after_backend_crash);
 	RUN(test_tx_offload_needs_feature);
 	RUN(test_data_path_refuses_when_stopped);
-	if (count_fds() != fds) {
+	if (test_count_fds() != fds) {
 		printf("not ok %d - no_fd_leak_overall (%d -> %d)\n", ++t_num,
-		       fds, count_fds());
+		       fds, test_count_fds());
 		t_failed++;
 	} else {
 		printf("ok %d - no_fd_leak_overall\n", ++t_num);

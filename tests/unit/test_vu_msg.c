@@ -13,27 +13,12 @@
 #include "testlib.h"
 #include "vu_msg.h"
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
 static void test_roundtrip_with_fds(void)
 {
 	struct vu_msg out = { 0 }, in;
 	int sv[2], before;
 
-	before = count_fds();
+	before = test_count_fds();
 	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
 	out.hdr.request = VHOST_USER_SET_VRING_KICK;
 	out.hdr.flags = VHOST_USER_VERSION;
@@ -51,7 +36,7 @@ static void test_roundtrip_with_fds(void)
 	vu_msg_close_fds(&in);
 	close(sv[0]);
 	close(sv[1]);
-	CHECK_EQ(count_fds(), before);
+	CHECK_EQ(test_count_fds(), before);
 }
 
 static void test_oversize_rejected(void)
@@ -108,11 +93,11 @@ static void test_too_many_fds_closed(void)
 	CHECK(sendmsg(sv[0], &mh, 0) == (ssize_t)sizeof(h));
 	for (i = 0; i < 12; i++)
 		close(fds[i]);
-	before = count_fds();
+	before = test_count_fds();
 	/* 12 fds do not fit our control buffer: MSG_CTRUNC, all closed */
 	ret = vu_msg_recv(sv[1], &in);
 	CHECK_EQ(ret, -EBADMSG);
-	CHECK_EQ(count_fds(), before);
+	CHECK_EQ(test_count_fds(), before);
 	close(sv[0]);
 	close(sv[1]);
 }

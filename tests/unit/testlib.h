@@ -9,6 +9,7 @@
 #ifndef VNET_TESTLIB_H
 #define VNET_TESTLIB_H
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,28 @@ static char t_skip_reason[256];
 		}							\
 		fflush(stdout);						\
 	} while (0)
+
+/**
+ * test_count_fds() - Descriptors this process has open
+ *
+ * Compare before and after a case to prove nothing leaked. The directory
+ * stream's own descriptor is not counted.
+ *
+ * Return: the count, -1 if /proc/self/fd cannot be read
+ */
+static inline int test_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;
+}
 
 static inline int test_exit(void)
 {
