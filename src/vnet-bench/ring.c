@@ -33,57 +33,7 @@
 #define RB_BATCH	32u
 #define RB_PIECES	19u
 
-static volatile int rb_counting;
-static volatile unsigned long rb_allocs;
-
-void *__libc_malloc(size_t size);
-void *__libc_calloc(size_t n, size_t size);
-void *__libc_realloc(void *p, size_t size);
-void *__libc_memalign(size_t align, size_t size);
-void __libc_free(void *p);
-
-void *malloc(size_t size)
-{
-	if (rb_counting)
-		rb_allocs++;
-	return __libc_malloc(size);
-}
-
-void *calloc(size_t n, size_t size)
-{
-	if (rb_counting)
-		rb_allocs++;
-	return __libc_calloc(n, size);
-}
-
-void *realloc(void *p, size_t size)
-{
-	if (rb_counting)
-		rb_allocs++;
-	return __libc_realloc(p, size);
-}
-
-void *aligned_alloc(size_t align, size_t size)
-{
-	if (rb_counting)
-		rb_allocs++;
-	return __libc_memalign(align, size);
-}
-
-int posix_memalign(void **p, size_t align, size_t size)
-{
-	if (rb_counting)
-		rb_allocs++;
-	*p = __libc_memalign(align, size);
-	return *p ? 0 : ENOMEM;
-}
-
-void free(void *p)
-{
-	if (rb_counting && p)
-		rb_allocs++;
-	__libc_free(p);
-}
+#include "alloc_count.h"
 
 struct rb_case {
 	const char *name;
@@ -198,17 +148,14 @@ static int rb_run(struct rb_env *e, const struct rb_case *k, uint16_t num,
 		ret = rb_batch(e, k->pieces, &dev_ns, &warm);
 
 	dev_ns = 0;
-	rb_allocs = 0;
-	rb_counting = 1;
+	alloc_count_start();
 	c0 = rb_clock(CLOCK_THREAD_CPUTIME_ID);
 	t0 = rb_now();
 	while (!ret && done < chains)
 		ret = rb_batch(e, k->pieces, &dev_ns, &done);
 	t0 = rb_now() - t0;
 	c0 = rb_clock(CLOCK_THREAD_CPUTIME_ID) - c0;
-	rb_counting = 0;
-
-	r->allocs = rb_allocs;
+	r->allocs = alloc_count_stop();
 	r->chains = done;
 	if (done && t0) {
 		/* CPU time is immune to preemption on a busy machine */

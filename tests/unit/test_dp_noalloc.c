@@ -23,84 +23,22 @@
 #define F_EIDX		F(VIRTIO_RING_F_EVENT_IDX)
 
 #ifndef VNET_SANITIZED
-static int counting;
-static unsigned long n_alloc, n_free, n_lock;
+#include "alloc_count.h"
 
-void *__libc_malloc(size_t n);
-void *__libc_calloc(size_t n, size_t m);
-void *__libc_realloc(void *p, size_t n);
-void __libc_free(void *p);
-void *__libc_memalign(size_t a, size_t n);
-void *malloc(size_t n);
-void *calloc(size_t n, size_t m);
-void *realloc(void *p, size_t n);
-void free(void *p);
-void *aligned_alloc(size_t a, size_t n);
-void *memalign(size_t a, size_t n);
-int posix_memalign(void **out, size_t a, size_t n);
-
-static void count(unsigned long *c)
-{
-	if (__atomic_load_n(&counting, __ATOMIC_RELAXED))
-		__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
-}
-
-void *malloc(size_t n)
-{
-	count(&n_alloc);
-	return __libc_malloc(n);
-}
-
-void *calloc(size_t n, size_t m)
-{
-	count(&n_alloc);
-	return __libc_calloc(n, m);
-}
-
-void *realloc(void *p, size_t n)
-{
-	count(&n_alloc);
-	return __libc_realloc(p, n);
-}
-
-void free(void *p)
-{
-	if (p)
-		count(&n_free);
-	__libc_free(p);
-}
-
-void *aligned_alloc(size_t a, size_t n)
-{
-	count(&n_alloc);
-	return __libc_memalign(a, n);
-}
-
-void *memalign(size_t a, size_t n)
-{
-	count(&n_alloc);
-	return __libc_memalign(a, n);
-}
-
-int posix_memalign(void **out, size_t a, size_t n)
-{
-	count(&n_alloc);
-	*out = __libc_memalign(a, n);
-	return *out ? 0 : ENOMEM;
-}
+static unsigned long n_lock;
 
 static int (*real_lock)(pthread_mutex_t *m);
 static int (*real_trylock)(pthread_mutex_t *m);
 
 int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	count(&n_lock);
+	alloc_count_bump(&n_lock);
 	return real_lock(m);
 }
 
 int pthread_mutex_trylock(pthread_mutex_t *m)
 {
-	count(&n_lock);
+	alloc_count_bump(&n_lock);
 	return real_trylock(m);
 }
 
@@ -142,14 +80,14 @@ static void t_noalloc(enum vq_layout l, uint64_t features, unsigned int poll_us)
 	CHECK_EQ(dp_start(&e, &o), 0);
 	CHECK_EQ(stream(&e, 2000), 0);	/* warm up: threads, first faults */
 
-	__atomic_store_n(&n_alloc, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&n_free, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&alloc_n_alloc, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&alloc_n_free, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&n_lock, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&counting, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&alloc_counting, 1, __ATOMIC_SEQ_CST);
 	ret = stream(&e, 20000);
-	__atomic_store_n(&counting, 0, __ATOMIC_SEQ_CST);
-	a = n_alloc;
-	f = n_free;
+	__atomic_store_n(&alloc_counting, 0, __ATOMIC_SEQ_CST);
+	a = alloc_n_alloc;
+	f = alloc_n_free;
 	k = n_lock;
 	CHECK_EQ(ret, 0);
 	CHECK(dp_ctr(&e.pairs[0].rx.ctr.packets) >= 22000);
@@ -173,18 +111,18 @@ static void test_gen_rx_poll(void)
 	CHECK_EQ(dp_init(&e, VQ_SPLIT, F_V1 | F_MRG | F_EIDX, 1, "gen"), 0);
 	CHECK_EQ(dp_start(&e, &o), 0);
 	deadline = dp_now_ns() + 20ull * 1000000000ull;
-	__atomic_store_n(&n_alloc, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&n_free, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&alloc_n_alloc, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&alloc_n_free, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&n_lock, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&counting, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&alloc_counting, 1, __ATOMIC_SEQ_CST);
 	while (got < 20000 && dp_now_ns() < deadline) {
 		dp_post_rx(&e, 0);
 		while (dp_recv(&e, 0, NULL, NULL) == 64)
 			got++;
 	}
-	__atomic_store_n(&counting, 0, __ATOMIC_SEQ_CST);
-	a = n_alloc;
-	f = n_free;
+	__atomic_store_n(&alloc_counting, 0, __ATOMIC_SEQ_CST);
+	a = alloc_n_alloc;
+	f = alloc_n_free;
 	k = n_lock;
 	CHECK(got >= 20000);
 	dp_cleanup(&e);
@@ -200,9 +138,9 @@ static void test_interposition_works(void)
 	struct dp_env e;
 	void *p;
 
-	__atomic_store_n(&n_alloc, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&alloc_n_alloc, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&n_lock, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&counting, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&alloc_counting, 1, __ATOMIC_SEQ_CST);
 	p = malloc(10);
 	free(p);
 	pthread_mutex_lock(&m);
@@ -211,8 +149,8 @@ static void test_interposition_works(void)
 	CHECK_EQ(dp_start(&e, NULL), 0);
 	worker_pause(e.wp, 0);	/* control path: locks */
 	worker_resume(e.wp, 0);
-	__atomic_store_n(&counting, 0, __ATOMIC_SEQ_CST);
-	CHECK(n_alloc >= 3);	/* malloc, dp_init's, the pool's */
+	__atomic_store_n(&alloc_counting, 0, __ATOMIC_SEQ_CST);
+	CHECK(alloc_n_alloc >= 3);	/* malloc, dp_init's, the pool's */
 	CHECK(n_lock >= 3);
 	dp_cleanup(&e);
 }

@@ -18,57 +18,7 @@
 #include "vq_testutil.h"
 
 #ifndef VNET_SANITIZED
-static volatile int counting;
-static volatile unsigned long alloc_calls;
-
-void *__libc_malloc(size_t size);
-void *__libc_calloc(size_t n, size_t size);
-void *__libc_realloc(void *p, size_t size);
-void *__libc_memalign(size_t align, size_t size);
-void __libc_free(void *p);
-
-void *malloc(size_t size)
-{
-	if (counting)
-		alloc_calls++;
-	return __libc_malloc(size);
-}
-
-void *calloc(size_t n, size_t size)
-{
-	if (counting)
-		alloc_calls++;
-	return __libc_calloc(n, size);
-}
-
-void *realloc(void *p, size_t size)
-{
-	if (counting)
-		alloc_calls++;
-	return __libc_realloc(p, size);
-}
-
-void *aligned_alloc(size_t align, size_t size)
-{
-	if (counting)
-		alloc_calls++;
-	return __libc_memalign(align, size);
-}
-
-int posix_memalign(void **p, size_t align, size_t size)
-{
-	if (counting)
-		alloc_calls++;
-	*p = __libc_memalign(align, size);
-	return *p ? 0 : ENOMEM;
-}
-
-void free(void *p)
-{
-	if (counting && p)
-		alloc_calls++;
-	__libc_free(p);
-}
+#include "alloc_count.h"
 #endif
 
 #ifndef VNET_SANITIZED
@@ -132,11 +82,9 @@ static void noalloc_case(enum vq_layout l, uint64_t features)
 
 	CHECK_EQ(tenv_init(&T, l, 256, features), 0);
 	CHECK_EQ(churn(1000), 0);	/* warm up */
-	alloc_calls = 0;
-	counting = 1;
+	alloc_count_start();
 	ret = churn(1000000);
-	counting = 0;
-	calls = alloc_calls;
+	calls = alloc_count_stop();
 	chains = T.dev.stats.chains;
 	spills = T.dev.stats.spills;
 	tenv_cleanup(&T);
@@ -159,11 +107,9 @@ static void test_counter_sees_malloc(void)
 	void *(*volatile do_malloc)(size_t) = malloc;
 	void (*volatile do_free)(void *) = free;
 
-	alloc_calls = 0;
-	counting = 1;
+	alloc_count_start();
 	do_free(do_malloc(64));
-	counting = 0;
-	CHECK_EQ(alloc_calls, 2);
+	CHECK_EQ(alloc_count_stop(), 2);
 #endif
 }
 
