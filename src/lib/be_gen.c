@@ -138,17 +138,6 @@ static int be_gen_open(struct backend *be, const struct backend_cfg *cfg,
 	return 0;
 }
 
-/* Frames are made here and dropped here: any offload is as good as done */
-static uint64_t be_gen_host_features(struct backend *be)
-{
-	(void)be;
-	return F(VIRTIO_NET_F_CSUM) | F(VIRTIO_NET_F_GUEST_CSUM) |
-	       F(VIRTIO_NET_F_HOST_TSO4) | F(VIRTIO_NET_F_HOST_TSO6) |
-	       F(VIRTIO_NET_F_HOST_ECN) | F(VIRTIO_NET_F_HOST_UFO) |
-	       F(VIRTIO_NET_F_GUEST_TSO4) | F(VIRTIO_NET_F_GUEST_TSO6) |
-	       F(VIRTIO_NET_F_GUEST_ECN) | F(VIRTIO_NET_F_GUEST_UFO);
-}
-
 static int be_gen_configure(struct backend *be, uint64_t features,
 			    unsigned int hdr_len)
 {
@@ -160,19 +149,6 @@ static int be_gen_configure(struct backend *be, uint64_t features,
 	be->hdr_len = hdr_len;
 	g->len = hdr_len + g->frame_len;
 	return 0;
-}
-
-static ssize_t be_gen_tx(struct backend *be, unsigned int pair,
-			 const struct iovec *iov, unsigned int iovcnt)
-{
-	size_t n = 0;
-	unsigned int i;
-
-	if (pair >= be->npairs)
-		return -EINVAL;
-	for (i = 0; i < iovcnt; i++)
-		n += iov[i].iov_len;
-	return (ssize_t)n;
 }
 
 static ssize_t be_gen_rx(struct backend *be, unsigned int pair,
@@ -223,9 +199,9 @@ static void be_gen_close(struct backend *be)
 const struct backend_ops be_gen_ops = {
 	.name = "gen",
 	.open = be_gen_open,
-	.host_features = be_gen_host_features,
+	.host_features = be_any_offload,
 	.configure = be_gen_configure,
-	.tx = be_gen_tx,
+	.tx = be_discard_tx,
 	.rx = be_gen_rx,
 	.rx_peek_len = be_gen_rx_peek_len,
 	.rx_fd = be_gen_fd,

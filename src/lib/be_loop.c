@@ -121,16 +121,6 @@ err_nomem:
 	return -ENOMEM;
 }
 
-static uint64_t be_loop_host_features(struct backend *be)
-{
-	(void)be;
-	return F(VIRTIO_NET_F_CSUM) | F(VIRTIO_NET_F_GUEST_CSUM) |
-	       F(VIRTIO_NET_F_HOST_TSO4) | F(VIRTIO_NET_F_HOST_TSO6) |
-	       F(VIRTIO_NET_F_HOST_ECN) | F(VIRTIO_NET_F_HOST_UFO) |
-	       F(VIRTIO_NET_F_GUEST_TSO4) | F(VIRTIO_NET_F_GUEST_TSO6) |
-	       F(VIRTIO_NET_F_GUEST_ECN) | F(VIRTIO_NET_F_GUEST_UFO);
-}
-
 static int be_loop_configure(struct backend *be, uint64_t features,
 			     unsigned int hdr_len)
 {
@@ -271,7 +261,7 @@ static int be_loop_queue_fd(struct backend *be, unsigned int pair)
 const struct backend_ops be_loop_ops = {
 	.name = "loop",
 	.open = be_loop_open,
-	.host_features = be_loop_host_features,
+	.host_features = be_any_offload,
 	.configure = be_loop_configure,
 	.tx = be_loop_tx,
 	.rx = be_loop_rx,
