@@ -785,6 +785,20 @@ int vu_set_vring_kick(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
 	return ret;
 }
 
+/* Replace one of a ring's eventfds (call or err) with the pair paused */
+static int vu_swap_ring_fd(struct vu_dev *d, unsigned int idx, int *slot,
+			   int fd)
+{
+	int ret;
+
+	vu_pause(d, idx);
+	vu_close_fd(slot);
+	*slot = fd;
+	ret = vu_ring_fds_changed(d, idx);
+	vu_resume(d, idx);
+	return ret;
+}
+
 /**
  * vu_set_vring_call() - SET_VRING_CALL: our notification eventfd
  * @d:		Device
@@ -797,15 +811,8 @@ int vu_set_vring_kick(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
  */
 int vu_set_vring_call(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
 {
-	struct vnet_ring *vr = vu_vring(d, idx);
-	int fd = vu_msg_take_fd(m, 0), ret;
-
-	vu_pause(d, idx);
-	vu_close_fd(&vr->call_fd);
-	vr->call_fd = fd;
-	ret = vu_ring_fds_changed(d, idx);
-	vu_resume(d, idx);
-	return ret;
+	return vu_swap_ring_fd(d, idx, &vu_vring(d, idx)->call_fd,
+			       vu_msg_take_fd(m, 0));
 }
 
 /**
@@ -818,15 +825,8 @@ int vu_set_vring_call(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
  */
 int vu_set_vring_err(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
 {
-	struct vnet_ring *vr = vu_vring(d, idx);
-	int fd = vu_msg_take_fd(m, 0), ret;
-
-	vu_pause(d, idx);
-	vu_close_fd(&vr->err_fd);
-	vr->err_fd = fd;
-	ret = vu_ring_fds_changed(d, idx);
-	vu_resume(d, idx);
-	return ret;
+	return vu_swap_ring_fd(d, idx, &vu_vring(d, idx)->err_fd,
+			       vu_msg_take_fd(m, 0));
 }
 
 /**
