@@ -18,19 +18,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
-
-static const char *status_default_socket(void)
-{
-	static char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-
-	if (getuid() != 0 && xdg && *xdg &&
-	    strlen(xdg) + sizeof("/vnetd.ctl") <= sizeof(path)) {
-		snprintf(path, sizeof(path), "%s/vnetd.ctl", xdg);
-		return path;
-	}
-	return "/run/vnetd/vnetd.ctl";
-}
+#include "ctl_path.h"
 
 static void status_usage(FILE *f)
 {
@@ -41,7 +29,7 @@ static void status_usage(FILE *f)
 "  -s, --socket CTL   vnetd control socket (default: %s)\n"
 "  -j, --json         one JSON document\n"
 "  -p, --prometheus   Prometheus text exposition\n"
-"  -h, --help         this text\n", status_default_socket());
+"  -h, --help         this text\n", ctl_default_path());
 }
 
 /* Send @req on the control socket at @path, copy the reply to stdout */
@@ -102,7 +90,7 @@ static int status_query(const char *path, const char *req)
  */
 int cmd_status(int argc, char **argv)
 {
-	const char *path = status_default_socket(), *req = "status\n", *v;
+	const char *path = ctl_default_path(), *req = "status\n", *v;
 	bool missing;
 	int i;
 

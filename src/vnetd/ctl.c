@@ -29,25 +29,6 @@
 #define CTL_REQ_MAX	128
 
 /**
- * ctl_default_path() - Where the control socket goes without --ctl-socket
- *
- * Return: $XDG_RUNTIME_DIR/vnetd.ctl for a non-root user that has one,
- *	   /run/vnetd/vnetd.ctl otherwise
- */
-const char *ctl_default_path(void)
-{
-	static char path[VNETD_PATH_LEN];
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-
-	if (getuid() != 0 && xdg && *xdg &&
-	    strlen(xdg) + sizeof("/vnetd.ctl") <= sizeof(path)) {
-		snprintf(path, sizeof(path), "%s/vnetd.ctl", xdg);
-		return path;
-	}
-	return "/run/vnetd/vnetd.ctl";
-}
-
-/**
  * ctl_open() - Create and listen on the control socket
  * @path:	Socket path; its directory is created (0755) if missing
  *

@@ -15,6 +15,7 @@
 #include <sys/un.h>
 
 #include "backend.h"
+#include "ctl_path.h"
 #include "port.h"
 #include "vhost_mode.h"
 #include "vu_backend.h"
@@ -150,7 +151,6 @@ bool port_connected(const struct vnetd_port *p);
 int ctl_open(const char *path);
 void ctl_close(int fd, const char *path);
 void ctl_serve(int fd, struct vnetd_port *ports, unsigned int nports);
-const char *ctl_default_path(void);
 
 /**
  * struct sbuf - A growing text buffer for replies (control path only)
