@@ -55,7 +55,11 @@ run_one() {
 	elif [ "$npass" = 0 ] && [ "$nskip" -gt 0 ]; then
 		echo "SKIP  $name (${secs}s): $(grep -E '# SKIP' "$log" | head -1 | sed 's/.*# SKIP //')$( [ "$rc" = 77 ] && ! grep -q '# SKIP' "$log" && tail -n 1 "$log")"
 	else
-		echo "PASS  $name (${secs}s): $npass passed${nskip:+, $nskip skipped}"
+		if [ "$nskip" -gt 0 ]; then
+			echo "PASS  $name (${secs}s): $npass passed, $nskip skipped"
+		else
+			echo "PASS  $name (${secs}s): $npass passed"
+		fi
 		grep -E '# SKIP' "$log" | sed 's/^/      /'
 	fi
 	[ "${VNET_TEST_VERBOSE:-0}" = 1 ] && sed 's/^/      | /' "$log"
