@@ -131,6 +131,36 @@ static int gmem_fd_covers(int fd, uint64_t offset, uint64_t size)
 	return 0;
 }
 
+/*
+ * Map @size bytes at @offset of @fd shared and writable, after checking the
+ * range (overflow, @fd long enough). mmap() wants a page-aligned offset, so
+ * the mapping starts at the page holding @offset: *@base and *@map_len are
+ * what to munmap(), *@host is our address of byte @offset.
+ */
+static int gmem_mmap_fd(int fd, uint64_t offset, uint64_t size, void **base,
+			uint64_t *map_len, uint8_t **host)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t delta = offset & (page - 1);
+	void *p;
+	int ret;
+
+	if (!size || add_overflows(size, delta) || size + delta > SIZE_MAX ||
+	    add_overflows(offset, size))
+		return -EINVAL;
+	ret = gmem_fd_covers(fd, offset, size);
+	if (ret)
+		return ret;
+	p = mmap(NULL, size + delta, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)(offset - delta));
+	if (p == MAP_FAILED)
+		return -errno;
+	*base = p;
+	*map_len = size + delta;
+	*host = (uint8_t *)p + delta;
+	return 0;
+}
+
 /**
  * gmem_map_region() - mmap() a region from a frontend's fd and add it
  * @m:		Memory table
@@ -147,29 +177,16 @@ static int gmem_fd_covers(int fd, uint64_t offset, uint64_t size)
 int gmem_map_region(struct gmem *m, int fd, uint64_t gpa, uint64_t size,
 		    uint64_t uva, uint64_t mmap_offset)
 {
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t delta = mmap_offset & (page - 1);
 	struct gmem_region r = {
 		.gpa = gpa, .size = size, .uva = uva,
 		.mmap_offset = mmap_offset,
 	};
-	void *base;
 	int ret;
 
-	if (!size || add_overflows(size, delta) || size + delta > SIZE_MAX ||
-	    add_overflows(mmap_offset, size))
-		return -EINVAL;
-	ret = gmem_fd_covers(fd, mmap_offset, size);
+	ret = gmem_mmap_fd(fd, mmap_offset, size, &r.map_base, &r.map_len,
+			   &r.host);
 	if (ret)
 		return ret;
-
-	r.map_len = size + delta;
-	base = mmap(NULL, r.map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		    (off_t)(mmap_offset - delta));
-	if (base == MAP_FAILED)
-		return -errno;
-	r.map_base = base;
-	r.host = (uint8_t *)base + delta;
 
 	ret = gmem_insert(m, &r);
 	if (ret)
@@ -177,7 +194,7 @@ int gmem_map_region(struct gmem *m, int fd, uint64_t gpa, uint64_t size,
 	return 0;
 
 err_unmap:
-	munmap(base, r.map_len);
+	munmap(r.map_base, r.map_len);
 	return ret;
 }
 
@@ -396,26 +413,19 @@ int gmem_read(const struct gmem *m, uint64_t gpa, void *dst, uint64_t len)
  */
 int gmem_log_map(struct gmem_log *log, int fd, uint64_t size, uint64_t offset)
 {
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t delta = offset & (page - 1);
+	uint64_t map_len;
+	uint8_t *host;
 	void *base;
 	int ret;
 
-	if (!size || add_overflows(size, delta) || size + delta > SIZE_MAX ||
-	    add_overflows(offset, size))
-		return -EINVAL;
-	ret = gmem_fd_covers(fd, offset, size);
+	ret = gmem_mmap_fd(fd, offset, size, &base, &map_len, &host);
 	if (ret)
 		return ret;
-	base = mmap(NULL, size + delta, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		    (off_t)(offset - delta));
-	if (base == MAP_FAILED)
-		return -errno;
 
 	gmem_log_unmap(log);
 	log->map_base = base;
-	log->map_len = size + delta;
-	log->base = (uint8_t *)base + delta;
+	log->map_len = map_len;
+	log->base = host;
 	log->size = size;
 	return 0;
 }
