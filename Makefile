@@ -65,7 +65,7 @@ $(BUILD)/$(1): $$($(1)_SRC) $$(wildcard src/$(1)/*.h) $(BUILD)/libvnet.a $(LIB_H
 endef
 $(foreach p,$(PROGS),$(eval $(call prog_rule,$(p))))
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/testlib.h $(BUILD)/libvnet.a $(LIB_HDR)
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libvnet.a $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/unit $< $(BUILD)/libvnet.a -o $@ $(LDFLAGS_ALL)
 
@@ -78,7 +78,7 @@ $(ASAN_DIR)/libvnet.a: $(ASAN_LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(ASAN_DIR)/tests/%: tests/unit/%.c tests/unit/testlib.h $(ASAN_DIR)/libvnet.a $(LIB_HDR)
+$(ASAN_DIR)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(ASAN_DIR)/libvnet.a $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ASAN_CFLAGS) -DVNET_SANITIZED -Itests/unit $< $(ASAN_DIR)/libvnet.a -o $@ -pthread $(SAN)
 

@@ -30,6 +30,7 @@
 #include <linux/virtio_net.h>
 
 #include "testlib.h"
+#include "netns_testutil.h"
 #include "be_priv.h"
 #include "net.h"
 
@@ -307,39 +308,6 @@ static int in_netns(int (*fn)(void))
 		CHECK_EQ(_r, 0);					\
 	} while (0)
 
-static int if_up(const char *name)
-{
-	struct ifreq ifr;
-	int s = socket(AF_INET, SOCK_DGRAM, 0), ret;
-
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	ret = ioctl(s, SIOCGIFFLAGS, &ifr);
-	ifr.ifr_flags |= IFF_UP;
-	if (!ret)
-		ret = ioctl(s, SIOCSIFFLAGS, &ifr);
-	close(s);
-	return ret;
-}
-
-static int packet_sock(const char *name)
-{
-	struct sockaddr_ll sll;
-	int s = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(ETH_P_ALL));
-
-	if (s < 0)
-		return -1;
-	memset(&sll, 0, sizeof(sll));
-	sll.sll_family = AF_PACKET;
-	sll.sll_protocol = htons(ETH_P_ALL);
-	sll.sll_ifindex = (int)if_nametoindex(name);
-	if (bind(s, (struct sockaddr *)&sll, sizeof(sll))) {
-		close(s);
-		return -1;
-	}
-	return s;
-}
-
 /* Read frames on @s until one of @len bytes with our marker arrives */
 static bool packet_wait(int s, size_t len, uint8_t marker)
 {
@@ -403,9 +371,9 @@ static int tap_case_frames(void)
 		    sz != 12)
 			TFAIL("queue %u vnet header size %d, want 12", q, sz);
 	}
-	if (if_up("vnt-frames"))
+	if (test_if_up("vnt-frames"))
 		TFAIL("link up: %s", strerror(errno));
-	s = packet_sock("vnt-frames");
+	s = test_packet_sock("vnt-frames");
 	if (s < 0)
 		TFAIL("packet socket: %s", strerror(errno));
 	/* guest -> host on each queue */
@@ -468,7 +436,7 @@ static int tap_case_gso(void)
 		TFAIL("open: %s", err);
 	if (be.ops->configure(&be, F(VIRTIO_F_VERSION_1), 12))
 		TFAIL("configure");
-	if (if_up("vnt-gso"))
+	if (test_if_up("vnt-gso"))
 		TFAIL("link up");
 	mk_eth(frame, 14, 0);
 	frame[12] = 0x08;

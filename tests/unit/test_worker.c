@@ -21,6 +21,7 @@
 #include <linux/if_packet.h>
 
 #include "testlib.h"
+#include "netns_testutil.h"
 #include "dp_testutil.h"
 
 #define F(b)		(1ULL << (b))
@@ -395,39 +396,6 @@ static void test_gen_packed_poll(void) { t_gen(VQ_PACKED, 50); }
 
 /* ---------------- tap backend, in a private network namespace ---------- */
 
-static int tap_if_up(const char *name)
-{
-	struct ifreq ifr;
-	int s = socket(AF_INET, SOCK_DGRAM, 0), ret;
-
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	ret = ioctl(s, SIOCGIFFLAGS, &ifr);
-	ifr.ifr_flags |= IFF_UP;
-	if (!ret)
-		ret = ioctl(s, SIOCSIFFLAGS, &ifr);
-	close(s);
-	return ret;
-}
-
-static int tap_psock(const char *name)
-{
-	struct sockaddr_ll sll;
-	int s = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(ETH_P_ALL));
-
-	if (s < 0)
-		return -1;
-	memset(&sll, 0, sizeof(sll));
-	sll.sll_family = AF_PACKET;
-	sll.sll_protocol = htons(ETH_P_ALL);
-	sll.sll_ifindex = (int)if_nametoindex(name);
-	if (bind(s, (struct sockaddr *)&sll, sizeof(sll))) {
-		close(s);
-		return -1;
-	}
-	return s;
-}
-
 /* Our test frames: unicast 02:..:01, ethertype 0x88b5, 200 bytes */
 static void tap_frame(uint8_t *f, uint8_t marker)
 {
@@ -457,9 +425,9 @@ static int tap_worker_case(enum vq_layout l, uint64_t features)
 
 	if (dp_init_cfg(&e, l, features, 2, "tap", "vnt-wk"))
 		TFAIL("dp_init with tap");
-	if (tap_if_up("vnt-wk"))
+	if (test_if_up("vnt-wk"))
 		TFAIL("link up");
-	s = tap_psock("vnt-wk");
+	s = test_packet_sock("vnt-wk");
 	if (s < 0 || dp_start(&e, NULL))
 		TFAIL("packet socket / pool");
 	/* guest -> host, both pairs */

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * netns_testutil.h - host-side helpers for tests that run a TAP inside a
+ * private network namespace: bring a link up, open a packet socket on it.
+ */
+#ifndef VNET_NETNS_TESTUTIL_H
+#define VNET_NETNS_TESTUTIL_H
+
+#include <string.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+
+/* Set IFF_UP on @name; 0 or -1 */
+static inline int test_if_up(const char *name)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM, 0), ret;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	ret = ioctl(s, SIOCGIFFLAGS, &ifr);
+	ifr.ifr_flags |= IFF_UP;
+	if (!ret)
+		ret = ioctl(s, SIOCSIFFLAGS, &ifr);
+	close(s);
+	return ret;
+}
+
+/* Non-blocking AF_PACKET socket bound to @name, all protocols; -1 on error */
+static inline int test_packet_sock(const char *name)
+{
+	struct sockaddr_ll sll;
+	int s = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(ETH_P_ALL));
+
+	if (s < 0)
+		return -1;
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = (int)if_nametoindex(name);
+	if (bind(s, (struct sockaddr *)&sll, sizeof(sll))) {
+		close(s);
+		return -1;
+	}
+	return s;
+}
+
+#endif /* VNET_NETNS_TESTUTIL_H */
