@@ -121,6 +121,22 @@ static int vhost_offload_log_covers(const struct gmem *m,
 	return 1;
 }
 
+/* KICK, CALL, ERR of one ring: the frontend's eventfds, straight to the kernel */
+static int vhost_offload_ring_fds(struct vhost_offload *o,
+				  const struct vnet_ring *r, unsigned int ring)
+{
+	int ret;
+
+	ret = vhost_kernel_set_vring_kick(o->fd, ring, r->kick_fd);
+	if (ret)
+		return vhost_offload_fail(o, "VHOST_SET_VRING_KICK", ret);
+	ret = vhost_kernel_set_vring_call(o->fd, ring, r->call_fd);
+	if (ret)
+		return vhost_offload_fail(o, "VHOST_SET_VRING_CALL", ret);
+	ret = vhost_kernel_set_vring_err(o->fd, ring, r->err_fd);
+	return ret ? vhost_offload_fail(o, "VHOST_SET_VRING_ERR", ret) : 0;
+}
+
 /* NUM, BASE, ADDR, KICK, CALL, ERR of one ring; not yet attached */
 static int vhost_offload_ring_setup(struct vhost_offload *o,
 				    struct vnet_ring *r, unsigned int ring)
@@ -139,16 +155,7 @@ static int vhost_offload_ring_setup(struct vhost_offload *o,
 					  vq->log_used_gpa, o->logging);
 	if (ret)
 		return vhost_offload_fail(o, "VHOST_SET_VRING_ADDR", ret);
-	ret = vhost_kernel_set_vring_kick(o->fd, ring, r->kick_fd);
-	if (ret)
-		return vhost_offload_fail(o, "VHOST_SET_VRING_KICK", ret);
-	ret = vhost_kernel_set_vring_call(o->fd, ring, r->call_fd);
-	if (ret)
-		return vhost_offload_fail(o, "VHOST_SET_VRING_CALL", ret);
-	ret = vhost_kernel_set_vring_err(o->fd, ring, r->err_fd);
-	if (ret)
-		return vhost_offload_fail(o, "VHOST_SET_VRING_ERR", ret);
-	return 0;
+	return vhost_offload_ring_fds(o, r, ring);
 }
 
 /* OWNER, FEATURES, MEM_TABLE, log: everything before the rings */
@@ -417,20 +424,11 @@ static int vhost_offload_readdr(struct vhost_offload *o, struct vnet_pair *p)
 int vhost_offload_set_ring_fds(struct vhost_offload *o, unsigned int ring,
 			       const struct vnet_ring *r)
 {
-	int ret;
-
 	if (ring > VHOST_OFFLOAD_TX || o->fd < 0 || o->stopped[ring])
 		return -EINVAL;
 	if (r->kick_fd < 0)
 		return vhost_offload_fail(o, "ring has no kick eventfd", -EINVAL);
-	ret = vhost_kernel_set_vring_kick(o->fd, ring, r->kick_fd);
-	if (ret)
-		return vhost_offload_fail(o, "VHOST_SET_VRING_KICK", ret);
-	ret = vhost_kernel_set_vring_call(o->fd, ring, r->call_fd);
-	if (ret)
-		return vhost_offload_fail(o, "VHOST_SET_VRING_CALL", ret);
-	ret = vhost_kernel_set_vring_err(o->fd, ring, r->err_fd);
-	return ret ? vhost_offload_fail(o, "VHOST_SET_VRING_ERR", ret) : 0;
+	return vhost_offload_ring_fds(o, r, ring);
 }
 
 /**
