@@ -297,6 +297,7 @@ void vq_reset(struct vq *vq)
 	vq->broken_reason[0] = '\0';
 
 	vq->drv_free_head = 0;
+	vq->drv_free_tail = vq->num ? (uint16_t)(vq->num - 1) : 0;
 	vq->drv_num_free = vq->num;
 	vq->drv_avail_idx = 0;
 	vq->drv_avail_wrap = true;
@@ -549,6 +550,7 @@ void vq_discard(struct vq *vq, const struct vq_chain *c, unsigned int n)
 	}
 	vq->inflight -= n;
 	vq->stats.chains -= n;
+	vq->stats.discards += n;
 	if (!vq->inflight)
 		vq->spill_used = 0;
 
@@ -749,6 +751,67 @@ int vq_drv_get_used(struct vq *vq, uint32_t *token, uint32_t *len)
 	if (vq->layout == VQ_PACKED)
 		return vring_packed_drv_get_used(vq, token, len);
 	return vring_split_drv_get_used(vq, token, len);
+}
+
+/* Packed rings complete one buffer per descriptor walk: collect one by one */
+static int vq_packed_get_used_burst(struct vq *vq, uint32_t *tokens,
+				    uint32_t *lens, unsigned int max)
+{
+	unsigned int n = 0;
+	uint32_t tok, len;
+	int ret = 0;
+
+	while (n < max && !(ret = vring_packed_drv_get_used(vq, &tok, &len))) {
+		if (tokens)
+			tokens[n] = tok;
+		if (lens)
+			lens[n] = len;
+		n++;
+	}
+	return n ? (int)n : ret == -EAGAIN ? 0 : ret;
+}
+
+/**
+ * vq_drv_get_used_burst() - Collect up to @max completed buffers at once
+ * @vq:		Virtqueue (driver side)
+ * @tokens:	Output: the tokens they were added with, [max], or NULL
+ * @lens:	Output: bytes the device wrote into each, [max], or NULL
+ * @max:	Most buffers to collect
+ *
+ * Split: one read of the used index and, with used-buffer notifications
+ * enabled, one used_event store (and barrier) for the whole burst instead
+ * of one per buffer.
+ *
+ * Return: buffers collected (0: none), -EBADMSG (queue broken; buffers
+ *	   collected before a bad entry are returned first)
+ */
+int vq_drv_get_used_burst(struct vq *vq, uint32_t *tokens, uint32_t *lens,
+			  unsigned int max)
+{
+	if (vq->broken)
+		return -EBADMSG;
+	if (!vq->split.desc || !max)
+		return 0;
+	if (vq->layout == VQ_PACKED)
+		return vq_packed_get_used_burst(vq, tokens, lens, max);
+	return vring_split_drv_get_used_burst(vq, tokens, lens, max);
+}
+
+/**
+ * vq_drv_next_id() - The buffer id (split: head descriptor) of the next add
+ * @vq:		Virtqueue (driver side) with free room (vq_drv_num_free())
+ *
+ * Ids are unique among buffers in flight and below the ring size, so a
+ * caller may key per-buffer storage on them: the same storage then goes
+ * with the same descriptor every time (see split_fill()).
+ *
+ * Return: the id vq_drv_add() will give the next buffer
+ */
+uint16_t vq_drv_next_id(const struct vq *vq)
+{
+	if (vq->layout == VQ_SPLIT)
+		return vq->drv_free_head;
+	return vq->in_order ? vq->drv_avail_idx : vq->drv_free_id;
 }
 
 /**

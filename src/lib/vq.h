@@ -105,6 +105,7 @@ struct vq_stats {
 	uint64_t notifies;	/* flushes that asked for a notification */
 	uint64_t spills;	/* chains that needed the spill area */
 	uint64_t breaks;	/* times the queue broke */
+	uint64_t discards;	/* popped chains given back unused */
 };
 
 /**
@@ -162,6 +163,7 @@ struct vq {
 
 	/* driver-side state */
 	uint16_t drv_free_head;		/* split: first free descriptor */
+	uint16_t drv_free_tail;		/* split: last free descriptor (FIFO) */
 	uint16_t drv_num_free;
 	uint16_t drv_avail_idx;		/* split: shadow avail idx; packed: slot */
 	bool drv_avail_wrap;		/* packed */
@@ -222,6 +224,9 @@ int vq_drv_add(struct vq *vq, const struct vq_buf *out, unsigned int nout,
 	       const struct vq_buf *in, unsigned int nin, uint32_t token);
 bool vq_drv_kick_needed(struct vq *vq);
 int vq_drv_get_used(struct vq *vq, uint32_t *token, uint32_t *len);
+int vq_drv_get_used_burst(struct vq *vq, uint32_t *tokens, uint32_t *lens,
+			  unsigned int max);
+uint16_t vq_drv_next_id(const struct vq *vq);
 void vq_drv_disable_cb(struct vq *vq);
 bool vq_drv_enable_cb(struct vq *vq);
 unsigned int vq_drv_num_free(const struct vq *vq);

@@ -38,6 +38,8 @@ int vring_split_drv_add(struct vq *vq, const struct vq_buf *out,
 			unsigned int nin, uint32_t token);
 bool vring_split_drv_kick_needed(struct vq *vq);
 int vring_split_drv_get_used(struct vq *vq, uint32_t *token, uint32_t *len);
+int vring_split_drv_get_used_burst(struct vq *vq, uint32_t *tokens,
+				   uint32_t *lens, unsigned int max);
 void vring_split_drv_disable_cb(struct vq *vq);
 bool vring_split_drv_enable_cb(struct vq *vq);
 

@@ -27,6 +27,9 @@
 
 #include "vring.h"
 
+/* Descriptors prefetched when new avail entries are seen (one burst) */
+#define SPLIT_PREFETCH_MAX	32
+
 /* avail->ring[num] is used_event, used->ring[num] avail_event ("The
  * Virtqueue Available Ring" / "The Virtqueue Used Ring") */
 static uint16_t *split_used_event(const struct vq *vq)
@@ -118,6 +121,26 @@ static int split_walk(struct vq *vq, uint16_t head, struct vq_chain *c)
 	}
 }
 
+/*
+ * The driver just published avail entries @from..@to: start loading the
+ * descriptors they name now, so that the cache misses of a burst overlap
+ * instead of being taken one chain at a time (the head, then its
+ * descriptor, then its buffer, each waiting on the previous). Only a hint:
+ * heads are masked into the table and read again, validated, by the pop.
+ */
+static void split_prefetch(const struct vq *vq, uint16_t from, uint16_t to)
+{
+	uint16_t mask = vq->num - 1, n = (uint16_t)(to - from), i;
+
+	if (n > SPLIT_PREFETCH_MAX)
+		n = SPLIT_PREFETCH_MAX;
+	for (i = 0; i < n; i++) {
+		uint16_t head = READ_ONCE(vq->split.avail->ring[(uint16_t)(from + i) & mask]);
+
+		__builtin_prefetch(&vq->split.desc[le16toh(head) & mask], 0, 3);
+	}
+}
+
 /**
  * vring_split_pop() - Take the next available chain from a split ring
  * @vq:		Virtqueue (device side), configured
@@ -140,6 +163,7 @@ int vring_split_pop(struct vq *vq, struct vq_chain *c)
 		vq->avail_shadow = avail_idx;
 		if (avail_idx == vq->last_avail)
 			return -EAGAIN;
+		split_prefetch(vq, vq->last_avail, avail_idx);
 	}
 	if (vq->inflight + vq->nbatch >= vq->num)
 		return vq_break(vq, "more than %u buffers in flight", vq->num);
@@ -305,12 +329,47 @@ void vring_split_setup(struct vq *vq)
 	*split_avail_event(vq) = 0;
 }
 
+/*
+ * Store only the fields that change. A buffer re-posted with the same
+ * descriptor (fixed slots, FIFO free list) finds addr, len and flags
+ * already right: skipping the stores leaves the cache line shared with the
+ * device instead of taking it back and making the device miss on it again.
+ * The descriptor is free (ours alone) while it is filled.
+ */
 static void split_fill(struct vring_desc *d, uint64_t gpa, uint32_t len,
 		       uint16_t flags)
 {
-	d->addr = htole64(gpa);
-	d->len = htole32(len);
-	d->flags = htole16(flags);
+	if (d->addr != htole64(gpa))
+		d->addr = htole64(gpa);
+	if (d->len != htole32(len))
+		d->len = htole32(len);
+	if (d->flags != htole16(flags))
+		d->flags = htole16(flags);
+}
+
+/* Same for a 16-bit ring field we own (next, an avail ring entry) */
+static void split_store16(uint16_t *p, uint16_t v)
+{
+	if (*p != htole16(v))
+		*p = htole16(v);
+}
+
+/*
+ * Give a completed chain's descriptors back at the tail of the free list.
+ * First in, first out: when the device completes in order (as vnetd and
+ * DPDK do), every lap of the ring hands out the same descriptors in the
+ * same avail slots, so re-posted buffers rewrite nothing (split_fill()).
+ */
+static void split_drv_free_chain(struct vq *vq, uint16_t id,
+				 struct vq_drv_id *e)
+{
+	if (vq->drv_num_free)
+		vq->drv_ids[vq->drv_free_tail].next_free = id;
+	else
+		vq->drv_free_head = id;
+	vq->drv_free_tail = e->last;
+	vq->drv_num_free += e->ndesc;
+	e->ndesc = 0;
 }
 
 /* Fill a table of @n linked descriptors (indirect): out pieces then in */
@@ -377,7 +436,8 @@ int vring_split_drv_add(struct vq *vq, const struct vq_buf *out,
 			/* The free list lives in drv_ids[], private to us:
 			 * the device cannot redirect our writes */
 			cur = vq->drv_ids[cur].next_free;
-			vq->split.desc[last].next = htole16(cur);
+			if (i + 1 < n)	/* the last one's next is not read */
+				split_store16(&vq->split.desc[last].next, cur);
 		}
 	}
 
@@ -386,8 +446,8 @@ int vring_split_drv_add(struct vq *vq, const struct vq_buf *out,
 	vq->drv_ids[head].token = token;
 	vq->drv_ids[head].ndesc = (uint16_t)ndesc;
 	vq->drv_ids[head].last = last;
-	vq->split.avail->ring[vq->drv_avail_idx & (vq->num - 1)] =
-		htole16(head);
+	split_store16(&vq->split.avail->ring[vq->drv_avail_idx & (vq->num - 1)],
+		      head);
 	vq->drv_avail_idx++;
 	vq->stats.chains++;
 	return 0;
@@ -429,42 +489,66 @@ bool vring_split_drv_kick_needed(struct vq *vq)
  */
 int vring_split_drv_get_used(struct vq *vq, uint32_t *token, uint32_t *len)
 {
-	uint16_t used_idx, slot, id;
+	int n = vring_split_drv_get_used_burst(vq, token, len, 1);
+
+	return n > 0 ? 0 : n ? n : -EAGAIN;
+}
+
+/**
+ * vring_split_drv_get_used_burst() - Collect up to @max used buffers
+ * @vq:		Virtqueue (driver side)
+ * @tokens:	Output: tokens, [max], or NULL
+ * @lens:	Output: lengths, [max], or NULL
+ * @max:	Most buffers to collect
+ *
+ * One acquire load of used->idx for the burst and, with notifications
+ * enabled under EVENT_IDX, one used_event store and barrier at its end.
+ *
+ * Return: buffers collected (0: none), -EBADMSG if the queue broke before
+ *	   any was collected (those collected first are returned first)
+ */
+int vring_split_drv_get_used_burst(struct vq *vq, uint32_t *tokens,
+				   uint32_t *lens, unsigned int max)
+{
+	uint16_t used_idx, slot, id, avail;
+	unsigned int n = 0;
 	struct vq_drv_id *e;
-	uint32_t raw_id;
+	uint32_t raw_id, len;
 
 	/* Pairs with the device's release store of used->idx */
 	used_idx = le16toh(LOAD_ACQUIRE(vq->split.used->idx));
-	if (used_idx == vq->drv_last_used)
-		return -EAGAIN;
-	if ((uint16_t)(used_idx - vq->drv_last_used) > vq->num)
+	avail = (uint16_t)(used_idx - vq->drv_last_used);
+	if (avail > vq->num)
 		return vq_break(vq, "used idx jumped from %u to %u",
 				vq->drv_last_used, used_idx);
-
-	slot = vq->drv_last_used & (vq->num - 1);
-	raw_id = le32toh(READ_ONCE(vq->split.used->ring[slot].id));
-	*len = le32toh(READ_ONCE(vq->split.used->ring[slot].len));
-	if (raw_id >= vq->num || !vq->drv_ids[raw_id].ndesc)
-		return vq_break(vq, "used id %u not in flight", raw_id);
-	id = (uint16_t)raw_id;
-	e = &vq->drv_ids[id];
-
-	/* Splice the chain back onto the free list */
-	vq->drv_ids[e->last].next_free = vq->drv_free_head;
-	vq->drv_free_head = id;
-	vq->drv_num_free += e->ndesc;
-	e->ndesc = 0;
-	*token = e->token;
-	vq->drv_last_used++;
-	vq->stats.used++;
-
-	if (vq->event_idx && !vq->drv_cb_disabled) {
+	while (n < max && n < avail) {
+		slot = vq->drv_last_used & (vq->num - 1);
+		raw_id = le32toh(READ_ONCE(vq->split.used->ring[slot].id));
+		len = le32toh(READ_ONCE(vq->split.used->ring[slot].len));
+		if (raw_id >= vq->num || !vq->drv_ids[raw_id].ndesc) {
+			vq_break(vq, "used id %u not in flight", raw_id);
+			break;
+		}
+		id = (uint16_t)raw_id;
+		e = &vq->drv_ids[id];
+		if (tokens)
+			tokens[n] = e->token;
+		split_drv_free_chain(vq, id, e);
+		if (lens)
+			lens[n] = len;
+		vq->drv_last_used++;
+		vq->stats.used++;
+		n++;
+	}
+	if (n && vq->event_idx && !vq->drv_cb_disabled) {
 		/* Ask for the next entry; the barrier orders it before our
 		 * next used->idx read (pairs with the device's smp_mb) */
 		WRITE_ONCE(*split_used_event(vq), htole16(vq->drv_last_used));
 		smp_mb();
 	}
-	return 0;
+	if (!n && vq->broken)
+		return -EBADMSG;
+	return (int)n;
 }
 
 /**

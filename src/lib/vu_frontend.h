@@ -87,6 +87,11 @@ struct vu_frontend_region {
  *		expects; sizes buffers (0 means 1518, TSO needs 65536 + 18)
  * @no_reply_ack: Do not use REPLY_ACK even when offered
  * @no_mem_slots: Use SET_MEM_TABLE even when CONFIGURE_MEM_SLOTS is offered
+ * @notify:	Keep used-buffer notifications on, for a caller that sleeps
+ *		on the call eventfds itself (its own epoll). Default off: the
+ *		caller polls, or sleeps in vu_frontend_wait(), which turns
+ *		them on only while it sleeps (no backend eventfd write per
+ *		burst)
  */
 struct vu_frontend_opts {
 	unsigned int pairs;
@@ -102,6 +107,7 @@ struct vu_frontend_opts {
 	uint32_t max_frame;
 	bool no_reply_ack;
 	bool no_mem_slots;
+	bool notify;
 };
 
 /**
@@ -137,13 +143,14 @@ struct vu_frontend_queue {
 	bool own_kick, own_call;
 	uint8_t *ring_host[3];
 	uint64_t ring_len[3];
-	uint8_t *buf_host;		/* slot i at buf_host + i * buf_len */
+	uint8_t *buf_host;		/* slot i at buf_host + i * buf_len;
+					 * tx: slot = buffer id */
 	uint64_t buf_gpa;
 	uint32_t buf_len;
 	void *indir_host;
 	uint64_t indir_gpa;
-	uint16_t *free_slots;		/* tx: stack of free slots */
-	unsigned int nfree;
+	unsigned int tx_reclaim_at;	/* tx: reclaim below this many free */
+	uint32_t tx_reserved;		/* tx: reserved frame length + 1, 0 none */
 	unsigned int pending;		/* added since the last kick decision */
 	uint32_t base;			/* position to resume at */
 	bool have_base;
@@ -210,6 +217,10 @@ typedef void (*vu_frontend_rx_cb)(void *opaque,
 int vu_frontend_tx(struct vu_frontend *f, unsigned int pair,
 		   const struct virtio_net_hdr_v1 *hdr, const void *frame,
 		   uint32_t len);
+int vu_frontend_tx_reserve(struct vu_frontend *f, unsigned int pair,
+			   uint32_t len, void **frame, uint32_t *slot);
+int vu_frontend_tx_commit(struct vu_frontend *f, unsigned int pair,
+			  const struct virtio_net_hdr_v1 *hdr);
 int vu_frontend_tx_flush(struct vu_frontend *f, unsigned int pair);
 unsigned int vu_frontend_tx_reclaim(struct vu_frontend *f, unsigned int pair);
 int vu_frontend_rx(struct vu_frontend *f, unsigned int pair,

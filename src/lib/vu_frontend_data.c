@@ -6,7 +6,9 @@
  * No allocation, no locks, no syscall but the eventfd kick (only when the
  * ring asks for one: EVENT_IDX / NO_NOTIFY decide) and the wait itself.
  * Every buffer is a fixed slot in shared memory chosen at setup; the token a
- * buffer is added with is its slot number.
+ * buffer is added with is its slot number. A TX slot is the buffer id the
+ * ring gives the frame, so a slot always goes with the same descriptor;
+ * used-buffer notifications stay off except inside vu_frontend_wait().
  *
  * Security model: the backend writes used lengths and the RX headers into
  * shared memory at will. Lengths are bounded by the slot size, num_buffers
@@ -97,27 +99,63 @@ static struct vu_frontend_queue *fe_q(struct vu_frontend *f,
 	return &f->q[2 * pair + tx];
 }
 
+/* Reclaimed buffer ids collected per vq_drv_get_used_burst() call */
+#define FE_RECLAIM_BURST	64
+
+/*
+ * Ask for the cache line at @p with intent to write. The backend read it
+ * last, so our copy is shared; the store that refills it would otherwise
+ * wait, in order, for the other core to give the line up (one such round
+ * trip per frame bounds the send rate). Prefetched right when the buffer
+ * comes back, those round trips overlap.
+ */
+static inline void fe_prefetch_w(const void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	/* PREFETCHW: the plain builtin emits PREFETCHT0 without -mprfchw;
+	 * CPUs without it treat the opcode as a NOP */
+	__asm__ __volatile__("prefetchw %0" : : "m"(*(const char *)p));
+#else
+	__builtin_prefetch(p, 1, 3);
+#endif
+}
+
+/*
+ * Collect every completed TX buffer, a burst at a time. Buffers are keyed
+ * by id (slot = id), so there is nothing to do per buffer but give its
+ * descriptors back and prefetch the first line of its slot for the frame
+ * that will be written there.
+ */
+static unsigned int fe_tx_reclaim(struct vu_frontend_queue *q)
+{
+	uint32_t ids[FE_RECLAIM_BURST];
+	unsigned int n = 0;
+	int got, i;
+
+	while ((got = vq_drv_get_used_burst(&q->vq, ids, NULL,
+					    FE_RECLAIM_BURST)) > 0) {
+		for (i = 0; i < got; i++)
+			fe_prefetch_w(q->buf_host + (uint64_t)ids[i] * q->buf_len);
+		n += (unsigned int)got;
+	}
+	return n;
+}
+
 /**
  * vu_frontend_tx_reclaim() - Take back TX buffers the backend is done with
  * @f:		Frontend
  * @pair:	Queue pair
+ *
+ * vu_frontend_tx() reclaims by itself, in bursts, when the ring runs low;
+ * calling this is only needed to see the count.
  *
  * Return: buffers reclaimed
  */
 unsigned int vu_frontend_tx_reclaim(struct vu_frontend *f, unsigned int pair)
 {
 	struct vu_frontend_queue *q = fe_q(f, pair, true);
-	unsigned int n = 0;
-	uint32_t slot, len;
 
-	if (!q)
-		return 0;
-	while (!vq_drv_get_used(&q->vq, &slot, &len)) {
-		if (slot < q->vq.num && q->nfree < q->vq.num)
-			q->free_slots[q->nfree++] = (uint16_t)slot;
-		n++;
-	}
-	return n;
+	return q ? fe_tx_reclaim(q) : 0;
 }
 
 static void fe_hdr_to_le(struct virtio_net_hdr_v1 *d,
@@ -130,6 +168,21 @@ static void fe_hdr_to_le(struct virtio_net_hdr_v1 *d,
 	d->csum_start = htole16(s->csum_start);
 	d->csum_offset = htole16(s->csum_offset);
 	d->num_buffers = 0;
+}
+
+/*
+ * Write the TX header of a slot, only if it differs from what the slot
+ * already holds (the header of the last frame sent from it): an unchanged
+ * header leaves its cache line shared with the backend, which reads it.
+ */
+static void fe_tx_hdr_store(uint8_t *p, const struct virtio_net_hdr_v1 *hdr)
+{
+	struct virtio_net_hdr_v1 le = { 0 };
+
+	if (hdr)
+		fe_hdr_to_le(&le, hdr);
+	if (memcmp(p, &le, sizeof(le)))
+		memcpy(p, &le, sizeof(le));
 }
 
 /* Offloads in a TX header need the matching feature (VIRTIO 1.2 5.1.6.2) */
@@ -155,6 +208,63 @@ static bool fe_tx_hdr_ok(const struct vu_frontend *f,
 	return (f->features & need) == need;
 }
 
+/*
+ * Room for a frame of @len bytes: reclaims lazily, a burst at a time, once
+ * fewer than tx_reclaim_at descriptors (beyond what the frame needs) are
+ * free. Return: descriptors the frame takes, or -EAGAIN (ring full)
+ */
+static int fe_tx_room(struct vu_frontend *f, struct vu_frontend_queue *q,
+		      uint32_t len)
+{
+	unsigned int nseg = (f->hdr_len + len + FE_TX_SEG - 1) / FE_TX_SEG;
+	unsigned int need = q->indir_host ? 1 : nseg;
+
+	if (unlikely(vq_drv_num_free(&q->vq) < need + q->tx_reclaim_at))
+		fe_tx_reclaim(q);
+	if (unlikely(vq_drv_num_free(&q->vq) < need)) {
+		q->st.full++;
+		return -EAGAIN;
+	}
+	return (int)nseg;
+}
+
+/* Add slot @slot holding the header and @len frame bytes to the ring */
+static int fe_tx_add(struct vu_frontend *f, struct vu_frontend_queue *q,
+		     uint32_t slot, uint32_t len)
+{
+	uint32_t total = f->hdr_len + len, off;
+	struct vq_buf b[FE_TX_MAX_SEGS];
+	unsigned int i;
+	int ret;
+
+	for (i = 0, off = 0; off < total; i++, off += FE_TX_SEG) {
+		b[i].gpa = q->buf_gpa + (uint64_t)slot * q->buf_len + off;
+		b[i].len = MIN(FE_TX_SEG, total - off);
+	}
+	ret = vq_drv_add(&q->vq, b, i, NULL, 0, slot);
+	if (unlikely(ret))
+		return ret;
+	q->pending++;
+	q->st.frames++;
+	q->st.bytes += len;
+	return 0;
+}
+
+/* The checks vu_frontend_tx() and vu_frontend_tx_reserve() share */
+static struct vu_frontend_queue *fe_tx_q(struct vu_frontend *f,
+					 unsigned int pair, uint32_t len,
+					 int *err)
+{
+	struct vu_frontend_queue *q = fe_q(f, pair, true);
+
+	*err = 0;
+	if (unlikely(!q))
+		*err = -ENOTCONN;
+	else if (unlikely(len > f->o.max_frame))
+		*err = -EMSGSIZE;
+	return *err ? NULL : q;
+}
+
 /**
  * vu_frontend_tx() - Queue one frame for the backend (no kick yet)
  * @f:		Frontend, started
@@ -165,7 +275,9 @@ static bool fe_tx_hdr_ok(const struct vu_frontend *f,
  * @len:	Its length, at most the max_frame option
  *
  * Call vu_frontend_tx_flush() after a batch. Reclaims completed buffers by
- * itself when the ring is full.
+ * itself, all that are done at once, when fewer than an eighth of the ring
+ * (beyond what this frame needs) is free. The frame goes into the shared
+ * memory slot of the buffer id it is added with.
  *
  * Context: the thread that owns @pair
  * Return: 0, -EAGAIN if the ring is full, -EMSGSIZE for a frame that is too
@@ -177,49 +289,95 @@ int vu_frontend_tx(struct vu_frontend *f, unsigned int pair,
 		   const struct virtio_net_hdr_v1 *hdr, const void *frame,
 		   uint32_t len)
 {
-	struct vu_frontend_queue *q = fe_q(f, pair, true);
-	struct vq_buf b[FE_TX_MAX_SEGS];
-	uint32_t total, off, slot;
-	unsigned int nseg, i;
+	struct vu_frontend_queue *q;
+	uint32_t slot;
 	uint8_t *p;
 	int ret;
 
+	q = fe_tx_q(f, pair, len, &ret);
 	if (unlikely(!q))
-		return -ENOTCONN;
-	if (unlikely(len > f->o.max_frame))
-		return -EMSGSIZE;
+		return ret;
 	if (hdr && unlikely(!fe_tx_hdr_ok(f, hdr)))
 		return -EOPNOTSUPP;
-	total = f->hdr_len + len;
-	nseg = (total + FE_TX_SEG - 1) / FE_TX_SEG;
-	if (unlikely(!q->nfree ||
-		     (!q->indir_host && vq_drv_num_free(&q->vq) < nseg)))
-		vu_frontend_tx_reclaim(f, pair);
-	if (unlikely(!q->nfree ||
-		     vq_drv_num_free(&q->vq) < (q->indir_host ? 1 : nseg))) {
-		q->st.full++;
-		return -EAGAIN;
-	}
-	slot = q->free_slots[--q->nfree];
-	p = q->buf_host + (uint64_t)slot * q->buf_len;
-	if (hdr)
-		fe_hdr_to_le((struct virtio_net_hdr_v1 *)p, hdr);
-	else	/* a 12-byte store, not a memset() call */
-		*(struct virtio_net_hdr_v1 *)p = (struct virtio_net_hdr_v1){ 0 };
-	memcpy(p + f->hdr_len, frame, len);
-	for (i = 0, off = 0; i < nseg; i++, off += FE_TX_SEG) {
-		b[i].gpa = q->buf_gpa + (uint64_t)slot * q->buf_len + off;
-		b[i].len = MIN(FE_TX_SEG, total - off);
-	}
-	ret = vq_drv_add(&q->vq, b, nseg, NULL, 0, slot);
-	if (unlikely(ret)) {
-		q->free_slots[q->nfree++] = (uint16_t)slot;
+	q->tx_reserved = 0;	/* a plain send cancels a reservation */
+	ret = fe_tx_room(f, q, len);
+	if (unlikely(ret < 0))
 		return ret;
-	}
-	q->pending++;
-	q->st.frames++;
-	q->st.bytes += len;
+	/* The slot is the buffer id: the same descriptor always points at
+	 * the same slot, so re-posting rewrites no descriptor */
+	slot = vq_drv_next_id(&q->vq);
+	p = q->buf_host + (uint64_t)slot * q->buf_len;
+	fe_tx_hdr_store(p, hdr);
+	memcpy(p + f->hdr_len, frame, len);
+	return fe_tx_add(f, q, slot, len);
+}
+
+/**
+ * vu_frontend_tx_reserve() - The next TX buffer, to build a frame in place
+ * @f:		Frontend, started
+ * @pair:	Queue pair
+ * @len:	Length of the frame that will be committed
+ * @frame:	Output: where the frame goes (@len bytes of shared memory)
+ * @slot:	Output: the buffer's slot, below the ring size
+ *
+ * The zero-copy form of vu_frontend_tx(): write the frame at *@frame, then
+ * call vu_frontend_tx_commit(). A slot keeps its bytes between uses (the
+ * backend only reads TX buffers), so a caller that sends similar frames
+ * can fill each slot once and afterwards rewrite only what changes, the
+ * way DPDK's txonly re-sends its mbufs. Reserving again before a commit
+ * returns the same slot.
+ *
+ * Context: the thread that owns @pair
+ * Return: 0, -EAGAIN if the ring is full, -EMSGSIZE, -ENOTCONN
+ */
+int vu_frontend_tx_reserve(struct vu_frontend *f, unsigned int pair,
+			   uint32_t len, void **frame, uint32_t *slot)
+{
+	struct vu_frontend_queue *q;
+	int ret;
+
+	q = fe_tx_q(f, pair, len, &ret);
+	if (unlikely(!q))
+		return ret;
+	ret = fe_tx_room(f, q, len);
+	if (unlikely(ret < 0))
+		return ret;
+	*slot = vq_drv_next_id(&q->vq);
+	*frame = q->buf_host + (uint64_t)*slot * q->buf_len + f->hdr_len;
+	q->tx_reserved = len + 1;
 	return 0;
+}
+
+/**
+ * vu_frontend_tx_commit() - Queue the frame built by vu_frontend_tx_reserve()
+ * @f:		Frontend, started
+ * @pair:	Queue pair
+ * @hdr:	virtio-net header in host order, NULL for a plain frame
+ *
+ * Call vu_frontend_tx_flush() after a batch, as with vu_frontend_tx().
+ *
+ * Context: the thread that owns @pair
+ * Return: 0, -EINVAL without a reservation, -EOPNOTSUPP for an offload in
+ *	   @hdr that was not negotiated (the reservation stays),
+ *	   -ENOTCONN, -errno from the ring
+ */
+int vu_frontend_tx_commit(struct vu_frontend *f, unsigned int pair,
+			  const struct virtio_net_hdr_v1 *hdr)
+{
+	struct vu_frontend_queue *q = fe_q(f, pair, true);
+	uint32_t slot, len;
+
+	if (unlikely(!q))
+		return -ENOTCONN;
+	if (unlikely(!q->tx_reserved))
+		return -EINVAL;
+	if (hdr && unlikely(!fe_tx_hdr_ok(f, hdr)))
+		return -EOPNOTSUPP;
+	len = q->tx_reserved - 1;
+	q->tx_reserved = 0;
+	slot = vq_drv_next_id(&q->vq);
+	fe_tx_hdr_store(q->buf_host + (uint64_t)slot * q->buf_len, hdr);
+	return fe_tx_add(f, q, slot, len);
 }
 
 /**
@@ -351,7 +509,8 @@ static void fe_drain_eventfd(int fd)
  *
  * Enables used-buffer notifications on both rings, rechecks them (so a
  * completion between the check and the sleep is not lost), sleeps on the
- * call eventfds, then disables notifications again for polling.
+ * call eventfds, then disables notifications again for polling (unless
+ * opts.notify keeps them on).
  *
  * Return: 1 if there is work, 0 on timeout, -errno
  */
@@ -386,8 +545,10 @@ int vu_frontend_wait(struct vu_frontend *f, unsigned int pair, int timeout_ms)
 		fe_drain_eventfd(tx->call_fd);
 	n = n > 0;
 out:
-	vq_drv_disable_cb(&rx->vq);
-	vq_drv_disable_cb(&tx->vq);
+	if (!f->o.notify) {
+		vq_drv_disable_cb(&rx->vq);
+		vq_drv_disable_cb(&tx->vq);
+	}
 	return n;
 }
 

@@ -306,17 +306,14 @@ static int fe_ring_place(struct vu_frontend *f, struct vu_frontend_queue *q)
 
 static int fe_ring_alloc(struct vu_frontend *f, struct vu_frontend_queue *q)
 {
-	unsigned int i, n = f->ring_size;
+	unsigned int n = f->ring_size;
 
-	q->free_slots = calloc(n, sizeof(*q->free_slots));
 	q->rx_iov = calloc(n, sizeof(*q->rx_iov));
 	q->rx_slots = calloc(n, sizeof(*q->rx_slots));
-	if (!q->free_slots || !q->rx_iov || !q->rx_slots)
+	if (!q->rx_iov || !q->rx_slots)
 		return vu_frontend_set_err(f, -ENOMEM, "out of memory");
-	/* Stack of free TX slots, slot 0 on top */
-	for (i = 0; i < n; i++)
-		q->free_slots[i] = (uint16_t)(n - 1 - i);
-	q->nfree = fe_is_tx(q->index) ? n : 0;
+	/* TX reclaims in bursts: once fewer than an eighth are free */
+	q->tx_reclaim_at = fe_is_tx(q->index) ? n / 8 : 0;
 	return 0;
 }
 
@@ -361,6 +358,10 @@ int vu_frontend_mem_rings_setup(struct vu_frontend *f)
 				return vu_frontend_set_err(f, ret, "ring %u: posting RX buffers: %s",
 					      i, strerror(-ret));
 		}
+		/* Polled by default: no used-buffer notification (a syscall
+		 * in the backend per burst) unless vu_frontend_wait() sleeps */
+		if (!f->o.notify)
+			vq_drv_disable_cb(&q->vq);
 	}
 	return 0;
 }
@@ -384,7 +385,6 @@ void vu_frontend_mem_rings_cleanup(struct vu_frontend *f)
 			close(q->kick_fd);
 		if (q->own_call && q->call_fd >= 0)
 			close(q->call_fd);
-		free(q->free_slots);
 		free(q->rx_iov);
 		free(q->rx_slots);
 	}

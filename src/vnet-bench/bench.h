@@ -63,6 +63,7 @@ struct bench_q {
 	unsigned int pair;
 	pthread_t thread;
 	uint8_t *frame;			/* template, cfg.size bytes */
+	uint8_t *slot_ready;		/* [ring] TX slot holds the template */
 	struct virtio_net_hdr_v1 hdr;	/* TSO header for large frames */
 	uint32_t marker_off;		/* where our marker sits in a frame */
 	/* written by the worker (relaxed atomics), read by the main thread */

@@ -195,7 +195,12 @@ static void bench_rx_cb(void *opaque, const struct virtio_net_hdr_v1 *hdr,
 	}
 }
 
-/* Queue one frame with the next sequence number; 0 or -EAGAIN */
+/*
+ * Queue one frame with the next sequence number; 0 or -EAGAIN. The frame
+ * is built in place in its ring slot: the template is copied into a slot
+ * the first time the slot is used, afterwards only the marker changes (the
+ * slot keeps the rest, as DPDK's txonly re-sends its prebuilt mbufs).
+ */
 static int bench_tx_one(struct bench_q *q, uint64_t ts)
 {
 	const struct bench_cfg *c = q->vm->cfg;
@@ -203,12 +208,21 @@ static int bench_tx_one(struct bench_q *q, uint64_t ts)
 		.magic = BENCH_MAGIC, .vm = (uint16_t)q->vm->id,
 		.pair = (uint16_t)q->pair, .seq = q->next_seq, .ts_ns = ts,
 	};
+	uint32_t slot;
+	uint8_t *p;
 	int ret;
 
-	memcpy(q->frame + q->marker_off, &m, sizeof(m));
-	ret = vu_frontend_tx(&q->vm->fe, q->pair,
-			     c->size > L2_PLAIN_MAX ? &q->hdr : NULL,
-			     q->frame, c->size);
+	ret = vu_frontend_tx_reserve(&q->vm->fe, q->pair, c->size,
+				     (void **)&p, &slot);
+	if (ret)
+		return ret;
+	if (unlikely(!q->slot_ready[slot])) {
+		memcpy(p, q->frame, c->size);
+		q->slot_ready[slot] = 1;
+	}
+	memcpy(p + q->marker_off, &m, sizeof(m));
+	ret = vu_frontend_tx_commit(&q->vm->fe, q->pair,
+				    c->size > L2_PLAIN_MAX ? &q->hdr : NULL);
 	if (ret)
 		return ret;
 	q->next_seq++;
@@ -440,9 +454,10 @@ int bench_vm_start(struct bench_vm *vm)
 		q->vm = vm;
 		q->pair = i;
 		q->frame = calloc(1, c->size);
+		q->slot_ready = calloc(vm->fe.ring_size, 1);
 		if (c->mode == BENCH_PINGPONG)
 			q->lat = calloc(BENCH_LAT_MAX, sizeof(*q->lat));
-		if (!q->frame || (c->mode == BENCH_PINGPONG && !q->lat)) {
+		if (!q->frame || !q->slot_ready || (c->mode == BENCH_PINGPONG && !q->lat)) {
 			fprintf(stderr, "vnet-bench: out of memory\n");
 			return -ENOMEM;
 		}
@@ -471,8 +486,10 @@ void bench_vm_finish(struct bench_vm *vm)
 	}
 	for (i = 0; i < VU_FRONTEND_MAX_PAIRS; i++) {
 		free(vm->q[i].frame);
+		free(vm->q[i].slot_ready);
 		free(vm->q[i].lat);
 		vm->q[i].frame = NULL;
+		vm->q[i].slot_ready = NULL;
 		vm->q[i].lat = NULL;
 	}
 }

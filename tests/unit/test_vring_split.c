@@ -835,6 +835,155 @@ static void test_regress_chain_iovec_count_wraps(void)
 	tenv_cleanup(&T);
 }
 
+/* Driver side: a full lap completed in order, then the same buffers
+ * re-posted, leaves the descriptor table and avail ring byte for byte as
+ * they were (FIFO free list: nothing for the device to miss on) */
+static void test_drv_fifo_reuse_rewrites_nothing(void)
+{
+	static uint8_t desc0[8 * 16], avail0[2 * 8];
+	struct vring_avail *a;
+	struct vq_chain c;
+	uint32_t tok;
+	int i, lap;
+
+	CHECK_EQ(tenv_init(&T, VQ_SPLIT, 8, 0), 0);
+	a = (struct vring_avail *)T.drva;
+	for (lap = 0; lap < 3; lap++) {
+		for (i = 0; i < 8; i++) {
+			struct vq_buf b = { tdata((unsigned int)i), 76 };
+
+			CHECK_EQ(vq_drv_next_id(&T.drv), i);
+			CHECK_EQ(vq_drv_add(&T.drv, &b, 1, NULL, 0,
+					    (uint32_t)i), 0);
+		}
+		vq_drv_kick_needed(&T.drv);
+		if (!lap) {
+			memcpy(desc0, T.desc, sizeof(desc0));
+			memcpy(avail0, a->ring, sizeof(avail0));
+		} else {
+			CHECK(!memcmp(desc0, T.desc, sizeof(desc0)));
+			CHECK(!memcmp(avail0, a->ring, sizeof(avail0)));
+		}
+		for (i = 0; i < 8; i++) {
+			CHECK_EQ(vq_pop(&T.dev, &c), 0);
+			vq_push(&T.dev, &c, 0);
+		}
+		vq_flush(&T.dev);
+		for (i = 0; i < 8; i++) {
+			CHECK_EQ(vq_drv_get_used(&T.drv, &tok, NULL), 0);
+			CHECK_EQ(tok, i);
+		}
+	}
+	tenv_cleanup(&T);
+}
+
+/* Out-of-order completions still give every descriptor back exactly once */
+static void test_drv_fifo_out_of_order(void)
+{
+	struct vq_chain c[8];
+	uint32_t tok, seen = 0;
+	int i;
+
+	CHECK_EQ(tenv_init(&T, VQ_SPLIT, 8, 0), 0);
+	for (i = 0; i < 8; i++) {
+		struct vq_buf b = { tdata((unsigned int)i), 64 };
+
+		CHECK_EQ(vq_drv_add(&T.drv, &b, 1, NULL, 0, (uint32_t)i), 0);
+	}
+	vq_drv_kick_needed(&T.drv);
+	for (i = 0; i < 8; i++)
+		CHECK_EQ(vq_pop(&T.dev, &c[i]), 0);
+	for (i = 7; i >= 0; i -= 2)
+		vq_push(&T.dev, &c[i], 0);
+	vq_flush(&T.dev);
+	for (i = 0; i < 4; i++) {
+		CHECK_EQ(vq_drv_get_used(&T.drv, &tok, NULL), 0);
+		seen |= 1u << tok;
+	}
+	CHECK_EQ(vq_drv_num_free(&T.drv), 4);
+	for (i = 0; i < 4; i++) {	/* the four freed ones, in that order */
+		struct vq_buf b = { tdata(0), 64 };
+
+		CHECK_EQ(vq_drv_next_id(&T.drv), 7 - 2 * i);
+		CHECK_EQ(vq_drv_add(&T.drv, &b, 1, NULL, 0, 100), 0);
+	}
+	CHECK_EQ(vq_drv_add(&T.drv, &(struct vq_buf){ tdata(0), 1 }, 1, NULL,
+			    0, 101), -ENOSPC);
+	CHECK_EQ(seen, 0xaa);
+	tenv_cleanup(&T);
+}
+
+/* Burst collection: one used idx read, tokens in order, at most @max, one
+ * used_event update for the burst (EVENT_IDX, notifications enabled) */
+static void test_drv_get_used_burst(void)
+{
+	uint32_t tok[8], len[8];
+	struct vq_chain c;
+	uint16_t *used_event;
+	int i;
+
+	CHECK_EQ(tenv_init(&T, VQ_SPLIT, 8, F_EVENT_IDX), 0);
+	used_event = &((struct vring_avail *)T.drva)->ring[8];
+	CHECK_EQ(vq_drv_get_used_burst(&T.drv, tok, len, 8), 0);
+	for (i = 0; i < 7; i++) {
+		struct vq_buf b = { tdata((unsigned int)i), 64 };
+
+		CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, &b, 1, 10u + (uint32_t)i), 0);
+	}
+	vq_drv_kick_needed(&T.drv);
+	for (i = 0; i < 7; i++) {
+		CHECK_EQ(vq_pop(&T.dev, &c), 0);
+		vq_push(&T.dev, &c, (uint32_t)i + 1);
+	}
+	vq_flush(&T.dev);
+	CHECK_EQ(vq_drv_get_used_burst(&T.drv, tok, len, 5), 5);
+	for (i = 0; i < 5; i++) {
+		CHECK_EQ(tok[i], 10 + i);
+		CHECK_EQ(len[i], i + 1);
+	}
+	CHECK_EQ(le16toh(*used_event), 5);
+	CHECK_EQ(vq_drv_get_used_burst(&T.drv, NULL, NULL, 8), 2);
+	CHECK_EQ(le16toh(*used_event), 7);
+	CHECK_EQ(vq_drv_get_used_burst(&T.drv, tok, NULL, 8), 0);
+	CHECK_EQ(vq_drv_num_free(&T.drv), 8);
+	CHECK_EQ(T.drv.stats.used, 7);
+	/* Notifications off: used_event is left alone */
+	vq_drv_disable_cb(&T.drv);
+	i = le16toh(*used_event);
+	CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, &(struct vq_buf){ tdata(0), 64 },
+			    1, 1), 0);
+	vq_drv_kick_needed(&T.drv);
+	CHECK_EQ(vq_pop(&T.dev, &c), 0);
+	vq_push(&T.dev, &c, 0);
+	vq_flush(&T.dev);
+	CHECK_EQ(vq_drv_get_used_burst(&T.drv, tok, NULL, 8), 1);
+	CHECK_EQ(le16toh(*used_event), i);
+	tenv_cleanup(&T);
+}
+
+/* A bad id in the middle of a burst: the good ones first, then broken */
+static void test_drv_get_used_burst_bad_id(void)
+{
+	struct vring_used *u;
+	uint32_t tok[4];
+	int i;
+
+	CHECK_EQ(tenv_init(&T, VQ_SPLIT, 4, 0), 0);
+	u = (struct vring_used *)T.deva;
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(vq_drv_add(&T.drv, &(struct vq_buf){ tdata(0), 8 }, 1,
+				    NULL, 0, (uint32_t)i), 0);
+	vq_drv_kick_needed(&T.drv);
+	u->ring[0].id = htole32(0);
+	u->ring[1].id = htole32(1);
+	u->ring[2].id = htole32(0);	/* already completed */
+	u->idx = htole16(3);
+	CHECK_EQ(vq_drv_get_used_burst(&T.drv, tok, NULL, 4), 2);
+	CHECK(vq_is_broken(&T.drv));
+	CHECK_EQ(vq_drv_get_used_burst(&T.drv, tok, NULL, 4), -EBADMSG);
+	tenv_cleanup(&T);
+}
+
 int main(void)
 {
 	RUN(test_init_sizes);
@@ -879,5 +1028,9 @@ int main(void)
 	RUN(test_mal_region_removed);
 	RUN(test_mal_reset_recovers);
 	RUN(test_mal_device_bad_used_id);
+	RUN(test_drv_fifo_reuse_rewrites_nothing);
+	RUN(test_drv_fifo_out_of_order);
+	RUN(test_drv_get_used_burst);
+	RUN(test_drv_get_used_burst_bad_id);
 	return test_exit();
 }

@@ -5,9 +5,13 @@
  * errors, borrowed versus owned descriptors, stop and resume positions, and
  * no descriptor leaks (counted in /proc/self/fd).
  *
- * The data path is exercised end to end by tests/integration/bench-*.sh.
+ * The TX data path is checked here against a device the test plays on the
+ * ring (kick suppression, no used notifications while polling, lazy burst
+ * reclaim, slot = buffer id, reserve/commit); end to end it is exercised by
+ * tests/integration/bench-*.sh.
  */
 #include <dirent.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -684,11 +688,139 @@ static void test_data_path_refuses_when_stopped(void)
 	vu_frontend_cleanup(&f);
 }
 
+/* ---- data path against a device played by the test on the TX ring ---- */
+
+/* Complete TX buffers @from..@to-1 (heads in that order) as the device */
+static void dev_complete(struct vq *vq, uint16_t from, uint16_t to)
+{
+	struct vring_used *u = vq->split.used;
+	uint16_t i;
+
+	for (i = from; i != to; i++) {
+		u->ring[i % vq->num].id = htole32(i % vq->num);
+		u->ring[i % vq->num].len = 0;
+	}
+	__atomic_store_n(&u->idx, htole16(to), __ATOMIC_RELEASE);
+}
+
+/* The device's avail_event (after the used ring, virtio 1.2 2.7.10) */
+static void dev_avail_event(struct vq *vq, uint16_t v)
+{
+	v = htole16(v);
+	memcpy(&vq->split.used->ring[vq->num], &v, sizeof(v));
+}
+
+/* Polling TX asks for no used notifications, kicks only when the backend
+ * asks (EVENT_IDX avail_event), reclaims lazily and in one burst, and a
+ * frame's slot is its buffer id */
+static void test_tx_notifications_and_reclaim(void)
+{
+	struct vu_frontend_opts o = { 0 };
+	uint8_t frame[64] = { 0 };
+	struct vu_frontend_queue *q;
+	struct vu_frontend f;
+	uint16_t used_event;
+	struct fake k;
+	uint32_t slot;
+	uint8_t *p;
+	int s, i;
+
+	s = fake_start(&k, BASE_FEATURES, 0);
+	CHECK(s >= 0);
+	CHECK_EQ(vu_frontend_init(&f, &o), 0);
+	CHECK_EQ(vu_frontend_adopt(&f, s, VU_FRONTEND_TAKE_FD), 0);
+	CHECK(f.features & F(VIRTIO_RING_F_EVENT_IDX));
+	q = &f.q[1];
+	CHECK_EQ(q->st.kicks, 1);		/* the one after connecting */
+
+	for (i = 0; i < 40; i++)
+		CHECK_EQ(vu_frontend_tx(&f, 0, NULL, frame, sizeof(frame)), 0);
+	CHECK_EQ(vu_frontend_tx_flush(&f, 0), 0);
+	CHECK_EQ(q->st.kicks, 2);		/* avail_event 0 crossed */
+	/* The backend polls: avail_event left far behind, no kick */
+	dev_avail_event(&q->vq, 30000);
+	for (i = 0; i < 10; i++)
+		CHECK_EQ(vu_frontend_tx(&f, 0, NULL, frame, sizeof(frame)), 0);
+	CHECK_EQ(vu_frontend_tx_flush(&f, 0), 0);
+	CHECK_EQ(q->st.kicks, 2);
+	/* It asks again at 55: crossed by the next flush */
+	dev_avail_event(&q->vq, 55);
+	for (i = 0; i < 10; i++)
+		CHECK_EQ(vu_frontend_tx(&f, 0, NULL, frame, sizeof(frame)), 0);
+	CHECK_EQ(vu_frontend_tx_flush(&f, 0), 0);
+	CHECK_EQ(q->st.kicks, 3);
+
+	/* The device completes 40: plenty is free, nothing reclaimed yet */
+	dev_complete(&q->vq, 0, 40);
+	CHECK_EQ(vu_frontend_tx(&f, 0, NULL, frame, sizeof(frame)), 0);
+	CHECK_EQ(q->vq.drv_last_used, 0);
+	/* used_event stays half a ring away: the device never signals */
+	used_event = le16toh(q->vq.split.avail->ring[q->vq.num]);
+	CHECK(!vring_need_event(used_event, 40, 0));
+
+	/* Fill the ring: the last eighth triggers one burst reclaim */
+	for (i = 61; i < 256 + 40; i++)
+		CHECK_EQ(vu_frontend_tx(&f, 0, NULL, frame, sizeof(frame)), 0);
+	CHECK_EQ(q->vq.drv_last_used, 40);
+	CHECK_EQ(vu_frontend_tx(&f, 0, NULL, frame, sizeof(frame)), -EAGAIN);
+	CHECK_EQ(q->st.full, 1);
+	CHECK(!vring_need_event(le16toh(q->vq.split.avail->ring[q->vq.num]),
+				40, 0));
+
+	/* Zero copy: the slot is the buffer id, its descriptor points at it */
+	dev_complete(&q->vq, 40, 41);
+	CHECK_EQ(vu_frontend_tx_commit(&f, 0, NULL), -EINVAL);
+	CHECK_EQ(vu_frontend_tx_reserve(&f, 0, 60, (void **)&p, &slot), 0);
+	CHECK_EQ(slot, 40);		/* completed first, reused first */
+	CHECK(p == q->buf_host + 40 * q->buf_len + f.hdr_len);
+	memset(p, 0x5a, 60);
+	CHECK_EQ(vu_frontend_tx_commit(&f, 0, NULL), 0);
+	CHECK_EQ(le64toh(q->vq.split.desc[40].addr), q->buf_gpa + 40 * q->buf_len);
+	CHECK_EQ(le32toh(q->vq.split.desc[40].len), f.hdr_len + 60);
+	CHECK_EQ(vu_frontend_tx_commit(&f, 0, NULL), -EINVAL);
+	CHECK_EQ(vu_frontend_stats(&f, 1)->frames, 256 + 40 + 1);
+	vu_frontend_cleanup(&f);
+	fake_join(&k);
+}
+
+/*
+ * opts.notify: a caller sleeping on the call eventfds itself keeps used
+ * notifications on: the RX ring's used_event asks for the next frame,
+ * before and after a vu_frontend_wait(); without it, it never does
+ */
+static void test_notify_option_keeps_notifications(void)
+{
+	struct vu_frontend_opts o = { 0 };
+	struct vu_frontend_queue *q;
+	struct vu_frontend f;
+	struct fake k;
+	int s, notify;
+
+	for (notify = 0; notify < 2; notify++) {
+		o.notify = notify;
+		s = fake_start(&k, BASE_FEATURES, 0);
+		CHECK(s >= 0);
+		CHECK_EQ(vu_frontend_init(&f, &o), 0);
+		CHECK_EQ(vu_frontend_adopt(&f, s, VU_FRONTEND_TAKE_FD), 0);
+		CHECK(f.features & F(VIRTIO_RING_F_EVENT_IDX));
+		q = &f.q[0];
+		/* the first RX completion (used idx 0 -> 1) is signalled? */
+		CHECK_EQ(vring_need_event(le16toh(q->vq.split.avail->ring[q->vq.num]),
+					  1, 0), notify);
+		CHECK_EQ(vu_frontend_wait(&f, 0, 0), 0);
+		CHECK_EQ(vring_need_event(le16toh(q->vq.split.avail->ring[q->vq.num]),
+					  1, 0), notify);
+		vu_frontend_cleanup(&f);
+		fake_join(&k);
+	}
+}
+
 int main(void)
 {
 	int fds = test_count_fds();
 
 	RUN(test_ring_size_not_power_of_two);
+	RUN(test_notify_option_keeps_notifications);
 	RUN(test_too_many_pairs_for_library);
 	RUN(test_refuses_without_version_1);
 	RUN(test_message_order_like_qemu);
@@ -708,6 +840,7 @@ int main(void)
 	RUN(test_resume_after_backend_crash);
 	RUN(test_tx_offload_needs_feature);
 	RUN(test_data_path_refuses_when_stopped);
+	RUN(test_tx_notifications_and_reclaim);
 	if (test_count_fds() != fds) {
 		printf("not ok %d - no_fd_leak_overall (%d -> %d)\n", ++t_num,
 		       fds, test_count_fds());
