@@ -50,6 +50,9 @@ struct net_scratch {
  * @s:		Scratch of the calling thread
  * @acc:	Local, non-atomic counter accumulators; the caller adds them
  *		to the shared counters once per batch
+ * @rx_est:	RX ring, backend that cannot tell a frame's length (tap):
+ *		estimate of the next frame's bytes (header included), kept by
+ *		net_rx_one() across calls. NULL: always offer the largest.
  */
 struct net_io {
 	struct vq *vq;
@@ -59,6 +62,7 @@ struct net_io {
 	uint64_t features;
 	struct net_scratch *s;
 	struct ring_counters *acc;
+	uint32_t *rx_est;
 };
 
 unsigned int net_hdr_len(uint64_t features);

@@ -42,6 +42,7 @@ struct ring_counters {
 	uint64_t calls;		/* notifications we sent */
 	uint64_t batches;	/* used-ring flushes */
 	uint64_t breaks;	/* times the ring broke */
+	uint64_t busy_ns;	/* worker time spent moving this ring's frames */
 };
 
 /**

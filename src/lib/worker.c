@@ -68,11 +68,13 @@ enum worker_ev {
  * @dead:	Broken: no longer served until the control thread resets it
  * @notify_off:	We asked the guest not to kick this ring
  * @dirty:	@acc may hold counts not yet committed
+ * @rx_est:	RX: net.c's estimate of the next frame's size (tap)
  */
 struct wring {
 	struct vnet_ring *r;
 	struct net_io io;
 	struct ring_counters acc;
+	uint32_t rx_est;
 	unsigned int qidx;
 	bool dead;
 	bool notify_off;
@@ -180,6 +182,29 @@ static uint64_t worker_now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
+static uint64_t worker_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Busy time: a ring that moved frames is charged the time since *@clk (the
+ * start of the pass, or the end of the last ring charged in it), which
+ * moves on. One clock read per pass and one per ring that did work, never
+ * per frame; an idle ring's quick look is charged to the next busy one.
+ */
+static void worker_charge(struct wring *t, uint64_t *clk)
+{
+	uint64_t now = worker_now_ns();
+
+	t->acc.busy_ns += now - *clk;
+	*clk = now;
+	t->dirty = true;
+}
+
 static void worker_signal(int fd)
 {
 	static const uint64_t one = 1;
@@ -218,6 +243,7 @@ static void worker_commit(struct wring *t)
 	WORKER_ADD(calls);
 	WORKER_ADD(batches);
 	WORKER_ADD(breaks);
+	WORKER_ADD(busy_ns);
 	for (i = 0; i < DROP_MAX; i++)
 		WORKER_ADD(drops[i]);
 #undef WORKER_ADD
@@ -282,9 +308,11 @@ static bool worker_budget_left(const struct worker *w, unsigned int pkts,
 
 /*
  * Guest TX: send (or, disabled, drop) up to a budget.
- * Return: chains consumed; *@more set if the budget ran out
+ * Return: chains consumed; *@more set if the budget ran out; busy time
+ * charged from *@clk
  */
-static unsigned int worker_tx(struct worker *w, struct wpair *wp, bool *more)
+static unsigned int worker_tx(struct worker *w, struct wpair *wp, bool *more,
+			      uint64_t *clk)
 {
 	struct wring *t = &wp->tx;
 	unsigned int pkts = 0;
@@ -312,6 +340,8 @@ static unsigned int worker_tx(struct worker *w, struct wpair *wp, bool *more)
 	if (ret == -EBADMSG)
 		worker_break(w, wp, t);
 	t->dirty |= pkts || ret != -EAGAIN;
+	if (pkts)
+		worker_charge(t, clk);
 	*more |= !worker_budget_left(w, pkts, bytes);
 	return pkts;
 }
@@ -346,9 +376,11 @@ static void worker_rx_unstarve(struct worker *w, struct wpair *wp)
 
 /*
  * Host RX into the guest up to a budget.
- * Return: frames handled; *@more set if the ring should be served again
+ * Return: frames handled; *@more set if the ring should be served again;
+ * busy time charged from *@clk
  */
-static unsigned int worker_rx(struct worker *w, struct wpair *wp, bool *more)
+static unsigned int worker_rx(struct worker *w, struct wpair *wp, bool *more,
+			      uint64_t *clk)
 {
 	struct wring *t = &wp->rx;
 	unsigned int pkts = 0;
@@ -387,18 +419,20 @@ static unsigned int worker_rx(struct worker *w, struct wpair *wp, bool *more)
 	if (ret == -EBADMSG)
 		worker_break(w, wp, t);
 	t->dirty = true;
+	if (pkts)
+		worker_charge(t, clk);
 	*more |= !worker_budget_left(w, pkts, bytes);
 	return pkts;
 }
 
 /* One pass over a pair. Return: frames moved; *@more: serve again at once */
 static unsigned int worker_serve_pair(struct worker *w, struct wpair *wp,
-				      bool *more)
+				      bool *more, uint64_t *clk)
 {
 	unsigned int n, rx;
 
-	n = worker_tx(w, wp, more);
-	rx = worker_rx(w, wp, more);
+	n = worker_tx(w, wp, more, clk);
+	rx = worker_rx(w, wp, more, clk);
 	/* loop backend: RX made room for a blocked TX */
 	if (wp->tx_blocked && rx)
 		*more = true;
@@ -407,11 +441,12 @@ static unsigned int worker_serve_pair(struct worker *w, struct wpair *wp,
 
 static unsigned int worker_serve(struct worker *w, bool *more)
 {
+	uint64_t clk = worker_now_ns();
 	unsigned int i, n = 0;
 
 	*more = false;
 	for (i = 0; i < w->npairs; i++)
-		n += worker_serve_pair(w, &w->wp[i], more);
+		n += worker_serve_pair(w, &w->wp[i], more, &clk);
 	return n;
 }
 
@@ -529,6 +564,8 @@ static void worker_ring_setup(struct worker *w, struct wpair *wp,
 	t->io.features = wp->p->features;
 	t->io.s = &w->s;
 	t->io.acc = &t->acc;
+	t->rx_est = 0;
+	t->io.rx_est = tx ? NULL : &t->rx_est;
 	t->qidx = 2 * wp->p->index + tx;
 	/* p->kernel: the kernel's vhost-net runs this pair: not ours to serve */
 	t->dead = vq_is_broken(&r->vq) || wp->p->kernel;
@@ -588,9 +625,10 @@ static void worker_rearm(struct worker *w)
 
 		if (!wp->p->rx.started || !wp->p->rx.enabled || wp->rx.dead)
 			continue;
+		uint64_t clk = worker_now_ns();
 		bool more = false;
 
-		worker_rx(w, wp, &more);
+		worker_rx(w, wp, &more, &clk);
 		worker_signal(wp->p->rx.call_fd);
 		__atomic_fetch_add(&wp->p->rx.ctr.calls, 1, __ATOMIC_RELAXED);
 	}

@@ -160,13 +160,14 @@ static void metrics_ring_text(struct sbuf *b, const char *dir,
 			       "started" : "stopped",
 			       __atomic_load_n(&r->enabled, __ATOMIC_RELAXED) ?
 			       "enabled" : "disabled");
-	metrics_printf(b, " packets %llu bytes %llu kicks %llu calls %llu batches %llu breaks %llu drops",
+	metrics_printf(b, " packets %llu bytes %llu kicks %llu calls %llu batches %llu breaks %llu busy_ns %llu drops",
 		    (unsigned long long)metrics_ld(&c->packets),
 		    (unsigned long long)metrics_ld(&c->bytes),
 		    (unsigned long long)metrics_ld(&c->kicks),
 		    (unsigned long long)metrics_ld(&c->calls),
 		    (unsigned long long)metrics_ld(&c->batches),
-		    (unsigned long long)metrics_ld(&c->breaks));
+		    (unsigned long long)metrics_ld(&c->breaks),
+		    (unsigned long long)metrics_ld(&c->busy_ns));
 	for (i = 0; i < DROP_MAX; i++)
 		metrics_printf(b, " %s=%llu", metrics_drop_names[i],
 			    (unsigned long long)metrics_ld(&c->drops[i]));
@@ -221,7 +222,7 @@ static void metrics_ring_json(struct sbuf *b, const struct vnet_ring *r)
 	const struct ring_counters *c = &r->ctr;
 	unsigned int i;
 
-	metrics_printf(b, "{\"ring\":\"%s\",\"size\":%u,\"started\":%s,\"enabled\":%s,\"packets\":%llu,\"bytes\":%llu,\"kicks\":%llu,\"calls\":%llu,\"batches\":%llu,\"breaks\":%llu,\"drops\":{",
+	metrics_printf(b, "{\"ring\":\"%s\",\"size\":%u,\"started\":%s,\"enabled\":%s,\"packets\":%llu,\"bytes\":%llu,\"kicks\":%llu,\"calls\":%llu,\"batches\":%llu,\"breaks\":%llu,\"busy_ns\":%llu,\"drops\":{",
 		    r->vq.layout == VQ_PACKED ? "packed" : "split",
 		    (unsigned int)r->vq.num,
 		    __atomic_load_n(&r->started, __ATOMIC_RELAXED) ?
@@ -233,7 +234,8 @@ static void metrics_ring_json(struct sbuf *b, const struct vnet_ring *r)
 		    (unsigned long long)metrics_ld(&c->kicks),
 		    (unsigned long long)metrics_ld(&c->calls),
 		    (unsigned long long)metrics_ld(&c->batches),
-		    (unsigned long long)metrics_ld(&c->breaks));
+		    (unsigned long long)metrics_ld(&c->breaks),
+		    (unsigned long long)metrics_ld(&c->busy_ns));
 	for (i = 0; i < DROP_MAX; i++)
 		metrics_printf(b, "%s\"%s\":%llu", i ? "," : "",
 			    metrics_drop_names[i],
@@ -302,7 +304,7 @@ void metrics_status_json(struct sbuf *b, struct vnetd_port *ports,
 
 /* One Prometheus family: which counter of a ring it reports */
 enum metrics_field { MF_PACKETS, MF_BYTES, MF_KICKS, MF_CALLS, MF_BATCHES,
-		     MF_BREAKS, MF_DROPS };
+		     MF_BREAKS, MF_BUSY, MF_DROPS };
 
 static const struct {
 	const char *name;
@@ -314,6 +316,7 @@ static const struct {
 	[MF_CALLS] = { "vnetd_queue_calls_total", "Notifications sent to the guest" },
 	[MF_BATCHES] = { "vnetd_queue_batches_total", "Used-ring flushes" },
 	[MF_BREAKS] = { "vnetd_queue_breaks_total", "Times the ring broke on bad guest data" },
+	[MF_BUSY] = { "vnetd_queue_busy_nanoseconds_total", "Worker time spent moving this ring's frames (idle polling excluded)" },
 	[MF_DROPS] = { "vnetd_queue_drops_total", "Frames dropped, by reason" },
 };
 
@@ -327,6 +330,7 @@ static uint64_t metrics_field(const struct ring_counters *c,
 	case MF_CALLS:	 return metrics_ld(&c->calls);
 	case MF_BATCHES: return metrics_ld(&c->batches);
 	case MF_BREAKS:	 return metrics_ld(&c->breaks);
+	case MF_BUSY:	 return metrics_ld(&c->busy_ns);
 	default:	 return 0;
 	}
 }

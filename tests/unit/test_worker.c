@@ -105,10 +105,13 @@ static void t_loop(enum vq_layout l, uint64_t features, unsigned int npairs,
 	struct dp_env e;
 	unsigned long n = 3000;
 	unsigned int i, d;
+	uint64_t t0, wall;
 
 	CHECK_EQ(dp_init(&e, l, features, npairs, "loop"), 0);
+	t0 = dp_now_ns();
 	CHECK_EQ(dp_start(&e, &o), 0);
 	CHECK_EQ(run_traffic(&e, n, false), 0);
+	wall = dp_now_ns() - t0;
 	for (i = 0; i < npairs; i++) {
 		struct vnet_pair *p = &e.pairs[i];
 
@@ -123,6 +126,11 @@ static void t_loop(enum vq_layout l, uint64_t features, unsigned int npairs,
 			CHECK_EQ(dp_ctr(&p->tx.ctr.drops[d]), 0);
 		}
 		CHECK_EQ(dp_ctr(&p->tx.ctr.breaks), 0);
+		/* both rings worked: busy time charged, within the run */
+		CHECK(dp_ctr(&p->rx.ctr.busy_ns) > 0);
+		CHECK(dp_ctr(&p->tx.ctr.busy_ns) > 0);
+		CHECK(dp_ctr(&p->rx.ctr.busy_ns) + dp_ctr(&p->tx.ctr.busy_ns) <
+		      wall);
 	}
 	dp_cleanup(&e);
 }
@@ -388,6 +396,9 @@ static void t_gen(enum vq_layout l, unsigned int poll_us)
 		wait_ms(1);
 	CHECK(dp_ctr(&e.pairs[0].rx.ctr.packets) >= got);
 	CHECK_EQ(dp_ctr(&e.pairs[0].tx.ctr.packets), 0);
+	/* busy time goes to the ring that moved frames, none to idle TX */
+	CHECK(dp_ctr(&e.pairs[0].rx.ctr.busy_ns) > 0);
+	CHECK_EQ(dp_ctr(&e.pairs[0].tx.ctr.busy_ns), 0);
 	dp_cleanup(&e);
 }
 
