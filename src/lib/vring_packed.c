@@ -196,6 +196,12 @@ static bool packed_need_notify(struct vq *vq, uint16_t slots)
 	if (flags != VRING_PACKED_EVENT_FLAG_DESC || !vq->event_idx)
 		return flags != VRING_PACKED_EVENT_FLAG_DISABLE;
 
+	/* First flush since a reset or set_base: what was signalled before
+	 * is unknown, the driver may wait for an earlier slot */
+	if (!vq->signalled_used_valid) {
+		vq->signalled_used_valid = true;
+		return true;
+	}
 	off_wrap = le16toh(READ_ONCE(vq->packed.driver->off_wrap));
 	event = off_wrap & ~VRING_PACKED_WRAP;
 	/* Positions of the previous lap are negative (mod 2^16) */

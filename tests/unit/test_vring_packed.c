@@ -433,6 +433,36 @@ static void test_event_idx_device(void)
 	tenv_cleanup(&T);
 }
 
+/*
+ * Regression: after vq_set_base() (a backend restart) the first packed
+ * flush trusted the driver's event offset against this batch only; a
+ * driver still waiting for a slot the previous backend used without a call
+ * never got one. As for split rings, the first flush after a reset or
+ * set_base notifies.
+ */
+static void test_regress_event_idx_first_flush_after_set_base(void)
+{
+	struct vq_buf b = { tdata(0), 64 };
+	struct vq_chain c[3];
+	int i;
+
+	CHECK_EQ(tenv_init(&T, VQ_PACKED, 4, F_EVENT_IDX), 0);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, &b, 1, (uint32_t)i), 0);
+	CHECK(!vq_drv_enable_cb(&T.drv));	/* waits for slot 0 */
+	for (i = 0; i < 2; i++)
+		CHECK_EQ(vq_pop(&T.dev, &c[i]), 0);
+	vq_push(&T.dev, &c[0], 1);
+	CHECK(vq_flush(&T.dev));		/* slot 0: asked for */
+	vq_push(&T.dev, &c[1], 1);
+	CHECK(!vq_flush(&T.dev));		/* slot 1: not asked */
+	vq_set_base(&T.dev, vq_get_base(&T.dev));	/* backend restart */
+	CHECK_EQ(vq_pop(&T.dev, &c[2]), 0);
+	vq_push(&T.dev, &c[2], 1);
+	CHECK(vq_flush(&T.dev));		/* first after restart */
+	tenv_cleanup(&T);
+}
+
 /* Driver decides on kicks from the device event suppression */
 static void test_event_idx_driver(void)
 {
@@ -857,6 +887,7 @@ int main(void)
 	RUN(test_set_get_base);
 	RUN(test_event_idx_device);
 	RUN(test_event_idx_driver);
+	RUN(test_regress_event_idx_first_flush_after_set_base);
 	RUN(test_notify_flags);
 	RUN(test_in_order_collapsed);
 	RUN(test_in_order_device);
