@@ -410,6 +410,26 @@ static int vhost_offload_readdr(struct vhost_offload *o, struct vnet_pair *p)
 }
 
 /**
+ * vhost_offload_set_ring_addr() - Re-send the rings' addresses after
+ *				   SET_VRING_ADDR on a running offloaded ring
+ * @o:		Running slot
+ * @p:		The pair, its rings' new addresses and used-ring guest
+ *		addresses already set
+ *
+ * The kernel accepts new addresses under a running backend (it checks them
+ * against its memory table first); QEMU re-sends them when migration
+ * switches used-ring logging.
+ *
+ * Return: 0 or -errno with o->why
+ */
+int vhost_offload_set_ring_addr(struct vhost_offload *o, struct vnet_pair *p)
+{
+	if (o->fd < 0)
+		return -EINVAL;
+	return vhost_offload_readdr(o, p);
+}
+
+/**
  * vhost_offload_set_ring_fds() - Re-send a ring's eventfds (SET_VRING_KICK,
  *				  SET_VRING_CALL or SET_VRING_ERR while the
  *				  pair is offloaded, e.g. QEMU's call fd swap

@@ -60,6 +60,7 @@ int vhost_offload_ring_enable(struct vhost_offload *o, unsigned int ring,
 int vhost_offload_stop(struct vhost_offload *o, struct vnet_pair *p);
 int vhost_offload_set_ring_fds(struct vhost_offload *o, unsigned int ring,
 			       const struct vnet_ring *r);
+int vhost_offload_set_ring_addr(struct vhost_offload *o, struct vnet_pair *p);
 int vhost_offload_set_mem(struct vhost_offload *o, struct vnet_pair *p,
 			  const struct gmem *m);
 int vhost_offload_set_log(struct vhost_offload *o, struct vnet_pair *p,

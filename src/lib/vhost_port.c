@@ -319,6 +319,23 @@ int vhost_port_ring_fds(struct vhost_port *vp, struct vnet_pair *p,
 }
 
 /**
+ * vhost_port_ring_addr() - SET_VRING_ADDR for a running ring of @p arrived
+ * @vp:		Port state
+ * @p:		The pair, paused, the ring's new addresses set
+ *
+ * Return: as vhost_port_ring_enable()
+ */
+int vhost_port_ring_addr(struct vhost_port *vp, struct vnet_pair *p)
+{
+	int ret;
+
+	if (!vhost_port_offloaded(vp, p->index))
+		return 0;
+	ret = vhost_offload_set_ring_addr(&vp->o[p->index], p);
+	return ret ? vhost_port_pair_fail(vp, p, ret) : 0;
+}
+
+/**
  * vhost_port_set_mem() - The memory table changed (SET_MEM_TABLE,
  *			  ADD_MEM_REG; REM_MEM_REG with the table that lacks
  *			  the region, before it is unmapped)

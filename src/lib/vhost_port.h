@@ -58,6 +58,7 @@ int vhost_port_ring_stop(struct vhost_port *vp, struct vnet_pair *p,
 			 unsigned int idx);
 int vhost_port_ring_enable(struct vhost_port *vp, struct vnet_pair *p,
 			   unsigned int idx, bool enable);
+int vhost_port_ring_addr(struct vhost_port *vp, struct vnet_pair *p);
 int vhost_port_ring_fds(struct vhost_port *vp, struct vnet_pair *p,
 			unsigned int idx);
 int vhost_port_set_mem(struct vhost_port *vp, struct vnet_pair *pairs,

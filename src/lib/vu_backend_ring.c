@@ -651,7 +651,8 @@ int vu_set_vring_num(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
  * @idx:	Ring index
  *
  * Accepted on a running ring too: QEMU re-sends it to switch used-ring
- * logging on for migration.
+ * logging on for migration. A pair the kernel's vhost-net runs gets the
+ * new addresses and log flag passed on (vhost_port_ring_addr()).
  *
  * Return: 0 or -errno: before SET_VRING_NUM or SET_MEM_TABLE, unknown
  *	   flags, unaligned or unmapped areas
@@ -663,6 +664,7 @@ int vu_set_vring_addr(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
 	struct vu_ring *r = &d->rings[idx];
 	uint64_t uva[3] = { a.desc_user_addr, a.avail_user_addr,
 			    a.used_user_addr };
+	bool running = vr->started;
 	void *p[3];
 	int ret;
 
@@ -684,11 +686,17 @@ int vu_set_vring_addr(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
 	r->log_gpa = a.log_guest_addr;
 	r->addr_flags = a.flags;
 	r->addr_set = true;
-	if (vr->started)
+	if (running)
 		ret = vq_set_addr(&vr->vq, p[0], p[1], p[2]);
 	else
 		ret = vu_ring_try_start(d, idx);
 	vu_ring_update_log(d, idx);
+	/* an offloaded ring: the kernel follows (new areas, log flag) */
+	if (!ret && running &&
+	    vhost_port_ring_addr(&d->vp, &d->pairs[idx / 2]))
+		ret = vu_fail(d, -EIO, "ring %u: vhost-net refused the new ring "
+			      "addresses: %s", idx,
+			      d->pairs[idx / 2].why);
 	vu_resume(d, idx);
 	return ret;
 }

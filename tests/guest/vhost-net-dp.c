@@ -500,6 +500,41 @@ static void check_vring_enable(struct vhost_offload *o)
 	      after);
 }
 
+/*
+ * SET_VRING_ADDR on a running ring: the RX ring's three areas are copied to
+ * new places (traffic is idle) and the kernel is told; frames must then
+ * flow through the new areas, and the old used ring stays untouched.
+ */
+static void check_ring_move(struct vhost_offload *o)
+{
+	struct vq *vq = &pair.rx.vq;
+	struct vring_used *old = vq->split.used;
+	uint64_t dl, al, ul;
+	void *d, *a, *u;
+	uint16_t old_used;
+	int ret, got;
+
+	vq_ring_sizes(VQ_SPLIT, NUM, &dl, &al, &ul);
+	d = arena_alloc(dl);
+	a = arena_alloc(al);
+	u = arena_alloc(ul);
+	memcpy(d, vq->split.desc, dl);
+	memcpy(a, vq->split.avail, al);
+	memcpy(u, vq->split.used, ul);
+	old_used = vq->split.used->idx;
+	/* the driver's state stays (vq_set_addr() would reset it) */
+	vq->split.desc = d;
+	vq->split.avail = a;
+	vq->split.used = u;
+	vq->log_used_gpa = gpa_of(u);
+	ret = vhost_offload_set_ring_addr(o, &pair);
+	got = ret ? 0 : (pkt_send(4) ? -1 : rx_expect(4, 3000));
+	check(!ret && got == 4 && ((struct vring_used *)u)->idx != old_used &&
+	      old->idx == old_used,
+	      "ring_addr_while_running", "ret %d (%s), %d frames through the "
+	      "moved RX ring", ret, ret ? o->why : "ok", got);
+}
+
 /* Call fd swap (QEMU does it when the guest masks) and a new memory table */
 static void check_live_updates(struct vhost_offload *o)
 {
@@ -527,6 +562,7 @@ static void check_live_updates(struct vhost_offload *o)
 	check_both_ways(20, "two_region_table");
 	ret = vhost_offload_set_mem(o, &pair, &mem);
 	check(!ret, "set_mem_table_back", "ret %d: %s", ret, o->why);
+	check_ring_move(o);
 }
 
 static int log_bit(const struct gmem_log *log, const void *p)
