@@ -20,17 +20,35 @@
 # forwarding lcore) on BENCH_BE_CPU (default 1). vnetd runs with
 # --poll-us BENCH_POLL_US (default 50).
 #
-# Usage: bench/vnetd-vs-dpdk.sh [SECONDS]   (measurement window, default 5)
+# A shared two-CPU VM moves its vCPUs around: the same case measured twice
+# a minute apart can differ by 2x, for either backend. So each case runs
+# ROUNDS rounds that alternate the backends (vnetd, DPDK, vnetd, ...) and
+# the table reports, per backend, the median of the round means; every
+# round is printed with its per-second range.
+#
+# Usage: bench/vnetd-vs-dpdk.sh [SECONDS] [ROUNDS]
+#        (measurement window per round, default 5; rounds, default 3)
 # Env:   VNETD (build/vnetd), TESTPMD (dpdk-testpmd), BENCH_SIZES ("64 1518"),
 #        BENCH_MODES ("txonly rxonly loop")
-# Output: one line per case, then a table:
-#   mode size vnetd_mpps dpdk_mpps ratio
+# Output: one line per round, then a table (medians over the rounds):
+#   mode size vnetd_mpps dpdk_mpps ratio vnetd_ns dpdk_ns
+# *_ns is the backend's CPU time per frame: for vnetd the busy_ns counters
+# (time its worker spent moving frames; busy-polling an empty ring is not
+# counted) over the frames of the measured ring; for DPDK testpmd's
+# --record-core-cycles "CPU cycles/packet" at its clock. testpmd counts
+# only bursts that received something for its rxonly (our txonly case) but
+# every txonly burst, full ring or not (our rxonly case): there it is an
+# upper bound. With both sides on one core each, Mpps is per core; when the
+# frontend is the bottleneck (rxonly: the backend waits for buffers) the
+# ns/frame columns show each backend's own cost.
 # Exit: 0 done, 77 skipped (no root / testpmd / vnetd), 1 a case failed.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 SECS=${1:-5}
+ROUNDS=${2:-3}
 WARMUP=2
 VNETD=${VNETD:-$PWD/build/vnetd}
+VNETCTL=${VNETCTL:-$PWD/build/vnetctl}
 TESTPMD=${TESTPMD:-dpdk-testpmd}
 FE_CPU=${BENCH_FE_CPU:-0}
 BE_CPU=${BENCH_BE_CPU:-1}
@@ -77,10 +95,35 @@ backend_start() {
 			--file-prefix "vbench-$$-be" \
 			--vdev "net_vhost0,iface=$SOCK,queues=1,client=0" -- \
 			"${APP_COMMON[@]}" --forward-mode="$fwd" --txpkts="$3" \
-			--auto-start > "$TMP/be.log" 2>&1 < /dev/null &
+			--record-core-cycles --auto-start > "$TMP/be.log" 2>&1 < /dev/null &
 	fi
 	BPID=$!
 	wait_sock
+}
+
+# backend_cost vnetd|dpdk MODE: the backend's CPU time per frame in ns over
+# the whole run ("?" if unknown). vnetd: busy_ns of both rings (idle polling
+# excluded) over the frames of the measured ring, from vnetctl status.
+# DPDK: testpmd's --record-core-cycles figure, printed when the backend
+# stops (so this stops it).
+backend_cost() {
+	if [ "$1" = vnetd ]; then
+		local dir=tx
+		[ "$2" = txonly ] || dir=rx
+		"$VNETCTL" status --socket "$TMP/ctl.sock" 2>/dev/null |
+		awk -v d="$dir:" '$1 == "rx:" || $1 == "tx:" {
+			for (i = 2; i < NF; i++) {
+				if ($i == "busy_ns") busy += $(i + 1)
+				if ($i == "packets" && $1 == d) pk += $(i + 1)
+			} }
+			END { if (pk) printf "%.1f\n", busy / pk; else print "?" }'
+	else
+		stop_pid "$BPID"; BPID=''
+		sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$TMP/be.log" |
+		awk '/CPU cycles\/packet=/ { split($2, a, "="); c = a[2]
+			for (i = 1; i < NF; i++) if ($(i + 1) == "MHz") m = $i }
+			END { if (c && m) printf "%.1f\n", c * 1000 / m; else print "?" }'
+	fi
 }
 
 # stop_pid PID: SIGINT (testpmd closes its port), SIGKILL after 3 s
@@ -123,25 +166,41 @@ frontend_run() {
 		      else print "fail" }'
 }
 
-declare -A R
+# median of the numbers on stdin ("fail" if any is "fail" or none)
+median() {
+	sort -g | awk '$1 == "fail" { bad = 1 } { v[n++] = $1 }
+		END { if (bad || !n) print "fail"
+		      else if (n % 2) print v[(n - 1) / 2]
+		      else printf "%.3f\n", (v[n / 2 - 1] + v[n / 2]) / 2 }'
+}
+
+declare -A R C
 for mode in $MODES; do
 	for size in $SIZES; do
+		for round in $(seq "$ROUNDS"); do
+			for side in vnetd dpdk; do
+				if ! backend_start "$side" "$mode" "$size"; then
+					echo "$mode $size $side: backend did not start"; tail -3 "$TMP/be.log"
+					R[$mode.$size.$side]+="fail "; cleanup; continue
+				fi
+				read -r mean mn mx < <(frontend_run "$mode" "$size")
+				cost=$(backend_cost "$side" "$mode")
+				R[$mode.$size.$side]+="$mean "
+				C[$mode.$size.$side]+="$cost "
+				echo "$mode ${size}B $side round $round: $mean Mpps (per-second samples ${mn:-?} .. ${mx:-?}), backend ${cost} ns/frame"
+				cleanup
+			done
+		done
 		for side in vnetd dpdk; do
-			if ! backend_start "$side" "$mode" "$size"; then
-				echo "$mode $size $side: backend did not start"; tail -3 "$TMP/be.log"
-				R[$mode.$size.$side]=fail; cleanup; continue
-			fi
-			read -r mean mn mx < <(frontend_run "$mode" "$size")
-			R[$mode.$size.$side]=$mean
-			echo "$mode ${size}B $side: $mean Mpps (per-second samples ${mn:-?} .. ${mx:-?})"
-			cleanup
+			R[$mode.$size.$side]=$(tr ' ' '\n' <<<"${R[$mode.$size.$side]}" | grep . | median)
+			C[$mode.$size.$side]=$(tr ' ' '\n' <<<"${C[$mode.$size.$side]}" | grep -v '^?*$' | median)
 		done
 	done
 done
 
 rc=0
 echo
-printf '%-7s %6s %11s %11s %7s\n' mode size vnetd_mpps dpdk_mpps ratio
+printf '%-7s %6s %11s %11s %7s %9s %9s\n' mode size vnetd_mpps dpdk_mpps ratio vnetd_ns dpdk_ns
 for mode in $MODES; do
 	for size in $SIZES; do
 		v=${R[$mode.$size.vnetd]} d=${R[$mode.$size.dpdk]}
@@ -150,7 +209,8 @@ for mode in $MODES; do
 		else
 			ratio=$(awk -v a="$v" -v b="$d" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
 		fi
-		printf '%-7s %6s %11s %11s %7s\n' "$mode" "$size" "$v" "$d" "$ratio"
+		printf '%-7s %6s %11s %11s %7s %9s %9s\n' "$mode" "$size" "$v" "$d" "$ratio" \
+			"${C[$mode.$size.vnetd]/fail/?}" "${C[$mode.$size.dpdk]/fail/?}"
 	done
 done
 exit $rc
