@@ -52,6 +52,12 @@ uint32_t vu_frontend_data_ring_position(const struct vq *vq)
 	return (uint32_t)vq->drv_last_used | ((uint32_t)vq->drv_used_wrap << 15);
 }
 
+/* Our address of buffer slot @slot of @q */
+static uint8_t *fe_slot(const struct vu_frontend_queue *q, uint32_t slot)
+{
+	return q->buf_host + (uint64_t)slot * q->buf_len;
+}
+
 static int fe_rx_post(struct vu_frontend_queue *q, uint32_t slot)
 {
 	struct vq_buf b = {
@@ -135,7 +141,7 @@ static unsigned int fe_tx_reclaim(struct vu_frontend_queue *q)
 	while ((got = vq_drv_get_used_burst(&q->vq, ids, NULL,
 					    FE_RECLAIM_BURST)) > 0) {
 		for (i = 0; i < got; i++)
-			fe_prefetch_w(q->buf_host + (uint64_t)ids[i] * q->buf_len);
+			fe_prefetch_w(fe_slot(q, ids[i]));
 		n += (unsigned int)got;
 	}
 	return n;
@@ -291,7 +297,7 @@ int vu_frontend_tx(struct vu_frontend *f, unsigned int pair,
 {
 	struct vu_frontend_queue *q;
 	uint32_t slot;
-	uint8_t *p;
+	void *p;
 	int ret;
 
 	q = fe_tx_q(f, pair, len, &ret);
@@ -300,16 +306,11 @@ int vu_frontend_tx(struct vu_frontend *f, unsigned int pair,
 	if (hdr && unlikely(!fe_tx_hdr_ok(f, hdr)))
 		return -EOPNOTSUPP;
 	q->tx_reserved = 0;	/* a plain send cancels a reservation */
-	ret = fe_tx_room(f, q, len);
-	if (unlikely(ret < 0))
+	ret = vu_frontend_tx_reserve(f, pair, len, &p, &slot);
+	if (unlikely(ret))
 		return ret;
-	/* The slot is the buffer id: the same descriptor always points at
-	 * the same slot, so re-posting rewrites no descriptor */
-	slot = vq_drv_next_id(&q->vq);
-	p = q->buf_host + (uint64_t)slot * q->buf_len;
-	fe_tx_hdr_store(p, hdr);
-	memcpy(p + f->hdr_len, frame, len);
-	return fe_tx_add(f, q, slot, len);
+	memcpy(p, frame, len);
+	return vu_frontend_tx_commit(f, pair, hdr);
 }
 
 /**
@@ -343,7 +344,7 @@ int vu_frontend_tx_reserve(struct vu_frontend *f, unsigned int pair,
 	if (unlikely(ret < 0))
 		return ret;
 	*slot = vq_drv_next_id(&q->vq);
-	*frame = q->buf_host + (uint64_t)*slot * q->buf_len + f->hdr_len;
+	*frame = fe_slot(q, *slot) + f->hdr_len;
 	q->tx_reserved = len + 1;
 	return 0;
 }
@@ -376,7 +377,7 @@ int vu_frontend_tx_commit(struct vu_frontend *f, unsigned int pair,
 	len = q->tx_reserved - 1;
 	q->tx_reserved = 0;
 	slot = vq_drv_next_id(&q->vq);
-	fe_tx_hdr_store(q->buf_host + (uint64_t)slot * q->buf_len, hdr);
+	fe_tx_hdr_store(fe_slot(q, slot), hdr);
 	return fe_tx_add(f, q, slot, len);
 }
 
@@ -428,7 +429,7 @@ static void fe_rx_repost(struct vu_frontend_queue *q)
 static bool fe_rx_piece(struct vu_frontend *f, struct vu_frontend_queue *q,
 			uint32_t slot, uint32_t len)
 {
-	uint8_t *p = q->buf_host + (uint64_t)slot * q->buf_len;
+	uint8_t *p = fe_slot(q, slot);
 	uint32_t skip = 0;
 
 	q->rx_slots[q->rx_nparts] = slot;
