@@ -479,21 +479,6 @@ static int net_rx_short(const struct net_io *io, struct net_rx_bufs *b,
 	return 0;
 }
 
-/**
- * net_rx_one() - Receive one frame from the backend into guest RX buffers
- * @io:		RX ring of the pair
- *
- * With a known frame length (rx_peek_len) exactly enough chains are taken
- * and the backend writes straight into them. Without it (tap) the chains
- * offered cover the largest frame where the guest has posted that much,
- * and a bounce buffer catches a frame that overflows them (it is dropped).
- * Without MRG_RXBUF one chain must hold the whole frame (5.1.6.3.1).
- *
- * Return: frame bytes delivered (0 if dropped), -EAGAIN if the backend has
- *	   nothing, -ENOBUFS if the guest has too few buffers (the frame
- *	   waits), -EBADMSG if the ring is broken, -ENOSPC if the caller must
- *	   flush first
- */
 /*
  * Bytes to offer a backend that cannot tell the frame's length (tap), with
  * mergeable buffers: the estimate, not every buffer a 64 KiB frame would
@@ -543,6 +528,21 @@ static void net_rx_extend(const struct net_io *io, struct net_rx_bufs *b,
 			 tail);
 }
 
+/**
+ * net_rx_one() - Receive one frame from the backend into guest RX buffers
+ * @io:		RX ring of the pair
+ *
+ * With a known frame length (rx_peek_len) exactly enough chains are taken
+ * and the backend writes straight into them. Without it (tap) the chains
+ * offered cover the largest frame where the guest has posted that much,
+ * and a bounce buffer catches a frame that overflows them (it is dropped).
+ * Without MRG_RXBUF one chain must hold the whole frame (5.1.6.3.1).
+ *
+ * Return: frame bytes delivered (0 if dropped), -EAGAIN if the backend has
+ *	   nothing, -ENOBUFS if the guest has too few buffers (the frame
+ *	   waits), -EBADMSG if the ring is broken, -ENOSPC if the caller must
+ *	   flush first
+ */
 int net_rx_one(const struct net_io *io)
 {
 	bool mrg = io->features & F(VIRTIO_NET_F_MRG_RXBUF);

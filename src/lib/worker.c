@@ -174,20 +174,17 @@ struct worker_pool {
 	struct worker *w[PORT_MAX_PAIRS];
 };
 
-static uint64_t worker_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 static uint64_t worker_now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t worker_now_us(void)
+{
+	return worker_now_ns() / 1000u;
 }
 
 /*
