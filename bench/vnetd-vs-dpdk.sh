@@ -83,8 +83,8 @@ wait_sock() { for _ in $(seq 100); do [ -S "$SOCK" ] && return 0; sleep 0.1; don
 backend_start() {
 	rm -f "$SOCK"
 	if [ "$1" = vnetd ]; then
-		local be=null
-		case $2 in loop) be=loop ;; rxonly) be=gen ;; esac
+		local host=null
+		case $2 in loop) host=loop ;; rxonly) host=gen ;; esac
 		VNET_GEN_SIZE=$3 taskset -c "$BE_CPU" "$VNETD" --socket "$SOCK" --backend "$be" \
 			--poll-us "$POLL_US" --ctl-socket "$TMP/ctl.sock" \
 			--log-level warn 2>"$TMP/be.log" &

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * net.c - the virtio-net device data path of one queue pair: vnet header
- * length and validation, guest TX of one chain to the backend, host RX of
+ * length and validation, guest TX of one chain to the host side, host RX of
  * one frame into one (or, with MRG_RXBUF, several) guest chains.
  *
  * Security model: everything in a TX chain is guest-controlled and may
  * change while we look at it. The vnet header is copied once into a local
  * (it may span descriptors), validated there (flags, gso type against the
  * negotiated HOST_* offloads, csum_start/csum_offset/hdr_len against the
- * frame length), and the backend is handed that validated copy followed by
+ * frame length), and the host side is handed that validated copy followed by
  * the guest's frame iovecs: the frame itself is never copied in userspace
  * and never re-read by us. A chain shorter than header + Ethernet header, an
  * invalid header or a chain with too many segments is dropped, counted and
@@ -183,7 +183,7 @@ size_t net_iov_from_buf(const struct iovec *iov, unsigned int cnt, size_t off,
 }
 
 /**
- * net_tx_prepare() - Turn a guest TX chain into what the backend sends
+ * net_tx_prepare() - Turn a guest TX chain into what the host side sends
  * @in:		Readable iovecs of the chain (guest memory)
  * @nin:	Entries in @in
  * @hdr_len:	vnet header length
@@ -280,7 +280,7 @@ static enum ring_drop net_tx_drop_reason(int err)
 }
 
 /**
- * net_tx_one() - Send the next guest TX chain to the backend
+ * net_tx_one() - Send the next guest TX chain to the host side
  * @io:		TX ring of the pair
  *
  * The chain is completed (vq_push, length 0) whether it was sent or
@@ -288,7 +288,7 @@ static enum ring_drop net_tx_drop_reason(int err)
  *
  * Return: frame bytes sent (0 if dropped), -EAGAIN if the ring is empty,
  *	   -EBADMSG if it is broken, -ENOSPC if the caller must flush first,
- *	   -EBUSY if the backend is full (the chain stays in the ring)
+ *	   -EBUSY if the host side is full (the chain stays in the ring)
  */
 int net_tx_one(const struct net_io *io)
 {
@@ -307,14 +307,14 @@ int net_tx_one(const struct net_io *io)
 		vq_push(io->vq, c, 0);
 		return 0;
 	}
-	sent = io->be->ops->tx(io->be, io->pair, io->s->iov, (unsigned int)n);
+	sent = io->host->ops->tx(io->host, io->pair, io->s->iov, (unsigned int)n);
 	if (sent == -EAGAIN) {
 		vq_discard(io->vq, c, 1);
 		return -EBUSY;
 	}
 	vq_push(io->vq, c, 0);
 	if (sent < 0) {
-		io->acc->drops[DROP_BACKEND]++;
+		io->acc->drops[DROP_HOST]++;
 		return 0;
 	}
 	io->acc->packets++;
@@ -407,12 +407,12 @@ static int net_rx_gather(const struct net_io *io, size_t need, bool mrg,
 	return ret;
 }
 
-/* Drop the frame waiting on the backend (read it into the bounce buffer) */
+/* Drop the frame waiting on the host side (read it into the bounce buffer) */
 static void net_rx_drop_frame(const struct net_io *io, enum ring_drop why)
 {
 	struct iovec iov = { io->s->bounce, NET_BOUNCE_SIZE };
 
-	io->be->ops->rx(io->be, io->pair, &iov, 1);
+	io->host->ops->rx(io->host, io->pair, &iov, 1);
 	io->acc->drops[why]++;
 }
 
@@ -480,7 +480,7 @@ static int net_rx_short(const struct net_io *io, struct net_rx_bufs *b,
 }
 
 /*
- * Bytes to offer a backend that cannot tell the frame's length (tap), with
+ * Bytes to offer a host that cannot tell the frame's length (tap), with
  * mergeable buffers: the estimate, not every buffer a 64 KiB frame would
  * need. Popping ~40 chains per 64 byte frame and giving back all but one
  * costs more than the frame; a wrong guess costs one copy of the tail.
@@ -529,16 +529,16 @@ static void net_rx_extend(const struct net_io *io, struct net_rx_bufs *b,
 }
 
 /**
- * net_rx_one() - Receive one frame from the backend into guest RX buffers
+ * net_rx_one() - Receive one frame from the host side into guest RX buffers
  * @io:		RX ring of the pair
  *
  * With a known frame length (rx_peek_len) exactly enough chains are taken
- * and the backend writes straight into them. Without it (tap) the chains
+ * and the host side writes straight into them. Without it (tap) the chains
  * offered cover the largest frame where the guest has posted that much,
  * and a bounce buffer catches a frame that overflows them (it is dropped).
  * Without MRG_RXBUF one chain must hold the whole frame (5.1.6.3.1).
  *
- * Return: frame bytes delivered (0 if dropped), -EAGAIN if the backend has
+ * Return: frame bytes delivered (0 if dropped), -EAGAIN if the host side has
  *	   nothing, -ENOBUFS if the guest has too few buffers (the frame
  *	   waits), -EBADMSG if the ring is broken, -ENOSPC if the caller must
  *	   flush first
@@ -551,7 +551,7 @@ int net_rx_one(const struct net_io *io)
 	ssize_t peek, len;
 	int ret;
 
-	peek = io->be->ops->rx_peek_len(io->be, io->pair);
+	peek = io->host->ops->rx_peek_len(io->host, io->pair);
 	if (!peek)
 		return -EAGAIN;
 	need = peek > 0 ? (size_t)peek : NET_FRAME_MAX + io->hdr_len;
@@ -566,10 +566,10 @@ int net_rx_one(const struct net_io *io)
 	if (b.total < need) {
 		/* tail for what the guest buffers cannot hold */
 		io->s->iov[b.niov].iov_base = io->s->bounce;
-		/* + 1: a backend that fills every byte had to cut the frame */
+		/* + 1: a host that fills every byte had to cut the frame */
 		io->s->iov[b.niov].iov_len = need - b.total + 1;
 	}
-	len = io->be->ops->rx(io->be, io->pair, io->s->iov,
+	len = io->host->ops->rx(io->host, io->pair, io->s->iov,
 			      b.niov + (b.total < need));
 	if (len == -EAGAIN) {
 		vq_discard(io->vq, io->s->chains, b.nc);
@@ -587,7 +587,7 @@ int net_rx_one(const struct net_io *io)
 			io->acc->drops[mrg ? DROP_NO_RX_BUF : DROP_TOO_BIG]++;
 		else
 			io->acc->drops[len == -EMSGSIZE ? DROP_TOO_BIG :
-				       DROP_BACKEND]++;
+				       DROP_HOST]++;
 		return 0;
 	}
 	net_rx_complete(io, &b, (size_t)len);

@@ -2,9 +2,9 @@
 /*
  * net.h - the virtio-net device data path of one queue pair: the vnet
  * header (length, validation of guest offload metadata), guest TX of one
- * chain to the backend and host RX of one frame into guest buffers
+ * chain to the host side and host RX of one frame into guest buffers
  * (mergeable or not). Knows rings only through vq.h and the host only
- * through backend.h; threads, epoll and notifications are worker.c's.
+ * through host.h; threads, epoll and notifications are worker.c's.
  */
 #ifndef VNET_NET_H
 #define VNET_NET_H
@@ -14,8 +14,8 @@
 #include <sys/uio.h>
 #include <linux/virtio_net.h>
 
-#include "backend.h"
-#include "port.h"
+#include "host.h"
+#include "pair.h"
 #include "vq.h"
 
 #define NET_HDR_MAX		12	/* struct virtio_net_hdr_v1 */
@@ -29,9 +29,9 @@
 
 /**
  * struct net_scratch - Per worker thread buffers, allocated once
- * @iov:	Flattened iovecs handed to the backend
+ * @iov:	Flattened iovecs handed to the host side
  * @chains:	Chains popped for one frame (RX: up to NET_RX_MAX_CHAINS)
- * @bounce:	RX tail when the backend cannot tell the frame length
+ * @bounce:	RX tail when the host side cannot tell the frame length
  *		(NET_BOUNCE_SIZE bytes)
  */
 struct net_scratch {
@@ -43,20 +43,20 @@ struct net_scratch {
 /**
  * struct net_io - One ring direction of one pair, as net_tx/net_rx see it
  * @vq:		The ring (TX or RX), owned by the calling thread
- * @be:		Backend of the port
- * @pair:	Queue pair index (backend host queue)
+ * @host:		Backend of the port
+ * @pair:	Queue pair index (host queue)
  * @hdr_len:	vnet header length (net_hdr_len() of @features)
  * @features:	Negotiated virtio-net features
  * @s:		Scratch of the calling thread
  * @acc:	Local, non-atomic counter accumulators; the caller adds them
  *		to the shared counters once per batch
- * @rx_est:	RX ring, backend that cannot tell a frame's length (tap):
+ * @rx_est:	RX ring, host that cannot tell a frame's length (tap):
  *		estimate of the next frame's bytes (header included), kept by
  *		net_rx_one() across calls. NULL: always offer the largest.
  */
 struct net_io {
 	struct vq *vq;
-	struct backend *be;
+	struct host *host;
 	unsigned int pair;
 	unsigned int hdr_len;
 	uint64_t features;

@@ -16,7 +16,7 @@
  * macvtap, so a typo cannot remove the host's uplink.
  *
  * Leaves to others: the queue policy (plan.c), printing (vnetctl), opening
- * queues for the data path (the TAP backend).
+ * queues for the data path (the TAP host).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -8,7 +8,7 @@
  *
  * What it leaves to others: deciding whether to use vhost-net at all
  * (vhost_mode.c), the order of the calls for a queue pair and the fallback
- * (vhost_offload.c), logging (the caller that decides logs once).
+ * (vhost_pair.c), logging (the caller that decides logs once).
  *
  * Security model: nothing here reads guest memory. The kernel validates
  * every address it is given against the memory table; we only make sure

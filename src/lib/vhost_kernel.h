@@ -5,7 +5,7 @@
  * Addresses handed to the kernel are always OUR addresses (vnetd's mapping
  * of guest memory, vnetd's ring pointers), never the frontend's.
  *
- * Users: vhost_mode.c (probe), vhost_offload.c (per queue pair offload).
+ * Users: vhost_mode.c (probe), vhost_pair.c (per queue pair offload).
  */
 #ifndef VNET_VHOST_KERNEL_H
 #define VNET_VHOST_KERNEL_H

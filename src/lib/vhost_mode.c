@@ -11,7 +11,7 @@
  * kernel-acked feature sets as pure functions.
  *
  * What it leaves to others: logging (the port logs d->reason once),
- * offloading the rings (vhost_offload.c), the ioctls (vhost_kernel.c).
+ * offloading the rings (vhost_pair.c), the ioctls (vhost_kernel.c).
  *
  * Nothing here reads guest or frontend data.
  */

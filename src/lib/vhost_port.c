@@ -12,9 +12,9 @@
  * so the connection is closed. It records each pair's data path and the
  * reason in struct vnet_pair for `vnetctl status`.
  *
- * What it leaves to others: the ioctls and their order (vhost_offload.c,
+ * What it leaves to others: the ioctls and their order (vhost_pair.c,
  * vhost_kernel.c), the feature rules (vhost_mode.c), pausing the worker and
- * telling it which pairs it serves (vu_backend.c, port.h).
+ * telling it which pairs it serves (vu_backend.c, pair.h).
  *
  * Security model: no guest or frontend value is read here; vu_backend has
  * validated ring sizes, addresses and memory regions before calling.
@@ -32,7 +32,7 @@
  * @name:	Port name for log lines (must outlive @vp)
  * @mode:	--vhost-net value
  * @dev:	Device path, NULL for /dev/vhost-net (must outlive @vp)
- * @have_queue_fd: The backend has a TAP queue fd per pair (queue_fd() >= 0)
+ * @have_queue_fd: The host side has a TAP queue fd per pair (queue_fd() >= 0)
  *
  * Logs the decision once. Call before the port offers any feature.
  *
@@ -50,7 +50,7 @@ int vhost_port_init(struct vhost_port *vp, const char *name,
 	vp->name = name ? name : "vnet";
 	vp->dev = dev;
 	for (i = 0; i < PORT_MAX_PAIRS; i++)
-		vhost_offload_init(&vp->o[i]);
+		vhost_pair_init(&vp->o[i]);
 	if (mode != VHOST_MODE_OFF && !have_queue_fd) {
 		/* nothing for the kernel to attach to: do not even probe */
 		d->mode = mode;
@@ -95,7 +95,7 @@ void vhost_port_adopt(struct vhost_port *vp, const char *name,
 	vp->name = name ? name : "vnet";
 	vp->dev = dev;
 	for (i = 0; i < PORT_MAX_PAIRS; i++)
-		vhost_offload_init(&vp->o[i]);
+		vhost_pair_init(&vp->o[i]);
 	if (d) {
 		vp->vk = *d;
 	} else {
@@ -142,7 +142,7 @@ unsigned int vhost_port_max_mem_slots(const struct vhost_port *vp,
  */
 bool vhost_port_offloaded(const struct vhost_port *vp, unsigned int pair)
 {
-	return pair < PORT_MAX_PAIRS && vhost_offload_running(&vp->o[pair]);
+	return pair < PORT_MAX_PAIRS && vhost_pair_running(&vp->o[pair]);
 }
 
 static void vhost_port_set_dp(struct vnet_pair *p, const char *dp,
@@ -182,7 +182,7 @@ static int vhost_port_refused(struct vhost_port *vp, struct vnet_pair *p,
  * @vp:		Port state
  * @p:		The pair, paused; @p->index < PORT_MAX_PAIRS
  * @m:		Memory table (our mappings)
- * @tap_fd:	The pair's TAP queue fd (backend queue_fd())
+ * @tap_fd:	The pair's TAP queue fd (the host's queue_fd())
  * @log:	Dirty log if logging is on (VHOST_F_LOG_ALL acked), else NULL
  * @log_fd:	SET_LOG_FD eventfd, or -1
  *
@@ -197,7 +197,7 @@ int vhost_port_pair_start(struct vhost_port *vp, struct vnet_pair *p,
 			  const struct gmem *m, int tap_fd,
 			  const struct gmem_log *log, int log_fd)
 {
-	struct vhost_offload *o;
+	struct vhost_pair *o;
 	int ret;
 
 	if (p->index >= PORT_MAX_PAIRS)
@@ -207,7 +207,7 @@ int vhost_port_pair_start(struct vhost_port *vp, struct vnet_pair *p,
 		vhost_port_set_dp(p, VHOST_PORT_DP_USER, "", vp->vk.reason);
 		return 0;
 	}
-	if (vhost_offload_running(o))
+	if (vhost_pair_running(o))
 		return 0;
 	if (vp->fallback) {
 		vhost_port_set_dp(p, VHOST_PORT_DP_USER, "",
@@ -216,7 +216,7 @@ int vhost_port_pair_start(struct vhost_port *vp, struct vnet_pair *p,
 	}
 	if (!p->rx.started || !p->tx.started)
 		return 0;
-	ret = vhost_offload_start(o, vp->dev, p, m, vp->vk.max_regions, tap_fd,
+	ret = vhost_pair_start(o, vp->dev, p, m, vp->vk.max_regions, tap_fd,
 				  log, log_fd);
 	if (ret)
 		return vhost_port_refused(vp, p, ret);
@@ -229,11 +229,11 @@ int vhost_port_pair_start(struct vhost_port *vp, struct vnet_pair *p,
 static int vhost_port_pair_fail(struct vhost_port *vp, struct vnet_pair *p,
 				int err)
 {
-	struct vhost_offload *o = &vp->o[p->index];
+	struct vhost_pair *o = &vp->o[p->index];
 	char why[sizeof(o->why)];
 
 	memcpy(why, o->why, sizeof(why));
-	vhost_offload_stop(o, p);
+	vhost_pair_stop(o, p);
 	memcpy(o->why, why, sizeof(why));
 	return vhost_port_refused(vp, p, err);
 }
@@ -255,7 +255,7 @@ static int vhost_port_pair_fail(struct vhost_port *vp, struct vnet_pair *p,
 int vhost_port_ring_stop(struct vhost_port *vp, struct vnet_pair *p,
 			 unsigned int idx)
 {
-	struct vhost_offload *o;
+	struct vhost_pair *o;
 	unsigned int ring = idx & 1;
 	uint32_t base;
 	int ret;
@@ -263,16 +263,16 @@ int vhost_port_ring_stop(struct vhost_port *vp, struct vnet_pair *p,
 	if (!vhost_port_offloaded(vp, p->index))
 		return 0;
 	o = &vp->o[p->index];
-	ret = vhost_offload_ring_stop(o, ring, &base);
+	ret = vhost_pair_ring_stop(o, ring, &base);
 	if (ret) {
 		log_warn("%s: ring %u: %s", vp->name, idx, o->why);
-		vhost_offload_stop(o, p);
+		vhost_pair_stop(o, p);
 	} else {
 		vq_set_base(ring ? &p->tx.vq : &p->rx.vq, base);
 		if (o->stopped[0] && o->stopped[1])
-			vhost_offload_stop(o, p);
+			vhost_pair_stop(o, p);
 	}
-	if (!vhost_offload_running(o))
+	if (!vhost_pair_running(o))
 		vhost_port_set_dp(p, VHOST_PORT_DP_IDLE, "", "rings stopped");
 	return ret;
 }
@@ -294,7 +294,7 @@ int vhost_port_ring_enable(struct vhost_port *vp, struct vnet_pair *p,
 
 	if (!vhost_port_offloaded(vp, p->index))
 		return 0;
-	ret = vhost_offload_ring_enable(&vp->o[p->index], idx & 1, enable);
+	ret = vhost_pair_ring_enable(&vp->o[p->index], idx & 1, enable);
 	return ret ? vhost_port_pair_fail(vp, p, ret) : 0;
 }
 
@@ -313,7 +313,7 @@ int vhost_port_ring_fds(struct vhost_port *vp, struct vnet_pair *p,
 
 	if (!vhost_port_offloaded(vp, p->index))
 		return 0;
-	ret = vhost_offload_set_ring_fds(&vp->o[p->index], idx & 1,
+	ret = vhost_pair_set_ring_fds(&vp->o[p->index], idx & 1,
 					 (idx & 1) ? &p->tx : &p->rx);
 	return ret ? vhost_port_pair_fail(vp, p, ret) : 0;
 }
@@ -331,7 +331,7 @@ int vhost_port_ring_addr(struct vhost_port *vp, struct vnet_pair *p)
 
 	if (!vhost_port_offloaded(vp, p->index))
 		return 0;
-	ret = vhost_offload_set_ring_addr(&vp->o[p->index], p);
+	ret = vhost_pair_set_ring_addr(&vp->o[p->index], p);
 	return ret ? vhost_port_pair_fail(vp, p, ret) : 0;
 }
 
@@ -356,7 +356,7 @@ int vhost_port_set_mem(struct vhost_port *vp, struct vnet_pair *pairs,
 	for (i = 0; i < npairs && i < PORT_MAX_PAIRS; i++) {
 		if (!vhost_port_offloaded(vp, i))
 			continue;
-		ret = vhost_offload_set_mem(&vp->o[i], &pairs[i], m);
+		ret = vhost_pair_set_mem(&vp->o[i], &pairs[i], m);
 		if (ret)
 			ret = vhost_port_pair_fail(vp, &pairs[i], ret);
 		if (ret && !first)
@@ -388,7 +388,7 @@ int vhost_port_set_log(struct vhost_port *vp, struct vnet_pair *pairs,
 	for (i = 0; i < npairs && i < PORT_MAX_PAIRS; i++) {
 		if (!vhost_port_offloaded(vp, i))
 			continue;
-		ret = vhost_offload_set_log(&vp->o[i], &pairs[i], m, log, log_fd);
+		ret = vhost_pair_set_log(&vp->o[i], &pairs[i], m, log, log_fd);
 		if (ret)
 			ret = vhost_port_pair_fail(vp, &pairs[i], ret);
 		if (ret && !first)
@@ -412,7 +412,7 @@ void vhost_port_disconnect(struct vhost_port *vp, struct vnet_pair *pairs,
 
 	for (i = 0; i < npairs && i < PORT_MAX_PAIRS; i++) {
 		if (vhost_port_offloaded(vp, i) &&
-		    vhost_offload_stop(&vp->o[i], &pairs[i]))
+		    vhost_pair_stop(&vp->o[i], &pairs[i]))
 			log_warn("%s: pair %u: %s", vp->name, i, vp->o[i].why);
 		if (pairs[i].datapath)
 			vhost_port_set_dp(&pairs[i], VHOST_PORT_DP_IDLE, "",

@@ -4,7 +4,7 @@
  * sees it: the decision made once at port start, and per connection which
  * queue pairs the kernel runs, with the fallback to the userspace path.
  * vu_backend calls one function per vhost-user event (docs/vhost-net.md);
- * everything else (ioctl order, feature rules) lives in vhost_offload and
+ * everything else (ioctl order, feature rules) lives in vhost_pair and
  * vhost_mode.
  *
  * Context: control thread only, each pair paused on the userspace side
@@ -17,9 +17,9 @@
 #include <stdint.h>
 
 #include "gmem.h"
-#include "port.h"
+#include "pair.h"
 #include "vhost_mode.h"
-#include "vhost_offload.h"
+#include "vhost_pair.h"
 
 /* struct vnet_pair's @datapath values */
 #define VHOST_PORT_DP_KERNEL	"vhost-net"
@@ -40,7 +40,7 @@ struct vhost_port {
 	const char *dev;
 	struct vhost_decision vk;
 	bool fallback;
-	struct vhost_offload o[PORT_MAX_PAIRS];
+	struct vhost_pair o[PORT_MAX_PAIRS];
 };
 
 int vhost_port_init(struct vhost_port *vp, const char *name,

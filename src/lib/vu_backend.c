@@ -3,7 +3,7 @@
  * vu_backend.c - the vhost-user device, backend side: one table-driven
  * dispatcher, feature negotiation, the config space, device lifetime.
  * Memory-table and ring messages live in vu_backend_ring.c. Framing is
- * vu_msg.c's; serving the rings is the worker's (port.h).
+ * vu_msg.c's; serving the rings is the worker's (worker.h).
  *
  * Spec references are to QEMU docs/interop/vhost-user.rst ("vhost-user")
  * and the virtio 1.2 specification ("virtio").
@@ -234,7 +234,7 @@ void vu_resume(struct vu_dev *d, unsigned int idx)
 {
 	struct vnet_pair *p = &d->pairs[idx / 2];
 
-	/* Tell the worker whether the kernel runs the pair (port.h) */
+	/* Tell the worker whether the kernel runs the pair (pair.h) */
 	p->kernel = vhost_port_offloaded(&d->vp, idx / 2);
 	if (d->wp)
 		worker_resume(d->wp, idx / 2);
@@ -307,11 +307,11 @@ static int vu_apply_features(struct vu_dev *d, uint64_t f)
 {
 	uint64_t changed = (f ^ d->features) & ~BIT(VHOST_F_LOG_ALL_BIT);
 	unsigned int i, hdr_len = vu_hdr_len(f);
-	struct backend *be = d->cfg.be;
+	struct host *host = d->cfg.host;
 	int ret;
 
-	if (be && be->ops->configure && (changed || !d->features_set)) {
-		ret = be->ops->configure(be, f, hdr_len);
+	if (host && host->ops->configure && (changed || !d->features_set)) {
+		ret = host->ops->configure(host, f, hdr_len);
 		if (ret)
 			return vu_fail(d, ret, "backend refused features %#llx",
 				       (unsigned long long)f);
@@ -480,13 +480,13 @@ static int vu_send_rarp(struct vu_dev *d, struct vu_msg *m,
 			unsigned int idx UNUSED)
 {
 	uint8_t hdr[sizeof(struct virtio_net_hdr_mrg_rxbuf)] = { 0 };
-	struct backend *be = d->cfg.be;
+	struct host *host = d->cfg.host;
 	uint8_t mac[6], frame[60];
 	struct iovec iov[2];
 	ssize_t n;
 
 	memcpy(mac, m->payload.raw, sizeof(mac));
-	if (!be || !be->ops->tx || !d->features_set) {
+	if (!host || !host->ops->tx || !d->features_set) {
 		log_info("%s: SEND_RARP for %02x:%02x:%02x:%02x:%02x:%02x accepted, no host queue to send it on",
 			 d->cfg.name, mac[0], mac[1], mac[2], mac[3], mac[4],
 			 mac[5]);
@@ -497,7 +497,7 @@ static int vu_send_rarp(struct vu_dev *d, struct vu_msg *m,
 	iov[1].iov_base = frame;
 	iov[1].iov_len = vu_rarp_frame(frame, mac);
 	vu_pause(d, 0);
-	n = be->ops->tx(be, 0, iov, 2);
+	n = host->ops->tx(host, 0, iov, 2);
 	vu_resume(d, 0);
 	if (n < 0)	/* host side trouble, not the frontend's fault */
 		log_warn("%s: SEND_RARP: backend tx failed: %s", d->cfg.name,
@@ -754,8 +754,8 @@ static uint64_t vu_offer(const struct vu_dev_cfg *cfg)
 {
 	uint64_t f = VU_BASE_FEATURES;
 
-	if (cfg->be && cfg->be->ops->host_features)
-		f |= cfg->be->ops->host_features(cfg->be) & VU_OFFLOAD_FEATURES;
+	if (cfg->host && cfg->host->ops->host_features)
+		f |= cfg->host->ops->host_features(cfg->host) & VU_OFFLOAD_FEATURES;
 	if (cfg->queues > 1)
 		f |= BIT(VIRTIO_NET_F_MQ);
 	if (cfg->mtu)
@@ -799,7 +799,7 @@ int vu_dev_create(struct vu_dev **d, const struct vu_dev_cfg *cfg)
 	int ret;
 
 	if (!cfg->queues || cfg->queues > PORT_MAX_PAIRS ||
-	    (!cfg->be && !cfg->no_workers))	/* workers need a host side */
+	    (!cfg->host && !cfg->no_workers))	/* workers need a host side */
 		return -EINVAL;
 	n = calloc(1, sizeof(*n));
 	if (!n)
@@ -822,7 +822,7 @@ int vu_dev_create(struct vu_dev **d, const struct vu_dev_cfg *cfg)
 	vu_pairs_init(n);
 	if (!cfg->no_workers) {
 		ret = worker_pool_create(&n->wp, n->cfg.name, n->pairs,
-					 cfg->queues, cfg->be, &cfg->wopts);
+					 cfg->queues, cfg->host, &cfg->wopts);
 		if (ret)
 			goto err_mem;
 	}

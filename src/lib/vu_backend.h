@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "backend.h"
-#include "port.h"
+#include "host.h"
+#include "worker.h"
 #include "vhost_mode.h"
 
 /**
@@ -21,7 +21,7 @@
  * @features_mask:	virtio feature bits the operator allows (--features)
  * @mac:		MAC for the config space
  * @mtu:		MTU for the config space and NET_SET_MTU checks (0: none)
- * @be:			Opened backend
+ * @host:		Opened host side
  * @wopts:		Data path options
  * @no_workers:		Start no worker threads (tests, fuzzer): the device
  *			state machine runs, no ring is ever served
@@ -35,7 +35,7 @@ struct vu_dev_cfg {
 	uint64_t features_mask;
 	uint8_t mac[6];
 	uint16_t mtu;
-	struct backend *be;
+	struct host *host;
 	struct worker_opts wopts;
 	bool no_workers;
 	const struct vhost_decision *vhost;

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "gmem.h"
-#include "port.h"
+#include "worker.h"
 #include "util.h"
 #include "vhost_port.h"
 #include "vu_backend.h"

@@ -248,12 +248,12 @@ void vu_pair_status(struct vu_dev *d, unsigned int pair)
 int vu_pair_offload(struct vu_dev *d, unsigned int pair)
 {
 	struct vnet_pair *p = &d->pairs[pair];
-	struct backend *be = d->cfg.be;
+	struct host *host = d->cfg.host;
 	bool log = (d->features & (1ULL << VHOST_F_LOG_ALL_BIT)) && d->log.base;
 	int fd = -1, ret;
 
-	if (be && be->ops->queue_fd)
-		fd = be->ops->queue_fd(be, pair);
+	if (host && host->ops->queue_fd)
+		fd = host->ops->queue_fd(host, pair);
 	ret = vhost_port_pair_start(&d->vp, p, d->mem, fd,
 				    log ? &d->log : NULL, d->log_fd);
 	if (ret)

@@ -2,12 +2,12 @@
 /*
  * worker.c - the data plane threads of one port. Each thread serves the
  * queue pairs given to it (pair i on thread i % nthreads): it sleeps in
- * epoll on the guest's kick eventfds, the backend's RX fd and its control
+ * epoll on the guest's kick eventfds, the host side's RX fd and its control
  * eventfd, and on each wake moves frames with net.c in budgets of packets
  * and bytes, one used-ring flush and at most one call per ring per batch.
  *
  * Leaves to others: ring layouts and EVENT_IDX (vq.h), the vnet header and
- * buffer handling (net.c), the host side (backend.h), the protocol and the
+ * buffer handling (net.c), the host side (host.h), the protocol and the
  * pair's configuration (vu_backend.c, which pauses the pair's thread around
  * every change with worker_pause()/worker_resume()).
  *
@@ -20,7 +20,7 @@
  * started RX ring once.
  *
  * Per packet: no allocation, no lock, no log line, no syscall (with the
- * null and gen backends), no clock read. Counters are kept in thread-local
+ * null and gen hosts), no clock read. Counters are kept in thread-local
  * accumulators and added to the shared ones (relaxed atomics) when a pass
  * finds no work, every WORKER_COMMIT_EVERY busy passes, before sleeping
  * and before parking. With --poll-us the thread spins while frames keep
@@ -42,7 +42,7 @@
 
 #include "log.h"
 #include "net.h"
-#include "port.h"
+#include "worker.h"
 #include "util.h"
 
 #define WORKER_MAX_EVENTS	64
@@ -56,12 +56,12 @@ enum worker_ev {
 	WEV_CTL = 0,
 	WEV_RX_KICK,
 	WEV_TX_KICK,
-	WEV_BE_RX,
+	WEV_HOST_RX,
 };
 
 /**
  * struct wring - One ring as its thread sees it
- * @r:		The shared ring (port.h)
+ * @r:		The shared ring (pair.h)
  * @io:		What net.c needs
  * @acc:	Counters of this wake, added to @r->ctr once per wake
  * @qidx:	Virtqueue index (2 * pair, + 1 for TX), for log lines
@@ -86,19 +86,19 @@ struct wring {
  * @p:		The shared pair
  * @rx:		Host to guest
  * @tx:		Guest to host
- * @be_fd:	Backend RX fd, -1 if none
- * @be_armed:	@be_fd is in the epoll set with EPOLLIN
+ * @host_fd:	Backend RX fd, -1 if none
+ * @host_armed:	@host_fd is in the epoll set with EPOLLIN
  * @rx_starved:	The guest posted no RX buffer: wait for its RX kick
- * @rx_ready:	The backend may have a frame (it cannot tell us the length)
- * @rx_peek:	The backend tells the next frame's length: always try RX
- * @tx_blocked:	The backend was full: TX waits for RX (loop) or a retry
+ * @rx_ready:	The host side may have a frame (it cannot tell us the length)
+ * @rx_peek:	The host side tells the next frame's length: always try RX
+ * @tx_blocked:	The host side was full: TX waits for RX (loop) or a retry
  */
 struct wpair {
 	struct vnet_pair *p;
 	struct wring rx;
 	struct wring tx;
-	int be_fd;
-	bool be_armed;
+	int host_fd;
+	bool host_armed;
 	bool rx_starved;
 	bool rx_ready;
 	bool rx_peek;
@@ -122,7 +122,7 @@ struct worker_pool;
  * @cond:	Signals @paused and @pause_count/@stop changes
  * @polling:	Busy-polling right now (rings are checked without kicks)
  * @busy_passes: Passes that moved frames since the last counter commit
- * @need_poll_events: A backend cannot peek: busy-polling also polls epoll
+ * @need_poll_events: A host cannot peek: busy-polling also polls epoll
  * @need_sleep_timeout: A ring without kick fd or a blocked TX: never sleep
  *		for long
  * @npairs:	Pairs served
@@ -155,7 +155,7 @@ struct worker {
 /**
  * struct worker_pool - The threads of one port
  * @name:	Port name for log lines
- * @be:		Backend
+ * @host:		Backend
  * @o:		Options, defaults filled in
  * @pairs:	The port's pairs
  * @npairs:	How many
@@ -165,7 +165,7 @@ struct worker {
  */
 struct worker_pool {
 	char name[64];
-	struct backend *be;
+	struct host *host;
 	struct worker_opts o;
 	struct vnet_pair *pairs;
 	unsigned int npairs;
@@ -262,17 +262,17 @@ static void worker_flush(struct wring *t)
 	}
 }
 
-static void worker_be_arm(struct worker *w, struct wpair *wp, bool on)
+static void worker_host_arm(struct worker *w, struct wpair *wp, bool on)
 {
 	struct epoll_event ev;
 
-	if (wp->be_fd < 0 || wp->be_armed == on)
+	if (wp->host_fd < 0 || wp->host_armed == on)
 		return;
 	memset(&ev, 0, sizeof(ev));
 	ev.events = on ? EPOLLIN : 0;
-	ev.data.u64 = WEV_BE_RX | (uint64_t)(wp - w->wp) << 8;
-	if (epoll_ctl(w->epfd, EPOLL_CTL_MOD, wp->be_fd, &ev) == 0)
-		wp->be_armed = on;
+	ev.data.u64 = WEV_HOST_RX | (uint64_t)(wp - w->wp) << 8;
+	if (epoll_ctl(w->epfd, EPOLL_CTL_MOD, wp->host_fd, &ev) == 0)
+		wp->host_armed = on;
 }
 
 /* A guest fault stopped @t: signal, count, log once (rate-limited) */
@@ -283,7 +283,7 @@ static void worker_break(struct worker *w, struct wpair *wp, struct wring *t)
 	t->dirty = true;
 	worker_signal(t->r->err_fd);
 	if (t == &wp->rx)
-		worker_be_arm(w, wp, false);
+		worker_host_arm(w, wp, false);
 	if (log_ratelimit(&w->rl))
 		log_warn("port %s: queue %u broken, stopped: %s",
 			 w->pool->name, t->qidx, vq_broken_reason(t->io.vq));
@@ -344,7 +344,7 @@ static unsigned int worker_tx(struct worker *w, struct wpair *wp, bool *more,
 }
 
 /*
- * No RX buffers: wait for the guest's kick, stop polling the backend.
+ * No RX buffers: wait for the guest's kick, stop polling the host side.
  * With --poll-us the ring is polled instead and kicks stay off until the
  * thread goes to sleep (worker_notify_on()): a guest that sees kicks off
  * makes no eventfd write each time it posts buffers.
@@ -359,7 +359,7 @@ static bool worker_rx_starve(struct worker *w, struct wpair *wp)
 			return true;	/* buffers came meanwhile */
 	}
 	wp->rx_starved = true;
-	worker_be_arm(w, wp, false);
+	worker_host_arm(w, wp, false);
 	return false;
 }
 
@@ -368,7 +368,7 @@ static void worker_rx_unstarve(struct worker *w, struct wpair *wp)
 	wp->rx_starved = false;
 	wp->rx_ready = true;
 	if (wp->rx.r->started && wp->rx.r->enabled && !wp->rx.dead)
-		worker_be_arm(w, wp, true);
+		worker_host_arm(w, wp, true);
 }
 
 /*
@@ -396,7 +396,7 @@ static unsigned int worker_rx(struct worker *w, struct wpair *wp, bool *more,
 	if (!wp->rx_peek && !wp->rx_ready)
 		return 0;
 	/* nothing waiting (null): no ring work at all */
-	if (wp->rx_peek && !t->io.be->ops->rx_peek_len(t->io.be, t->io.pair))
+	if (wp->rx_peek && !t->io.host->ops->rx_peek_len(t->io.host, t->io.pair))
 		return 0;
 	worker_notify_off(t);
 	while (worker_budget_left(w, pkts, bytes)) {
@@ -430,7 +430,7 @@ static unsigned int worker_serve_pair(struct worker *w, struct wpair *wp,
 
 	n = worker_tx(w, wp, more, clk);
 	rx = worker_rx(w, wp, more, clk);
-	/* loop backend: RX made room for a blocked TX */
+	/* loop host: RX made room for a blocked TX */
 	if (wp->tx_blocked && rx)
 		*more = true;
 	return n + rx;
@@ -517,7 +517,7 @@ static void worker_event(struct worker *w, uint64_t tag)
 		wp->tx.acc.kicks++;
 		wp->tx.dirty = true;
 		break;
-	case WEV_BE_RX:
+	case WEV_HOST_RX:
 		wp->rx_ready = true;
 		break;
 	}
@@ -555,7 +555,7 @@ static void worker_ring_setup(struct worker *w, struct wpair *wp,
 {
 	t->r = r;
 	t->io.vq = &r->vq;
-	t->io.be = w->pool->be;
+	t->io.host = w->pool->host;
 	t->io.pair = wp->p->index;
 	t->io.hdr_len = wp->p->hdr_len;
 	t->io.features = wp->p->features;
@@ -575,7 +575,7 @@ static void worker_ring_setup(struct worker *w, struct wpair *wp,
 
 static void worker_pair_setup(struct worker *w, struct wpair *wp)
 {
-	struct backend *be = w->pool->be;
+	struct host *host = w->pool->host;
 	unsigned int slot = (unsigned int)(wp - w->wp);
 	struct vnet_pair *p = wp->p;
 
@@ -584,18 +584,18 @@ static void worker_pair_setup(struct worker *w, struct wpair *wp)
 	wp->rx_starved = false;
 	wp->rx_ready = true;
 	wp->tx_blocked = false;
-	wp->be_armed = false;
-	wp->be_fd = be->ops->rx_fd(be, p->index);
-	wp->rx_peek = be->ops->rx_peek_len(be, p->index) >= 0;
-	if (wp->be_fd >= 0 && !wp->rx_peek)
+	wp->host_armed = false;
+	wp->host_fd = host->ops->rx_fd(host, p->index);
+	wp->rx_peek = host->ops->rx_peek_len(host, p->index) >= 0;
+	if (wp->host_fd >= 0 && !wp->rx_peek)
 		w->need_poll_events = true;
 	if (p->rx.started && !p->kernel)
 		worker_ep_add(w, p->rx.kick_fd, WEV_RX_KICK | (uint64_t)slot << 8);
 	if (p->tx.started && !p->kernel)
 		worker_ep_add(w, p->tx.kick_fd, WEV_TX_KICK | (uint64_t)slot << 8);
-	if (wp->be_fd >= 0 && p->rx.started && p->rx.enabled && !wp->rx.dead) {
-		worker_ep_add(w, wp->be_fd, WEV_BE_RX | (uint64_t)slot << 8);
-		wp->be_armed = true;
+	if (wp->host_fd >= 0 && p->rx.started && p->rx.enabled && !wp->rx.dead) {
+		worker_ep_add(w, wp->host_fd, WEV_HOST_RX | (uint64_t)slot << 8);
+		wp->host_armed = true;
 	}
 }
 
@@ -763,12 +763,12 @@ static int worker_new(struct worker_pool *pool, unsigned int id,
 
 /**
  * worker_pool_create() - Start the data plane threads of a port
- * @wp:		Output: the pool
+ * @poolp:	Output: the pool
  * @port_name:	For log lines
  * @pairs:	The port's pairs, @pairs[i].index == i; they stay owned by the
  *		caller and must outlive the pool
  * @npairs:	1..PORT_MAX_PAIRS
- * @be:		Opened backend
+ * @host:	Opened host side
  * @o:		Options (zero fields take defaults); NULL for all defaults
  *
  * Threads start serving at once; pairs that are not started are not
@@ -777,22 +777,22 @@ static int worker_new(struct worker_pool *pool, unsigned int id,
  * Context: control thread
  * Return: 0, -EINVAL, -ENOMEM, or pthread_create()'s error
  */
-int worker_pool_create(struct worker_pool **wp, const char *port_name,
+int worker_pool_create(struct worker_pool **poolp, const char *port_name,
 		       struct vnet_pair *pairs, unsigned int npairs,
-		       struct backend *be, const struct worker_opts *o)
+		       struct host *host, const struct worker_opts *o)
 {
 	struct worker_pool *pool;
 	sigset_t all, old;
 	unsigned int i;
 	int ret = 0;
 
-	if (!npairs || npairs > PORT_MAX_PAIRS || !pairs || !be || !be->ops)
+	if (!npairs || npairs > PORT_MAX_PAIRS || !pairs || !host || !host->ops)
 		return -EINVAL;
 	pool = calloc(1, sizeof(*pool));
 	if (!pool)
 		return -ENOMEM;
 	snprintf(pool->name, sizeof(pool->name), "%s", port_name ? port_name : "?");
-	pool->be = be;
+	pool->host = host;
 	pool->pairs = pairs;
 	pool->npairs = npairs;
 	if (o)
@@ -821,7 +821,7 @@ int worker_pool_create(struct worker_pool **wp, const char *port_name,
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret)
 		goto err_destroy;
-	*wp = pool;
+	*poolp = pool;
 	return 0;
 
 err_destroy:
@@ -831,46 +831,46 @@ err_destroy:
 
 /**
  * worker_pool_destroy() - Stop and join every thread, free the pool
- * @wp:		Pool, or NULL
+ * @pool:		Pool, or NULL
  *
- * The pairs, their fds and the backend stay the caller's.
+ * The pairs, their fds and the host side stay the caller's.
  *
  * Context: control thread
  */
-void worker_pool_destroy(struct worker_pool *wp)
+void worker_pool_destroy(struct worker_pool *pool)
 {
 	unsigned int i;
 
-	if (!wp)
+	if (!pool)
 		return;
-	pthread_mutex_lock(&wp->lock);
-	for (i = 0; i < wp->nworkers; i++) {
-		if (!wp->w[i])
+	pthread_mutex_lock(&pool->lock);
+	for (i = 0; i < pool->nworkers; i++) {
+		if (!pool->w[i])
 			continue;
-		wp->w[i]->stop = true;
-		__atomic_store_n(&wp->w[i]->ctl_pending, 1, __ATOMIC_RELEASE);
-		worker_signal(wp->w[i]->ctl_fd);
-		pthread_cond_broadcast(&wp->w[i]->cond);
+		pool->w[i]->stop = true;
+		__atomic_store_n(&pool->w[i]->ctl_pending, 1, __ATOMIC_RELEASE);
+		worker_signal(pool->w[i]->ctl_fd);
+		pthread_cond_broadcast(&pool->w[i]->cond);
 	}
-	pthread_mutex_unlock(&wp->lock);
-	for (i = 0; i < wp->nworkers; i++) {
-		if (wp->w[i] && wp->w[i]->started)
-			pthread_join(wp->w[i]->thread, NULL);
-		worker_free(wp->w[i]);
+	pthread_mutex_unlock(&pool->lock);
+	for (i = 0; i < pool->nworkers; i++) {
+		if (pool->w[i] && pool->w[i]->started)
+			pthread_join(pool->w[i]->thread, NULL);
+		worker_free(pool->w[i]);
 	}
-	pthread_mutex_destroy(&wp->lock);
-	free(wp);
+	pthread_mutex_destroy(&pool->lock);
+	free(pool);
 }
 
 /* Called with the pool lock held */
-static void worker_pause_locked(struct worker_pool *wp, struct worker *w)
+static void worker_pause_locked(struct worker_pool *pool, struct worker *w)
 {
 	if (w->pause_count++)
 		return;		/* already parked (or parking) for someone */
 	__atomic_store_n(&w->ctl_pending, 1, __ATOMIC_RELEASE);
 	worker_signal(w->ctl_fd);
 	while (!w->paused && w->started && !w->stop)
-		pthread_cond_wait(&w->cond, &wp->lock);
+		pthread_cond_wait(&w->cond, &pool->lock);
 }
 
 static void worker_resume_locked(struct worker *w)
@@ -883,7 +883,7 @@ static void worker_resume_locked(struct worker *w)
 
 /**
  * worker_pause() - Stop the thread serving @pair from touching it
- * @wp:		Pool
+ * @pool:		Pool
  * @pair:	Pair index
  *
  * Returns once that thread is parked (it serves no pair until resumed).
@@ -891,18 +891,18 @@ static void worker_resume_locked(struct worker *w)
  *
  * Context: control thread; not per packet
  */
-void worker_pause(struct worker_pool *wp, unsigned int pair)
+void worker_pause(struct worker_pool *pool, unsigned int pair)
 {
-	if (!wp || pair >= wp->npairs)
+	if (!pool || pair >= pool->npairs)
 		return;
-	pthread_mutex_lock(&wp->lock);
-	worker_pause_locked(wp, wp->w[pair % wp->nworkers]);
-	pthread_mutex_unlock(&wp->lock);
+	pthread_mutex_lock(&pool->lock);
+	worker_pause_locked(pool, pool->w[pair % pool->nworkers]);
+	pthread_mutex_unlock(&pool->lock);
 }
 
 /**
  * worker_resume() - Let the thread serving @pair go on
- * @wp:		Pool
+ * @pool:		Pool
  * @pair:	Pair index
  *
  * After the last resume the thread re-reads its pairs (fds, started,
@@ -910,47 +910,47 @@ void worker_pause(struct worker_pool *wp, unsigned int pair)
  *
  * Context: control thread
  */
-void worker_resume(struct worker_pool *wp, unsigned int pair)
+void worker_resume(struct worker_pool *pool, unsigned int pair)
 {
-	if (!wp || pair >= wp->npairs)
+	if (!pool || pair >= pool->npairs)
 		return;
-	pthread_mutex_lock(&wp->lock);
-	worker_resume_locked(wp->w[pair % wp->nworkers]);
-	pthread_mutex_unlock(&wp->lock);
+	pthread_mutex_lock(&pool->lock);
+	worker_resume_locked(pool->w[pair % pool->nworkers]);
+	pthread_mutex_unlock(&pool->lock);
 }
 
 /**
  * worker_pause_all() - worker_pause() every thread of the pool
- * @wp:		Pool
+ * @pool:		Pool
  *
  * Context: control thread
  */
-void worker_pause_all(struct worker_pool *wp)
+void worker_pause_all(struct worker_pool *pool)
 {
 	unsigned int i;
 
-	if (!wp)
+	if (!pool)
 		return;
-	pthread_mutex_lock(&wp->lock);
-	for (i = 0; i < wp->nworkers; i++)
-		worker_pause_locked(wp, wp->w[i]);
-	pthread_mutex_unlock(&wp->lock);
+	pthread_mutex_lock(&pool->lock);
+	for (i = 0; i < pool->nworkers; i++)
+		worker_pause_locked(pool, pool->w[i]);
+	pthread_mutex_unlock(&pool->lock);
 }
 
 /**
  * worker_resume_all() - Undo worker_pause_all()
- * @wp:		Pool
+ * @pool:		Pool
  *
  * Context: control thread
  */
-void worker_resume_all(struct worker_pool *wp)
+void worker_resume_all(struct worker_pool *pool)
 {
 	unsigned int i;
 
-	if (!wp)
+	if (!pool)
 		return;
-	pthread_mutex_lock(&wp->lock);
-	for (i = 0; i < wp->nworkers; i++)
-		worker_resume_locked(wp->w[i]);
-	pthread_mutex_unlock(&wp->lock);
+	pthread_mutex_lock(&pool->lock);
+	for (i = 0; i < pool->nworkers; i++)
+		worker_resume_locked(pool->w[i]);
+	pthread_mutex_unlock(&pool->lock);
 }

@@ -119,7 +119,7 @@ void cli_usage(FILE *f)
 "  -h, --help               this text\n"
 "\n"
 "Exit status: 0 clean exit (SIGTERM/SIGINT), 1 runtime failure, 2 bad usage.\n",
-		backend_names(), ctl_default_path());
+		host_names(), ctl_default_path());
 }
 
 /**
@@ -250,7 +250,7 @@ static const char *cli_tap_fds_parse(struct vnetd_port_cfg *pc,
 	     tok = strtok_r(NULL, seps, &save)) {
 		if (cli_uint(tok, 0, 1 << 20, &v))
 			return "must be an open file descriptor number";
-		if (pc->ntap_fds >= BACKEND_MAX_TAP_FDS)
+		if (pc->ntap_fds >= HOST_MAX_TAP_FDS)
 			return "at most 64 fds (one per queue pair)";
 		pc->tap_fds[pc->ntap_fds++] = (int)v;
 	}
@@ -317,11 +317,11 @@ static const char *cli_set(struct vnetd_port_cfg *pc, int opt,
 		return cli_copy(pc->socket, sizeof(pc->socket), val,
 				"must be a path of 1..107 bytes");
 	case OPT_BACKEND:
-		if (!backend_find(val)) {
+		if (!host_find(val)) {
 			static char why[CLI_ERR_LEN];
 
 			snprintf(why, sizeof(why), "unknown backend, must be one of: %s",
-				 backend_names());
+				 host_names());
 			return why;
 		}
 		return cli_copy(pc->backend, sizeof(pc->backend), val, "too long");

@@ -2,7 +2,7 @@
 /*
  * metrics.c - render the status of every port and queue: plain text for
  * people, JSON for programs, Prometheus text exposition for scrapers. Reads
- * the workers' counters with relaxed atomic loads (port.h: written by the
+ * the workers' counters with relaxed atomic loads (pair.h: written by the
  * owning worker only) and never writes anything the data path reads.
  *
  * Direction names follow the guest: "rx" is the RX virtqueue (host to
@@ -20,7 +20,7 @@ static const char *const metrics_drop_names[DROP_MAX] = {
 	[DROP_NO_RX_BUF] = "no_rx_buf",
 	[DROP_BAD_HDR] = "bad_hdr",
 	[DROP_TOO_SHORT] = "too_short",
-	[DROP_BACKEND] = "backend",
+	[DROP_HOST] = "backend",
 	[DROP_DISABLED] = "disabled",
 	[DROP_TOO_BIG] = "too_big",
 };

@@ -268,7 +268,7 @@ bool port_connected(const struct vnetd_port *p)
 
 static int port_open_backend(struct vnetd_port *p, char *err, size_t errlen)
 {
-	struct backend_cfg bc = {
+	struct host_cfg bc = {
 		.npairs = p->cfg.queues,
 		.tap_name = p->cfg.tap,
 		.tap_fds = p->cfg.ntap_fds ? p->cfg.tap_fds : NULL,
@@ -277,16 +277,16 @@ static int port_open_backend(struct vnetd_port *p, char *err, size_t errlen)
 	char why[128] = "";
 	int ret;
 
-	p->be.ops = backend_find(p->cfg.backend);
-	if (!p->be.ops) {
+	p->host.ops = host_find(p->cfg.backend);
+	if (!p->host.ops) {
 		snprintf(err, errlen, "unknown backend %s", p->cfg.backend);
 		return -ENOENT;
 	}
-	ret = p->be.ops->open(&p->be, &bc, why, sizeof(why));
+	ret = p->host.ops->open(&p->host, &bc, why, sizeof(why));
 	if (ret) {
 		snprintf(err, errlen, "backend %s: %s", p->cfg.backend,
 			 why[0] ? why : strerror(-ret));
-		p->be.ops = NULL;
+		p->host.ops = NULL;
 	}
 	return ret;
 }
@@ -329,7 +329,7 @@ static int port_vhost_decide(struct vnetd_port *p, char *err, size_t errlen)
 {
 	int ret;
 
-	if (!p->be.ops->queue_fd || p->be.ops->queue_fd(&p->be, 0) < 0) {
+	if (!p->host.ops->queue_fd || p->host.ops->queue_fd(&p->host, 0) < 0) {
 		p->vhost.mode = p->cfg.vhost_net;
 		snprintf(p->vhost.reason, sizeof(p->vhost.reason),
 			 "backend %s has no kernel queue: userspace only",
@@ -383,7 +383,7 @@ int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
 	dc.features_mask = p->cfg.features_mask;
 	memcpy(dc.mac, p->cfg.mac, sizeof(dc.mac));
 	dc.mtu = p->cfg.mtu;
-	dc.be = &p->be;
+	dc.host = &p->host;
 	dc.wopts = p->cfg.wopts;
 	dc.vhost = &p->vhost;	/* decided once above, adopted by the device */
 	ret = vu_dev_create(&p->dev, &dc);
@@ -411,9 +411,9 @@ void port_cleanup(struct vnetd_port *p)
 		vu_dev_destroy(p->dev);
 		p->dev = NULL;
 	}
-	if (p->be.ops) {
-		p->be.ops->close(&p->be);
-		p->be.ops = NULL;
+	if (p->host.ops) {
+		p->host.ops->close(&p->host);
+		p->host.ops = NULL;
 	}
 	if (p->listen_fd >= 0) {
 		close(p->listen_fd);

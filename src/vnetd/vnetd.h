@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <sys/un.h>
 
-#include "backend.h"
+#include "host.h"
 #include "ctl_path.h"
-#include "port.h"
+#include "worker.h"
 #include "vhost_mode.h"
 #include "vu_backend.h"
 
@@ -33,7 +33,7 @@
  * struct vnetd_port_cfg - One port as the operator configured it
  * @name:		Port name (status, log lines)
  * @socket:		vhost-user UNIX socket path
- * @backend:		Backend name (backend_find())
+ * @backend:		Backend name (host_find())
  * @tap:		tap: interface name ("" = kernel picks)
  * @tap_fds:		tap: already-open queue fds
  * @ntap_fds:		How many in @tap_fds
@@ -50,7 +50,7 @@ struct vnetd_port_cfg {
 	char socket[VNETD_PATH_LEN];
 	char backend[VNETD_NAME_LEN];
 	char tap[VNETD_NAME_LEN];
-	int tap_fds[BACKEND_MAX_TAP_FDS];
+	int tap_fds[HOST_MAX_TAP_FDS];
 	unsigned int ntap_fds;
 	unsigned int queues;
 	uint8_t mac[6];
@@ -101,7 +101,7 @@ struct vnetd_ev {
 /**
  * struct vnetd_port - A port at run time (main thread only)
  * @cfg:	Configuration
- * @be:		Backend (host side)
+ * @host:	Host side (tap, null, loop, gen)
  * @dev:	vhost-user device
  * @listen_fd:	Server mode: listening socket, -1 otherwise
  * @timer_fd:	Client mode: reconnect timer, -1 otherwise
@@ -117,7 +117,7 @@ struct vnetd_ev {
  */
 struct vnetd_port {
 	struct vnetd_port_cfg cfg;
-	struct backend be;
+	struct host host;
 	struct vu_dev *dev;
 	int listen_fd;
 	int timer_fd;

@@ -4,7 +4,7 @@
 # The host has no /dev/vhost-net; the test guest (Debian's kernel, vhost_net loaded, see
 # tests/guest/lib/guest.sh) has. tests/guest/vhost-net-dp.c, linked statically with
 # build/libvnet.a, runs inside it: our vq driver side puts frames on split rings in its own
-# memory, vhost_offload attaches them through /dev/vhost-net to a TAP in the guest, and
+# memory, vhost_pair attaches them through /dev/vhost-net to a TAP in the guest, and
 # checks frames both ways, ring positions across stop/start, ring disable/enable, frames
 # queued while stopped, the dirty log, the error eventfd, kernel refusals with a reason;
 # then it measures one writev() per frame against vhost-net rings with one kick per batch

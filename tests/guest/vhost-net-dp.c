@@ -4,7 +4,7 @@
  * (tests/guest/test-vhost-net.sh builds it statically with libvnet).
  *
  * Our vq driver side (vq.h, driver_side = true) puts frames on split rings
- * in this program's memory; vhost_offload attaches them through
+ * in this program's memory; vhost_pair attaches them through
  * /dev/vhost-net to a TAP; an AF_PACKET socket on the TAP is the other end.
  * Checks: the `--vhost-net on` decision, frames both ways with no copy by
  * us, ring positions across stop/start, ring disable/enable, frames queued
@@ -44,11 +44,11 @@
 #include <unistd.h>
 
 #include "gmem.h"
-#include "port.h"
+#include "worker.h"
 #include "util.h"
 #include "vhost_kernel.h"
 #include "vhost_mode.h"
-#include "vhost_offload.h"
+#include "vhost_pair.h"
 #include "vhost_port.h"
 #include "vq.h"
 
@@ -399,10 +399,10 @@ static uint16_t used_idx(const struct vnet_ring *r)
 	return le16toh(LOAD_ACQUIRE(r->vq.split.used->idx));
 }
 
-static int start(struct vhost_offload *o, const struct vhost_decision *d,
+static int start(struct vhost_pair *o, const struct vhost_decision *d,
 		 const struct gmem_log *log)
 {
-	return vhost_offload_start(o, NULL, &pair, &mem, d->max_regions,
+	return vhost_pair_start(o, NULL, &pair, &mem, d->max_regions,
 				   tap_fd, log, -1);
 }
 
@@ -446,10 +446,10 @@ static void check_both_ways(unsigned int n, const char *tag)
 }
 
 /* Stop; the positions handed back must be the kernel's */
-static void check_stop(struct vhost_offload *o, unsigned int tx_total,
+static void check_stop(struct vhost_pair *o, unsigned int tx_total,
 		       const char *name)
 {
-	int ret = vhost_offload_stop(o, &pair);
+	int ret = vhost_pair_stop(o, &pair);
 	uint32_t tb = vq_get_base(&pair.tx.vq), rb = vq_get_base(&pair.rx.vq);
 
 	check(!ret && o->fd < 0 && tb == tx_total &&
@@ -459,7 +459,7 @@ static void check_stop(struct vhost_offload *o, unsigned int tx_total,
 }
 
 /* While stopped nothing moves; after the restart everything queued flows */
-static void check_restart(struct vhost_offload *o,
+static void check_restart(struct vhost_pair *o,
 			  const struct vhost_decision *d)
 {
 	static uint32_t dummy;
@@ -485,14 +485,14 @@ static void check_restart(struct vhost_offload *o,
 	      "queued in the TAP reached the RX ring", got_tx, got_rx);
 }
 
-static void check_vring_enable(struct vhost_offload *o)
+static void check_vring_enable(struct vhost_pair *o)
 {
 	int ret, before, after;
 
-	ret = vhost_offload_ring_enable(o, VHOST_OFFLOAD_TX, false);
+	ret = vhost_pair_ring_enable(o, VHOST_OFFLOAD_TX, false);
 	tx_post(5, ETH_TEST, 100, 32, 0);
 	before = pkt_expect(5, &pkt_seq, 300);
-	ret = ret ? ret : vhost_offload_ring_enable(o, VHOST_OFFLOAD_TX, true);
+	ret = ret ? ret : vhost_pair_ring_enable(o, VHOST_OFFLOAD_TX, true);
 	after = pkt_expect(5, &pkt_seq, 3000);
 	tx_post(0, ETH_TEST, 100, 32, 1);
 	check(!ret && before == 0 && after == 5, "vring_disable_enable",
@@ -505,7 +505,7 @@ static void check_vring_enable(struct vhost_offload *o)
  * new places (traffic is idle) and the kernel is told; frames must then
  * flow through the new areas, and the old used ring stays untouched.
  */
-static void check_ring_move(struct vhost_offload *o)
+static void check_ring_move(struct vhost_pair *o)
 {
 	struct vq *vq = &pair.rx.vq;
 	struct vring_used *old = vq->split.used;
@@ -527,7 +527,7 @@ static void check_ring_move(struct vhost_offload *o)
 	vq->split.avail = a;
 	vq->split.used = u;
 	vq->log_used_gpa = gpa_of(u);
-	ret = vhost_offload_set_ring_addr(o, &pair);
+	ret = vhost_pair_set_ring_addr(o, &pair);
 	got = ret ? 0 : (pkt_send(4) ? -1 : rx_expect(4, 3000));
 	check(!ret && got == 4 && ((struct vring_used *)u)->idx != old_used &&
 	      old->idx == old_used,
@@ -536,14 +536,14 @@ static void check_ring_move(struct vhost_offload *o)
 }
 
 /* Call fd swap (QEMU does it when the guest masks) and a new memory table */
-static void check_live_updates(struct vhost_offload *o)
+static void check_live_updates(struct vhost_pair *o)
 {
 	static struct gmem two;
 	struct pollfd pfd = { .events = POLLIN };
 	int old = pair.rx.call_fd, ret, fired, got;
 
 	pair.rx.call_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	ret = vhost_offload_set_ring_fds(o, VHOST_OFFLOAD_RX, &pair.rx);
+	ret = vhost_pair_set_ring_fds(o, VHOST_OFFLOAD_RX, &pair.rx);
 	close(old);
 	vq_drv_enable_cb(&pair.rx.vq);
 	pfd.fd = pair.rx.call_fd;
@@ -557,10 +557,10 @@ static void check_live_updates(struct vhost_offload *o)
 	gmem_add_region(&two, GPA_BASE, ARENA_LEN / 2, GPA_BASE, arena);
 	gmem_add_region(&two, GPA_BASE + ARENA_LEN / 2, ARENA_LEN / 2,
 			GPA_BASE + ARENA_LEN / 2, arena + ARENA_LEN / 2);
-	ret = vhost_offload_set_mem(o, &pair, &two);
+	ret = vhost_pair_set_mem(o, &pair, &two);
 	check(!ret, "set_mem_table_while_running", "ret %d: %s", ret, o->why);
 	check_both_ways(20, "two_region_table");
-	ret = vhost_offload_set_mem(o, &pair, &mem);
+	ret = vhost_pair_set_mem(o, &pair, &mem);
 	check(!ret, "set_mem_table_back", "ret %d: %s", ret, o->why);
 	check_ring_move(o);
 }
@@ -572,7 +572,7 @@ static int log_bit(const struct gmem_log *log, const void *p)
 	return !!(log->base[page / 8] & (1u << (page % 8)));
 }
 
-static void check_dirty_log(struct vhost_offload *o,
+static void check_dirty_log(struct vhost_pair *o,
 			    const struct vhost_decision *d)
 {
 	size_t len = (GPA_BASE + ARENA_LEN) / GMEM_LOG_PAGE / 8;
@@ -581,20 +581,20 @@ static void check_dirty_log(struct vhost_offload *o,
 	uint32_t head = pair.rx.vq.drv_last_used;
 	int ret, got, used_bit, buf_bit, small_ret;
 
-	small_ret = vhost_offload_set_log(o, &pair, &mem, &small, -1);
-	ret = vhost_offload_set_log(o, &pair, &mem, &log, -1);
+	small_ret = vhost_pair_set_log(o, &pair, &mem, &small, -1);
+	ret = vhost_pair_set_log(o, &pair, &mem, &log, -1);
 	got = ret ? -1 : (pkt_send(5) ? -1 : rx_expect(5, 3000));
 	used_bit = log_bit(&log, pair.rx.vq.split.used);
 	/* the buffer that took the first of these frames */
 	buf_bit = log_bit(&log, bufs[0] + (size_t)(head % NUM) * BUF_LEN);
-	ret = ret ? ret : vhost_offload_set_log(o, &pair, &mem, NULL, -1);
+	ret = ret ? ret : vhost_pair_set_log(o, &pair, &mem, NULL, -1);
 	check(small_ret == -EINVAL && !ret && got == 5 && used_bit && buf_bit,
 	      "dirty_log", "small log %d, ret %d (%s), %d frames, used ring "
 	      "page logged %d, buffer page logged %d", small_ret, ret, o->why,
 	      got, used_bit, buf_bit);
 
 	/* a (re)start with logging already on, as after a reconnect mid-migration */
-	vhost_offload_stop(o, &pair);
+	vhost_pair_stop(o, &pair);
 	memset(log.base, 0, len);
 	head = pair.rx.vq.drv_last_used;
 	ret = start(o, d, &log);
@@ -602,34 +602,34 @@ static void check_dirty_log(struct vhost_offload *o,
 	used_bit = log_bit(&log, pair.rx.vq.split.used);
 	buf_bit = log_bit(&log, bufs[0] + (size_t)(head % NUM) * BUF_LEN);
 	/* the kernel must stop writing into the bitmap before it is freed */
-	ret = ret ? ret : vhost_offload_set_log(o, &pair, &mem, NULL, -1);
+	ret = ret ? ret : vhost_pair_set_log(o, &pair, &mem, NULL, -1);
 	check(!ret && got == 3 && used_bit && buf_bit, "dirty_log_from_start",
 	      "ret %d (%s), %d frames, used ring page logged %d, buffer page "
 	      "logged %d", ret, o->why, got, used_bit, buf_bit);
 	free(log.base);
 }
 
-static void check_refusals(struct vhost_offload *o,
+static void check_refusals(struct vhost_pair *o,
 			   const struct vhost_decision *d)
 {
 	static struct gmem two;
 	uint32_t tb = vq_get_base(&pair.tx.vq);
-	struct vhost_offload o2;
+	struct vhost_pair o2;
 	int ret;
 
-	vhost_offload_init(&o2);
+	vhost_pair_init(&o2);
 	gmem_init(&two);
 	gmem_add_region(&two, GPA_BASE, ARENA_LEN / 2, GPA_BASE, arena);
 	gmem_add_region(&two, GPA_BASE + ARENA_LEN / 2, ARENA_LEN / 2,
 			GPA_BASE + ARENA_LEN / 2, arena + ARENA_LEN / 2);
-	ret = vhost_offload_start(o, NULL, &pair, &two, 1, tap_fd, NULL, -1);
+	ret = vhost_pair_start(o, NULL, &pair, &two, 1, tap_fd, NULL, -1);
 	check(ret == -E2BIG && o->fd < 0 && strstr(o->why, "MEM_TABLE") &&
 	      vq_get_base(&pair.tx.vq) == tb, "refuse_over_max_mem_regions",
 	      "ret %d: %s", ret, o->why);
 
 	/* the kernel itself refuses rings it cannot read */
 	mprotect(pair.tx.vq.split.used, 4096, PROT_NONE);
-	ret = vhost_offload_start(&o2, NULL, &pair, &mem, d->max_regions,
+	ret = vhost_pair_start(&o2, NULL, &pair, &mem, d->max_regions,
 				  tap_fd, NULL, -1);
 	mprotect(pair.tx.vq.split.used, 4096, PROT_READ | PROT_WRITE);
 	check(ret == -EFAULT && o2.fd < 0 && strstr(o2.why, "SET_BACKEND") &&
@@ -675,7 +675,7 @@ static void check_port_layer(void)
 }
 
 /* A descriptor outside the memory table: the kernel signals the err fd */
-static void check_err_eventfd(struct vhost_offload *o,
+static void check_err_eventfd(struct vhost_pair *o,
 			      const struct vhost_decision *d)
 {
 	struct pollfd pfd = { .fd = pair.tx.err_fd, .events = POLLIN };
@@ -686,7 +686,7 @@ static void check_err_eventfd(struct vhost_offload *o,
 		ret = -ENOSPC;
 	kick(&pair.tx);
 	fired = poll(&pfd, 1, 3000) == 1;
-	vhost_offload_stop(o, &pair);
+	vhost_pair_stop(o, &pair);
 	check(!ret && fired, "err_eventfd_on_bad_descriptor",
 	      "ret %d, error eventfd %s", ret, fired ? "signalled" : "silent");
 }
@@ -752,7 +752,7 @@ static void bench_report(const char *mode, size_t len, unsigned int batch,
  * on the vhost-net TX ring with one kick per @batch. Fills frames/s of
  * each; returns 0 if every frame went out both ways.
  */
-static int bench_round(struct vhost_offload *o, const struct vhost_decision *d,
+static int bench_round(struct vhost_pair *o, const struct vhost_decision *d,
 		       size_t len, unsigned int n, unsigned int batch,
 		       double fps[2])
 {
@@ -782,7 +782,7 @@ static int bench_round(struct vhost_offload *o, const struct vhost_decision *d,
 	c0 = self_cpu() - c0;	/* before worker_cpu() walks /proc */
 	bench_report("vhost-net", len, batch, posted, t, c0, worker_cpu() - w0);
 	fps[1] = posted / t;
-	vhost_offload_stop(o, &pair);
+	vhost_pair_stop(o, &pair);
 	return posted == n && i == n ? 0 : -1;
 }
 
@@ -865,7 +865,7 @@ static unsigned int ring_drain(size_t len, unsigned int n, unsigned int batch)
  * drained by one readv() each, and by the vhost-net RX ring (attached
  * after the fill) with one kick per @batch re-posted buffers.
  */
-static int bench_rx_round(struct vhost_offload *o,
+static int bench_rx_round(struct vhost_pair *o,
 			  const struct vhost_decision *d, size_t len,
 			  unsigned int n, unsigned int batch, double fps[2])
 {
@@ -882,27 +882,27 @@ static int bench_rx_round(struct vhost_offload *o,
 	fps[0] = got_rv / t;
 
 	ret = start(o, d, NULL);
-	ret = ret ? ret : vhost_offload_ring_enable(o, VHOST_OFFLOAD_RX, false);
+	ret = ret ? ret : vhost_pair_ring_enable(o, VHOST_OFFLOAD_RX, false);
 	ret = ret ? ret : prefill(len, n);
 	w0 = worker_cpu();
 	t0 = now();
 	c0 = self_cpu();
-	ret = ret ? ret : vhost_offload_ring_enable(o, VHOST_OFFLOAD_RX, true);
+	ret = ret ? ret : vhost_pair_ring_enable(o, VHOST_OFFLOAD_RX, true);
 	got_vh = ret ? 0 : ring_drain(len, n, batch);
 	t = now() - t0;
 	c0 = self_cpu() - c0;
 	bench_report("vhost-net-rx", len, batch, got_vh, t, c0, worker_cpu() - w0);
 	fps[1] = got_vh / t;
-	vhost_offload_stop(o, &pair);
+	vhost_pair_stop(o, &pair);
 	return got_rv == n && got_vh == n ? 0 : -1;
 }
 
-typedef int (*bench_round_fn)(struct vhost_offload *o,
+typedef int (*bench_round_fn)(struct vhost_pair *o,
 			      const struct vhost_decision *d, size_t len,
 			      unsigned int n, unsigned int batch, double fps[2]);
 
 /* Three rounds; the check line reports the medians and the winner */
-static void bench(struct vhost_offload *o, const struct vhost_decision *d,
+static void bench(struct vhost_pair *o, const struct vhost_decision *d,
 		  bool rx, size_t len, unsigned int n, unsigned int batch)
 {
 	bench_round_fn fn = rx ? bench_rx_round : bench_round;
@@ -969,7 +969,7 @@ int main(int argc, char **argv)
 {
 	unsigned int n = argc > 1 && strcmp(argv[1], "--host-on") ?
 			 (unsigned int)atoi(argv[1]) : 20000;
-	struct vhost_offload o;
+	struct vhost_pair o;
 	struct vhost_decision d;
 	int ret;
 
@@ -982,7 +982,7 @@ int main(int argc, char **argv)
 		perror("setup");
 		return 1;
 	}
-	vhost_offload_init(&o);
+	vhost_pair_init(&o);
 	ret = start(&o, &d, NULL);
 	check(!ret, "offload_start", "ret %d: %s", ret, o.why);
 	if (ret)

@@ -23,7 +23,7 @@
 
 #include "gmem.h"
 #include "net.h"
-#include "port.h"
+#include "worker.h"
 #include "vq.h"
 
 #define DP_GPA		0x100000000ULL
@@ -57,7 +57,7 @@ struct dp_env {
 	struct vnet_pair pairs[DP_MAX_PAIRS];
 	struct dp_drv rx[DP_MAX_PAIRS];
 	struct dp_drv tx[DP_MAX_PAIRS];
-	struct backend be;
+	struct host host;
 	struct worker_pool *wp;
 };
 
@@ -111,7 +111,7 @@ static inline int dp_init_cfg(struct dp_env *e, enum vq_layout l,
 			      uint64_t features, unsigned int npairs,
 			      const char *backend, const char *tap_name)
 {
-	struct backend_cfg cfg = { .npairs = npairs, .tap_name = tap_name };
+	struct host_cfg cfg = { .npairs = npairs, .tap_name = tap_name };
 	unsigned int i;
 	char err[256];
 	int ret;
@@ -130,12 +130,12 @@ static inline int dp_init_cfg(struct dp_env *e, enum vq_layout l,
 			      e->buf);
 	if (ret)
 		return ret;
-	e->be.ops = backend_find(backend);
-	if (!e->be.ops)
+	e->host.ops = host_find(backend);
+	if (!e->host.ops)
 		return -ENOENT;
-	ret = e->be.ops->open(&e->be, &cfg, err, sizeof(err));
+	ret = e->host.ops->open(&e->host, &cfg, err, sizeof(err));
 	if (!ret)
-		ret = e->be.ops->configure(&e->be, features, e->hdr_len);
+		ret = e->host.ops->configure(&e->host, features, e->hdr_len);
 	for (i = 0; !ret && i < npairs; i++) {
 		struct vnet_pair *p = &e->pairs[i];
 
@@ -157,7 +157,7 @@ static inline int dp_init(struct dp_env *e, enum vq_layout l, uint64_t features,
 
 static inline int dp_start(struct dp_env *e, const struct worker_opts *o)
 {
-	return worker_pool_create(&e->wp, "test", e->pairs, e->npairs, &e->be, o);
+	return worker_pool_create(&e->wp, "test", e->pairs, e->npairs, &e->host, o);
 }
 
 static inline void dp_close_ring(struct vnet_ring *r, struct dp_drv *d)
@@ -179,8 +179,8 @@ static inline void dp_cleanup(struct dp_env *e)
 		dp_close_ring(&e->pairs[i].rx, &e->rx[i]);
 		dp_close_ring(&e->pairs[i].tx, &e->tx[i]);
 	}
-	if (e->be.ops)
-		e->be.ops->close(&e->be);
+	if (e->host.ops)
+		e->host.ops->close(&e->host);
 	free(e->buf);
 	e->buf = NULL;
 }

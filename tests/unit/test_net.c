@@ -183,19 +183,19 @@ static void test_iov_copy(void)
 
 /* ---------------- over real rings, loop backend ---------------- */
 
-static const struct backend_ops *t_loop_ops;
-static struct backend_ops t_nopeek_ops;	/* loop without peek: the tap path */
+static const struct host_ops *t_loop_ops;
+static struct host_ops t_nopeek_ops;	/* loop without peek: the tap path */
 
-static ssize_t t_nopeek(struct backend *be, unsigned int pair)
+static ssize_t t_nopeek(struct host *host, unsigned int pair)
 {
-	(void)be;
+	(void)host;
 	(void)pair;
 	return -EOPNOTSUPP;
 }
 
 struct tnet {
 	struct tenv rx, tx;
-	struct backend be;
+	struct host host;
 	struct net_scratch s;
 	struct ring_counters acc_rx, acc_tx;
 	struct net_io rio, tio;
@@ -205,9 +205,9 @@ struct tnet {
 };
 
 static int tnet_init(struct tnet *t, enum vq_layout l, uint64_t features,
-		     const struct backend_ops *ops)
+		     const struct host_ops *ops)
 {
-	struct backend_cfg cfg = { .npairs = 1 };
+	struct host_cfg cfg = { .npairs = 1 };
 	char err[256];
 	int ret;
 
@@ -221,22 +221,22 @@ static int tnet_init(struct tnet *t, enum vq_layout l, uint64_t features,
 		ret = net_scratch_init(&t->s);
 	if (ret)
 		return ret;
-	t->be.ops = ops;
-	ret = ops->open(&t->be, &cfg, err, sizeof(err));
+	t->host.ops = ops;
+	ret = ops->open(&t->host, &cfg, err, sizeof(err));
 	if (!ret)
-		ret = ops->configure(&t->be, features, t->hdr_len);
+		ret = ops->configure(&t->host, features, t->hdr_len);
 	if (ret)
 		return ret;
-	t->rio = (struct net_io){ &t->rx.dev, &t->be, 0, t->hdr_len, features,
+	t->rio = (struct net_io){ &t->rx.dev, &t->host, 0, t->hdr_len, features,
 				  &t->s, &t->acc_rx, NULL };
-	t->tio = (struct net_io){ &t->tx.dev, &t->be, 0, t->hdr_len, features,
+	t->tio = (struct net_io){ &t->tx.dev, &t->host, 0, t->hdr_len, features,
 				  &t->s, &t->acc_tx, NULL };
 	return 0;
 }
 
 static void tnet_cleanup(struct tnet *t)
 {
-	t->be.ops->close(&t->be);
+	t->host.ops->close(&t->host);
 	net_scratch_cleanup(&t->s);
 	tenv_cleanup(&t->rx);
 	tenv_cleanup(&t->tx);
@@ -315,7 +315,7 @@ static void t_loop_roundtrip(enum vq_layout l, bool mrg)
 
 	/* no RX buffers yet: the frame waits in the backend */
 	CHECK_EQ(net_rx_one(&t.rio), -ENOBUFS);
-	CHECK_EQ(t.be.ops->rx_peek_len(&t.be, 0), 112);
+	CHECK_EQ(t.host.ops->rx_peek_len(&t.host, 0), 112);
 	if (mrg) {
 		rxg = tnet_post_rx(&t, 3, 64);	/* 64 + 48 used, 1 left */
 	} else {
@@ -382,13 +382,13 @@ static void test_tx_drops(void)
 	vq_flush(&t.tx.dev);
 	CHECK_EQ(vq_drv_get_used(&t.tx.drv, &token, &len), 0);
 	CHECK_EQ(vq_drv_get_used(&t.tx.drv, &token, &len), 0);
-	CHECK_EQ(t.be.ops->rx_peek_len(&t.be, 0), 0);
+	CHECK_EQ(t.host.ops->rx_peek_len(&t.host, 0), 0);
 	/* disabled ring: drained and dropped */
 	h = mkhdr(0, 0, 0, 0, 0, 0);
 	CHECK_EQ(tnet_send(&t, &h, 0, 100, 0), 0);
 	CHECK_EQ(net_tx_drop_one(&t.tio), 0);
 	CHECK_EQ(t.acc_tx.drops[DROP_DISABLED], 1);
-	CHECK_EQ(t.be.ops->rx_peek_len(&t.be, 0), 0);
+	CHECK_EQ(t.host.ops->rx_peek_len(&t.host, 0), 0);
 	tnet_cleanup(&t);
 }
 
@@ -441,8 +441,8 @@ static void test_loop_gso_needs_guest_tso(void)
 	CHECK_EQ(tnet_init(&t, VQ_SPLIT, f, t_loop_ops), 0);
 	CHECK_EQ(tnet_send(&t, &h, 0, 3000, 0), 0);
 	CHECK_EQ(net_tx_one(&t.tio), 0);
-	CHECK_EQ(t.acc_tx.drops[DROP_BACKEND], 1);
-	CHECK_EQ(t.be.ops->rx_peek_len(&t.be, 0), 0);
+	CHECK_EQ(t.acc_tx.drops[DROP_HOST], 1);
+	CHECK_EQ(t.host.ops->rx_peek_len(&t.host, 0), 0);
 	tnet_cleanup(&t);
 }
 
@@ -576,7 +576,7 @@ static void test_nopeek_packed(void) { t_nopeek_case(VQ_PACKED); }
 
 int main(void)
 {
-	t_loop_ops = backend_find("loop");
+	t_loop_ops = host_find("loop");
 	if (!t_loop_ops)
 		return 1;
 	t_nopeek_ops = *t_loop_ops;

@@ -220,10 +220,10 @@ static struct plan_policy_out mkpol(unsigned int pairs, bool vhost)
 
 static const struct plan_policy_in in8 = { .vcpus = 8, .max_queues = 16 };
 
-static struct plan_vm mkvm(enum plan_backend be)
+static struct plan_vm mkvm(enum plan_backend host)
 {
 	struct plan_vm vm = {
-		.backend = be, .id = "net0", .socket = "/run/vnetd/vm1.sock",
+		.backend = host, .id = "net0", .socket = "/run/vnetd/vm1.sock",
 		.tap = "vnt-net0", .memory = "2G", .qemu_major = 7, .qemu_minor = 2,
 	};
 	return vm;

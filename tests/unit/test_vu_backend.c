@@ -30,7 +30,7 @@
 
 #include "testlib.h"
 #include "log.h"
-#include "port.h"
+#include "worker.h"
 #include "vu_backend.h"
 #include "vu_msg.h"
 
@@ -61,9 +61,9 @@ static struct worker_pool *cur_wp;
 
 int worker_pool_create(struct worker_pool **wp, const char *port_name,
 		       struct vnet_pair *pairs, unsigned int npairs,
-		       struct backend *be, const struct worker_opts *o)
+		       struct host *host, const struct worker_opts *o)
 {
-	(void)port_name; (void)pairs; (void)be; (void)o;
+	(void)port_name; (void)pairs; (void)host; (void)o;
 	*wp = calloc(1, sizeof(**wp));
 	if (!*wp)
 		return -ENOMEM;
@@ -124,15 +124,15 @@ static unsigned int fb_tx_count, fb_tx_unpaused;
 static uint8_t fb_tx_frame[128];
 static size_t fb_tx_len;
 
-static uint64_t fb_host(struct backend *be)
+static uint64_t fb_host(struct host *host)
 {
-	(void)be;
+	(void)host;
 	return fb_host_features;
 }
 
-static int fb_configure(struct backend *be, uint64_t f, unsigned int hdr_len)
+static int fb_configure(struct host *host, uint64_t f, unsigned int hdr_len)
 {
-	(void)be;
+	(void)host;
 	fb_features = f;
 	fb_hdr_len = hdr_len;
 	fb_configured++;
@@ -141,12 +141,12 @@ static int fb_configure(struct backend *be, uint64_t f, unsigned int hdr_len)
 	return 0;
 }
 
-static ssize_t fb_tx(struct backend *be, unsigned int pair,
+static ssize_t fb_tx(struct host *host, unsigned int pair,
 		     const struct iovec *iov, unsigned int iovcnt)
 {
 	unsigned int i;
 
-	(void)be;
+	(void)host;
 	fb_tx_count++;
 	if (cur_wp && !cur_wp->paused[pair] && !cur_wp->all)
 		fb_tx_unpaused++;
@@ -161,14 +161,14 @@ static ssize_t fb_tx(struct backend *be, unsigned int pair,
 	return (ssize_t)fb_tx_len;
 }
 
-static const struct backend_ops fb_ops = {
+static const struct host_ops fb_ops = {
 	.name = "fake",
 	.host_features = fb_host,
 	.configure = fb_configure,
 	.tx = fb_tx,
 };
 
-static struct backend fb = { .ops = &fb_ops, .npairs = 64 };
+static struct host fb = { .ops = &fb_ops, .npairs = 64 };
 
 /* -------- the test frontend -------- */
 
@@ -219,7 +219,7 @@ static int fe_open(struct fe *f, unsigned int queues)
 	struct vu_dev_cfg c = {
 		.name = "test0", .queues = queues, .features_mask = ~0ULL,
 		.mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 }, .mtu = 9000,
-		.be = &fb,
+		.host = &fb,
 	};
 
 	return fe_open_cfg(f, &c);
@@ -443,7 +443,7 @@ static void test_features_offered(void)
 static void test_features_mask(void)
 {
 	struct vu_dev_cfg c = {
-		.name = "masked", .queues = 2, .be = &fb,
+		.name = "masked", .queues = 2, .host = &fb,
 		.features_mask = ~(BIT(VIRTIO_F_RING_PACKED) |
 				   BIT(VIRTIO_NET_F_CSUM) |
 				   BIT(VIRTIO_NET_F_MQ)),
@@ -522,7 +522,7 @@ static void test_protocol_features(void)
 	/* bit 30 masked off: the protocol-feature requests are refused */
 	{
 		struct vu_dev_cfg c = {
-			.name = "nopf", .queues = 1, .be = &fb,
+			.name = "nopf", .queues = 1, .host = &fb,
 			.features_mask =
 				~BIT(VHOST_USER_F_PROTOCOL_FEATURES),
 		};
@@ -1348,7 +1348,7 @@ static int fe_open_vhost(struct fe *f, unsigned int queues,
 	struct vu_dev_cfg c = {
 		.name = "test0", .queues = queues, .features_mask = ~0ULL,
 		.mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 }, .mtu = 9000,
-		.be = &fb, .vhost = v,
+		.host = &fb, .vhost = v,
 	};
 
 	return fe_open_cfg(f, &c);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * be_loop.c - the loop backend: each frame the guest sends on pair i comes
+ * host_loop.c - the loop host: each frame the guest sends on pair i comes
  * back, vnet header included, on pair i's RX. For tests and benchmarks of
  * the whole userspace path without a host network.
  *
@@ -23,8 +23,8 @@
 #include <sys/mman.h>
 #include <linux/virtio_net.h>
 
-#include "backend.h"
-#include "be_priv.h"
+#include "host.h"
+#include "host_priv.h"
 #include "net.h"
 
 #define F(bit)		(1ULL << (bit))
@@ -56,9 +56,9 @@ struct loop_priv {
 	struct loop_q q[];
 };
 
-static void be_loop_close(struct backend *be)
+static void host_loop_close(struct host *host)
 {
-	struct loop_priv *p = be->priv;
+	struct loop_priv *p = host->priv;
 	unsigned int i;
 
 	if (!p)
@@ -70,20 +70,20 @@ static void be_loop_close(struct backend *be)
 			close(p->q[i].efd);
 	}
 	free(p);
-	be->priv = NULL;
-	be->npairs = 0;
+	host->priv = NULL;
+	host->npairs = 0;
 }
 
-static int be_loop_open(struct backend *be, const struct backend_cfg *cfg,
+static int host_loop_open(struct host *host, const struct host_cfg *cfg,
 			char *err, size_t errlen)
 {
 	struct loop_priv *p;
 	unsigned int i;
 	int ret;
 
-	if (!cfg->npairs || cfg->npairs > BACKEND_MAX_PAIRS) {
+	if (!cfg->npairs || cfg->npairs > HOST_MAX_PAIRS) {
 		snprintf(err, errlen, "loop: %u queue pairs: use 1..%u",
-			 cfg->npairs, (unsigned int)BACKEND_MAX_PAIRS);
+			 cfg->npairs, (unsigned int)HOST_MAX_PAIRS);
 		return -EINVAL;
 	}
 	p = calloc(1, sizeof(*p) + cfg->npairs * sizeof(p->q[0]));
@@ -92,8 +92,8 @@ static int be_loop_open(struct backend *be, const struct backend_cfg *cfg,
 	for (i = 0; i < cfg->npairs; i++)
 		p->q[i].efd = -1;
 	p->npairs = cfg->npairs;
-	be->priv = p;
-	be->npairs = cfg->npairs;
+	host->priv = p;
+	host->npairs = cfg->npairs;
 	for (i = 0; i < cfg->npairs; i++) {
 		/* untouched pages cost nothing: reserve, do not commit */
 		p->q[i].buf = mmap(NULL, (size_t)LOOP_SLOTS * LOOP_SLOT_SIZE,
@@ -111,7 +111,7 @@ static int be_loop_open(struct backend *be, const struct backend_cfg *cfg,
 
 err_close:
 	ret = -errno;
-	be_loop_close(be);
+	host_loop_close(host);
 	snprintf(err, errlen, "loop: %u queues of %u x %u bytes: %s",
 		 cfg->npairs, (unsigned int)LOOP_SLOTS,
 		 (unsigned int)LOOP_SLOT_SIZE, strerror(-ret));
@@ -121,50 +121,50 @@ err_nomem:
 	return -ENOMEM;
 }
 
-static int be_loop_configure(struct backend *be, uint64_t features,
+static int host_loop_configure(struct host *host, uint64_t features,
 			     unsigned int hdr_len)
 {
 	if (hdr_len > NET_HDR_MAX)
 		return -EINVAL;
-	be->features = features;
-	be->hdr_len = hdr_len;
+	host->features = features;
+	host->hdr_len = hdr_len;
 	return 0;
 }
 
 /* Can the guest take this header's offloads on RX? */
-static bool be_loop_rx_ok(const struct backend *be, const uint8_t *slot)
+static bool host_loop_rx_ok(const struct host *host, const uint8_t *slot)
 {
 	struct virtio_net_hdr h;
 	uint8_t gso;
 
-	if (be->hdr_len < sizeof(h))
+	if (host->hdr_len < sizeof(h))
 		return true;
 	memcpy(&h, slot, sizeof(h));
 	if ((h.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
-	    !(be->features & F(VIRTIO_NET_F_GUEST_CSUM)))
+	    !(host->features & F(VIRTIO_NET_F_GUEST_CSUM)))
 		return false;
 	if ((h.gso_type & VIRTIO_NET_HDR_GSO_ECN) &&
-	    !(be->features & F(VIRTIO_NET_F_GUEST_ECN)))
+	    !(host->features & F(VIRTIO_NET_F_GUEST_ECN)))
 		return false;
 	gso = h.gso_type & (uint8_t)~VIRTIO_NET_HDR_GSO_ECN;
 	switch (gso) {
 	case VIRTIO_NET_HDR_GSO_NONE:
 		return true;
 	case VIRTIO_NET_HDR_GSO_TCPV4:
-		return be->features & F(VIRTIO_NET_F_GUEST_TSO4);
+		return host->features & F(VIRTIO_NET_F_GUEST_TSO4);
 	case VIRTIO_NET_HDR_GSO_TCPV6:
-		return be->features & F(VIRTIO_NET_F_GUEST_TSO6);
+		return host->features & F(VIRTIO_NET_F_GUEST_TSO6);
 	case VIRTIO_NET_HDR_GSO_UDP:
-		return be->features & F(VIRTIO_NET_F_GUEST_UFO);
+		return host->features & F(VIRTIO_NET_F_GUEST_UFO);
 	default:
 		return false;
 	}
 }
 
-static ssize_t be_loop_tx(struct backend *be, unsigned int pair,
+static ssize_t host_loop_tx(struct host *host, unsigned int pair,
 			  const struct iovec *iov, unsigned int iovcnt)
 {
-	struct loop_priv *p = be->priv;
+	struct loop_priv *p = host->priv;
 	static const uint64_t one = 1;
 	struct loop_q *q;
 	uint8_t *slot;
@@ -187,7 +187,7 @@ static ssize_t be_loop_tx(struct backend *be, unsigned int pair,
 		memcpy(slot + n, iov[i].iov_base, iov[i].iov_len);
 		n += iov[i].iov_len;
 	}
-	if (n < be->hdr_len || !be_loop_rx_ok(be, slot)) {
+	if (n < host->hdr_len || !host_loop_rx_ok(host, slot)) {
 		q->dropped++;
 		return -EPROTONOSUPPORT;
 	}
@@ -197,10 +197,10 @@ static ssize_t be_loop_tx(struct backend *be, unsigned int pair,
 	return (ssize_t)n;
 }
 
-static ssize_t be_loop_rx(struct backend *be, unsigned int pair,
+static ssize_t host_loop_rx(struct host *host, unsigned int pair,
 			  const struct iovec *iov, unsigned int iovcnt)
 {
-	struct loop_priv *p = be->priv;
+	struct loop_priv *p = host->priv;
 	const uint8_t *slot;
 	struct loop_q *q;
 	size_t len, off = 0, n;
@@ -229,9 +229,9 @@ static ssize_t be_loop_rx(struct backend *be, unsigned int pair,
 	return (ssize_t)len;
 }
 
-static ssize_t be_loop_rx_peek_len(struct backend *be, unsigned int pair)
+static ssize_t host_loop_rx_peek_len(struct host *host, unsigned int pair)
 {
-	struct loop_priv *p = be->priv;
+	struct loop_priv *p = host->priv;
 	struct loop_q *q;
 
 	if (!p || pair >= p->npairs)
@@ -242,31 +242,31 @@ static ssize_t be_loop_rx_peek_len(struct backend *be, unsigned int pair)
 	return q->len[q->tail % LOOP_SLOTS];
 }
 
-static int be_loop_rx_fd(struct backend *be, unsigned int pair)
+static int host_loop_rx_fd(struct host *host, unsigned int pair)
 {
-	struct loop_priv *p = be->priv;
+	struct loop_priv *p = host->priv;
 
 	if (!p || pair >= p->npairs)
 		return -1;
 	return p->q[pair].efd;
 }
 
-static int be_loop_queue_fd(struct backend *be, unsigned int pair)
+static int host_loop_queue_fd(struct host *host, unsigned int pair)
 {
-	(void)be;
+	(void)host;
 	(void)pair;
 	return -1;
 }
 
-const struct backend_ops be_loop_ops = {
+const struct host_ops host_loop_ops = {
 	.name = "loop",
-	.open = be_loop_open,
-	.host_features = be_any_offload,
-	.configure = be_loop_configure,
-	.tx = be_loop_tx,
-	.rx = be_loop_rx,
-	.rx_peek_len = be_loop_rx_peek_len,
-	.rx_fd = be_loop_rx_fd,
-	.queue_fd = be_loop_queue_fd,
-	.close = be_loop_close,
+	.open = host_loop_open,
+	.host_features = host_any_offload,
+	.configure = host_loop_configure,
+	.tx = host_loop_tx,
+	.rx = host_loop_rx,
+	.rx_peek_len = host_loop_rx_peek_len,
+	.rx_fd = host_loop_rx_fd,
+	.queue_fd = host_loop_queue_fd,
+	.close = host_loop_close,
 };

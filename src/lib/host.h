@@ -1,116 +1,116 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * backend.h - the host side of a port behind one ops table (bhyve's
- * net_backends.c shape). A backend moves whole frames, each preceded by a
+ * host.h - the host side of a port behind one ops table (bhyve's
+ * net_backends.c shape). A host moves whole frames, each preceded by a
  * virtio-net header of the negotiated length, between vnetd and the host.
- * It knows nothing of rings. Adding a backend adds a file and one line in
- * backend.c's table.
+ * It knows nothing of rings. Adding a host adds a file and one line in
+ * host.c's table.
  */
-#ifndef VNET_BACKEND_H
-#define VNET_BACKEND_H
+#ifndef VNET_HOST_H
+#define VNET_HOST_H
 
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
-#define BACKEND_MAX_PAIRS	64
-#define BACKEND_MAX_TAP_FDS	BACKEND_MAX_PAIRS
+#define HOST_MAX_PAIRS	64
+#define HOST_MAX_TAP_FDS	HOST_MAX_PAIRS
 
 /**
- * struct backend_cfg - What a port asks of its backend
+ * struct host_cfg - What a port asks of its host side
  * @npairs:	Queue pairs the frontend may use (each gets its own host queue)
  * @tap_name:	tap: interface to create or attach to ("" = kernel picks)
  * @tap_fds:	tap: already-open queue fds from the parent, or NULL
  * @ntap_fds:	tap: how many in @tap_fds (must equal @npairs when given)
  */
-struct backend_cfg {
+struct host_cfg {
 	unsigned int npairs;
 	const char *tap_name;
 	const int *tap_fds;
 	unsigned int ntap_fds;
 };
 
-struct backend;
+struct host;
 
 /**
- * struct backend_ops - What every backend implements
+ * struct host_ops - What every host implements
  *
  * Context: open/configure/close from the control thread with the data path
  * of the port paused; tx/rx/rx_fd from the worker thread that owns @pair.
  */
-struct backend_ops {
+struct host_ops {
 	/** @name: what --backend takes */
 	const char *name;
 	/**
 	 * @open: set up @cfg->npairs host queues. Return: 0 or -errno, and
 	 * fill @err (one sentence for an operator) on failure.
 	 */
-	int (*open)(struct backend *be, const struct backend_cfg *cfg,
+	int (*open)(struct host *host, const struct host_cfg *cfg,
 		    char *err, size_t errlen);
 	/**
 	 * @host_features: virtio-net feature bits (VIRTIO_NET_F_*) whose
 	 * offloads the host side can honour, e.g. HOST_TSO4 needs TAP with
 	 * IFF_VNET_HDR. Called before any feature is offered.
 	 */
-	uint64_t (*host_features)(struct backend *be);
+	uint64_t (*host_features)(struct host *host);
 	/**
 	 * @configure: the guest acked @features; use a @hdr_len byte vnet
 	 * header on every frame from now on (TUNSETVNETHDRSZ, TUNSETOFFLOAD
 	 * from the GUEST_* bits). Return: 0 or -errno.
 	 */
-	int (*configure)(struct backend *be, uint64_t features,
+	int (*configure)(struct host *host, uint64_t features,
 			 unsigned int hdr_len);
 	/**
 	 * @tx: send one frame (vnet header first) on @pair's host queue.
 	 * Return: bytes taken, -EAGAIN if the host queue is full (the
 	 * caller retries later), other -errno: frame dropped.
 	 */
-	ssize_t (*tx)(struct backend *be, unsigned int pair,
+	ssize_t (*tx)(struct host *host, unsigned int pair,
 		      const struct iovec *iov, unsigned int iovcnt);
 	/**
 	 * @rx: receive one frame (vnet header first) into @iov.
 	 * Return: frame length, -EAGAIN if none is waiting, -EMSGSIZE if the
 	 * frame did not fit (it is dropped), other -errno.
 	 */
-	ssize_t (*rx)(struct backend *be, unsigned int pair,
+	ssize_t (*rx)(struct host *host, unsigned int pair,
 		      const struct iovec *iov, unsigned int iovcnt);
 	/**
 	 * @rx_peek_len: length of the next frame waiting on @pair including
 	 * the vnet header, 0 if none, -errno if unknown (the caller then
 	 * offers buffers for the largest frame).
 	 */
-	ssize_t (*rx_peek_len)(struct backend *be, unsigned int pair);
+	ssize_t (*rx_peek_len)(struct host *host, unsigned int pair);
 	/**
 	 * @rx_fd: descriptor that polls readable when @pair may have a frame
-	 * for the guest; -1 if the backend never produces frames.
+	 * for the guest; -1 if the host side never produces frames.
 	 */
-	int (*rx_fd)(struct backend *be, unsigned int pair);
+	int (*rx_fd)(struct host *host, unsigned int pair);
 	/**
 	 * @queue_fd: the host queue fd of @pair for kernel offload
-	 * (VHOST_NET_SET_BACKEND), -1 if the backend has none.
+	 * (VHOST_NET_SET_BACKEND), -1 if the host side has none.
 	 */
-	int (*queue_fd)(struct backend *be, unsigned int pair);
-	/** @close: release everything open() made; the backend is reusable */
-	void (*close)(struct backend *be);
+	int (*queue_fd)(struct host *host, unsigned int pair);
+	/** @close: release everything open() made; the host side is reusable */
+	void (*close)(struct host *host);
 };
 
 /**
- * struct backend - One port's host side
+ * struct host - One port's host side
  * @ops:	Implementation
  * @npairs:	Host queues open
  * @hdr_len:	vnet header bytes per frame, set by configure()
  * @features:	Guest-acked virtio-net features, set by configure()
  * @priv:	Implementation state
  */
-struct backend {
-	const struct backend_ops *ops;
+struct host {
+	const struct host_ops *ops;
 	unsigned int npairs;
 	unsigned int hdr_len;
 	uint64_t features;
 	void *priv;
 };
 
-const struct backend_ops *backend_find(const char *name);
-const char *backend_names(void);
+const struct host_ops *host_find(const char *name);
+const char *host_names(void);
 
-#endif /* VNET_BACKEND_H */
+#endif /* VNET_HOST_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vhost_offload.h - hand one queue pair's rings to the kernel's vhost-net:
+ * vhost_pair.h - hand one queue pair's rings to the kernel's vhost-net:
  * one /dev/vhost-net fd per pair, bound to that pair's TAP queue. The
  * frontend's kick and call eventfds go straight to the kernel, so vnetd's
  * worker never sees the pair's traffic.
@@ -10,21 +10,21 @@
  * reason in o->why, so the caller can fall back to the userspace path for
  * that connection (under --vhost-net auto) or refuse (under on).
  */
-#ifndef VNET_VHOST_OFFLOAD_H
-#define VNET_VHOST_OFFLOAD_H
+#ifndef VNET_VHOST_PAIR_H
+#define VNET_VHOST_PAIR_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "gmem.h"
-#include "port.h"
+#include "pair.h"
 #include "vhost_mode.h"
 
 #define VHOST_OFFLOAD_RX	0	/* vhost-net's ring index of vq 2i */
 #define VHOST_OFFLOAD_TX	1	/* ... and of vq 2i + 1 */
 
 /**
- * struct vhost_offload - One queue pair running on the kernel's vhost-net
+ * struct vhost_pair - One queue pair running on the kernel's vhost-net
  * @fd:		/dev/vhost-net fd, -1 when not running
  * @tap_fd:	The pair's TAP queue fd (not ours: never closed here)
  * @kernel_features: VHOST_GET_FEATURES of @fd
@@ -35,7 +35,7 @@
  * @max_regions: The module's max_mem_regions
  * @why:	One line: why the last call failed, or what runs
  */
-struct vhost_offload {
+struct vhost_pair {
 	int fd;
 	int tap_fd;
 	uint64_t kernel_features;
@@ -47,24 +47,24 @@ struct vhost_offload {
 	char why[VHOST_MODE_REASON_LEN];
 };
 
-void vhost_offload_init(struct vhost_offload *o);
-bool vhost_offload_running(const struct vhost_offload *o);
-int vhost_offload_start(struct vhost_offload *o, const char *dev,
+void vhost_pair_init(struct vhost_pair *o);
+bool vhost_pair_running(const struct vhost_pair *o);
+int vhost_pair_start(struct vhost_pair *o, const char *dev,
 			struct vnet_pair *p, const struct gmem *m,
 			unsigned int max_regions, int tap_fd,
 			const struct gmem_log *log, int log_fd);
-int vhost_offload_ring_stop(struct vhost_offload *o, unsigned int ring,
+int vhost_pair_ring_stop(struct vhost_pair *o, unsigned int ring,
 			    uint32_t *base);
-int vhost_offload_ring_enable(struct vhost_offload *o, unsigned int ring,
+int vhost_pair_ring_enable(struct vhost_pair *o, unsigned int ring,
 			      bool enable);
-int vhost_offload_stop(struct vhost_offload *o, struct vnet_pair *p);
-int vhost_offload_set_ring_fds(struct vhost_offload *o, unsigned int ring,
+int vhost_pair_stop(struct vhost_pair *o, struct vnet_pair *p);
+int vhost_pair_set_ring_fds(struct vhost_pair *o, unsigned int ring,
 			       const struct vnet_ring *r);
-int vhost_offload_set_ring_addr(struct vhost_offload *o, struct vnet_pair *p);
-int vhost_offload_set_mem(struct vhost_offload *o, struct vnet_pair *p,
+int vhost_pair_set_ring_addr(struct vhost_pair *o, struct vnet_pair *p);
+int vhost_pair_set_mem(struct vhost_pair *o, struct vnet_pair *p,
 			  const struct gmem *m);
-int vhost_offload_set_log(struct vhost_offload *o, struct vnet_pair *p,
+int vhost_pair_set_log(struct vhost_pair *o, struct vnet_pair *p,
 			  const struct gmem *m, const struct gmem_log *log,
 			  int log_fd);
 
-#endif /* VNET_VHOST_OFFLOAD_H */
+#endif /* VNET_VHOST_PAIR_H */

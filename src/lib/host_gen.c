@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * be_gen.c - a traffic source for benchmarks: "gen" hands the guest one
+ * host_gen.c - a traffic source for benchmarks: "gen" hands the guest one
  * frame every time it asks (as fast as the guest posts RX buffers) and
  * drops every frame the guest sends, like "null".
  *
@@ -20,8 +20,8 @@
 #include <string.h>
 #include <linux/virtio_net.h>
 
-#include "backend.h"
-#include "be_priv.h"
+#include "host.h"
+#include "host_priv.h"
 #include "util.h"
 
 #define F(bit)		(1ULL << (bit))
@@ -31,25 +31,25 @@
 #define GEN_SIZE_MAX	9000
 
 /**
- * struct be_gen - Generator state, shared by all pairs (read-only per frame)
+ * struct host_gen - Generator state, shared by all pairs (read-only per frame)
  * @len:	Template bytes: vnet header (hdr_len) + frame
  * @frame_len:	Frame bytes
  * @buf:	Template: an all-zero vnet header area of GEN_HDR_MAX bytes,
  *		then the frame; a @hdr_len header starts GEN_HDR_MAX - hdr_len in
  */
-struct be_gen {
+struct host_gen {
 	size_t len;
 	size_t frame_len;
 	uint8_t buf[GEN_HDR_MAX + GEN_SIZE_MAX];
 };
 
 /* Start of the template for a @hdr_len byte vnet header */
-static const uint8_t *be_gen_tmpl(const struct be_gen *g, unsigned int hdr_len)
+static const uint8_t *host_gen_tmpl(const struct host_gen *g, unsigned int hdr_len)
 {
 	return g->buf + GEN_HDR_MAX - hdr_len;
 }
 
-static uint16_t be_gen_ip_csum(const uint8_t *p, size_t len)
+static uint16_t host_gen_ip_csum(const uint8_t *p, size_t len)
 {
 	uint32_t sum = 0;
 	size_t i;
@@ -61,14 +61,14 @@ static uint16_t be_gen_ip_csum(const uint8_t *p, size_t len)
 	return (uint16_t)~sum;
 }
 
-static void be_gen_put16(uint8_t *p, uint16_t v)
+static void host_gen_put16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)(v >> 8);
 	p[1] = (uint8_t)v;
 }
 
 /* Ethernet (locally administered MACs), IPv4 198.18.0.1 -> .2, UDP 9 -> 9 */
-static void be_gen_build(struct be_gen *g, size_t frame_len)
+static void host_gen_build(struct host_gen *g, size_t frame_len)
 {
 	static const uint8_t eth[14] = {
 		0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00,
@@ -78,21 +78,21 @@ static void be_gen_build(struct be_gen *g, size_t frame_len)
 	memset(g->buf, 0, sizeof(g->buf));
 	memcpy(f, eth, sizeof(eth));
 	ip[0] = 0x45;
-	be_gen_put16(ip + 2, (uint16_t)(frame_len - 14));
+	host_gen_put16(ip + 2, (uint16_t)(frame_len - 14));
 	ip[8] = 64;		/* TTL */
 	ip[9] = 17;		/* UDP */
 	ip[12] = 198, ip[13] = 18, ip[14] = 0, ip[15] = 1;
 	ip[16] = 198, ip[17] = 18, ip[18] = 0, ip[19] = 2;
-	be_gen_put16(ip + 10, be_gen_ip_csum(ip, 20));
-	be_gen_put16(udp, 9);
-	be_gen_put16(udp + 2, 9);
-	be_gen_put16(udp + 4, (uint16_t)(frame_len - 34));
+	host_gen_put16(ip + 10, host_gen_ip_csum(ip, 20));
+	host_gen_put16(udp, 9);
+	host_gen_put16(udp + 2, 9);
+	host_gen_put16(udp + 4, (uint16_t)(frame_len - 34));
 	/* UDP checksum 0: none (RFC 768) */
 	g->frame_len = frame_len;
 }
 
 /* VNET_GEN_SIZE: 0 and *@len, or -EINVAL */
-static int be_gen_size(size_t *len)
+static int host_gen_size(size_t *len)
 {
 	const char *s = getenv("VNET_GEN_SIZE");
 	unsigned long v;
@@ -109,18 +109,18 @@ static int be_gen_size(size_t *len)
 	return 0;
 }
 
-static int be_gen_open(struct backend *be, const struct backend_cfg *cfg,
+static int host_gen_open(struct host *host, const struct host_cfg *cfg,
 		       char *err, size_t errlen)
 {
-	struct be_gen *g;
+	struct host_gen *g;
 	size_t len;
 
-	if (!cfg->npairs || cfg->npairs > BACKEND_MAX_PAIRS) {
+	if (!cfg->npairs || cfg->npairs > HOST_MAX_PAIRS) {
 		snprintf(err, errlen, "gen: %u queue pairs: use 1..%u",
-			 cfg->npairs, (unsigned int)BACKEND_MAX_PAIRS);
+			 cfg->npairs, (unsigned int)HOST_MAX_PAIRS);
 		return -EINVAL;
 	}
-	if (be_gen_size(&len)) {
+	if (host_gen_size(&len)) {
 		snprintf(err, errlen, "gen: VNET_GEN_SIZE: use %d..%d bytes",
 			 GEN_SIZE_MIN, GEN_SIZE_MAX);
 		return -EINVAL;
@@ -130,38 +130,38 @@ static int be_gen_open(struct backend *be, const struct backend_cfg *cfg,
 		snprintf(err, errlen, "gen: out of memory");
 		return -ENOMEM;
 	}
-	be_gen_build(g, len);
+	host_gen_build(g, len);
 	g->len = len;	/* + hdr_len once configured */
-	be->npairs = cfg->npairs;
-	be->hdr_len = 0;
-	be->priv = g;
+	host->npairs = cfg->npairs;
+	host->hdr_len = 0;
+	host->priv = g;
 	return 0;
 }
 
-static int be_gen_configure(struct backend *be, uint64_t features,
+static int host_gen_configure(struct host *host, uint64_t features,
 			    unsigned int hdr_len)
 {
-	struct be_gen *g = be->priv;
+	struct host_gen *g = host->priv;
 
 	if (!g || hdr_len > GEN_HDR_MAX)
 		return -EINVAL;
-	be->features = features;
-	be->hdr_len = hdr_len;
+	host->features = features;
+	host->hdr_len = hdr_len;
 	g->len = hdr_len + g->frame_len;
 	return 0;
 }
 
-static ssize_t be_gen_rx(struct backend *be, unsigned int pair,
+static ssize_t host_gen_rx(struct host *host, unsigned int pair,
 			 const struct iovec *iov, unsigned int iovcnt)
 {
-	const struct be_gen *g = be->priv;
+	const struct host_gen *g = host->priv;
 	const uint8_t *src;
 	size_t left, n;
 	unsigned int i;
 
-	if (!g || pair >= be->npairs)
+	if (!g || pair >= host->npairs)
 		return -EINVAL;
-	src = be_gen_tmpl(g, be->hdr_len);
+	src = host_gen_tmpl(g, host->hdr_len);
 	left = g->len;
 	for (i = 0; i < iovcnt && left; i++) {
 		n = MIN(iov[i].iov_len, left);
@@ -172,39 +172,39 @@ static ssize_t be_gen_rx(struct backend *be, unsigned int pair,
 	return left ? -EMSGSIZE : (ssize_t)g->len;
 }
 
-static ssize_t be_gen_rx_peek_len(struct backend *be, unsigned int pair)
+static ssize_t host_gen_rx_peek_len(struct host *host, unsigned int pair)
 {
-	const struct be_gen *g = be->priv;
+	const struct host_gen *g = host->priv;
 
-	if (!g || pair >= be->npairs)
+	if (!g || pair >= host->npairs)
 		return 0;
 	return (ssize_t)g->len;
 }
 
 /* Always ready: there is nothing to poll, the worker asks when it can */
-static int be_gen_fd(struct backend *be, unsigned int pair)
+static int host_gen_fd(struct host *host, unsigned int pair)
 {
-	(void)be;
+	(void)host;
 	(void)pair;
 	return -1;
 }
 
-static void be_gen_close(struct backend *be)
+static void host_gen_close(struct host *host)
 {
-	free(be->priv);
-	be->priv = NULL;
-	be->npairs = 0;
+	free(host->priv);
+	host->priv = NULL;
+	host->npairs = 0;
 }
 
-const struct backend_ops be_gen_ops = {
+const struct host_ops host_gen_ops = {
 	.name = "gen",
-	.open = be_gen_open,
-	.host_features = be_any_offload,
-	.configure = be_gen_configure,
-	.tx = be_discard_tx,
-	.rx = be_gen_rx,
-	.rx_peek_len = be_gen_rx_peek_len,
-	.rx_fd = be_gen_fd,
-	.queue_fd = be_gen_fd,
-	.close = be_gen_close,
+	.open = host_gen_open,
+	.host_features = host_any_offload,
+	.configure = host_gen_configure,
+	.tx = host_discard_tx,
+	.rx = host_gen_rx,
+	.rx_peek_len = host_gen_rx_peek_len,
+	.rx_fd = host_gen_fd,
+	.queue_fd = host_gen_fd,
+	.close = host_gen_close,
 };

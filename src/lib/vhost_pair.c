@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * vhost_offload.c - run one queue pair on the kernel's vhost-net.
+ * vhost_pair.c - run one queue pair on the kernel's vhost-net.
  *
  * What this layer does: the order of the vhost ioctls for a pair (owner,
  * features, memory table, log, then per ring num/base/addr/kick/call/err,
@@ -31,12 +31,12 @@
 
 #include "util.h"
 #include "vhost_kernel.h"
-#include "vhost_offload.h"
+#include "vhost_pair.h"
 
 #define VHOST_OFFLOAD_LOG_ALL	(1ULL << VHOST_F_LOG_ALL)
 
 /* Record why @step failed; return @err for a one-line caller */
-static int vhost_offload_fail(struct vhost_offload *o, const char *step,
+static int vhost_pair_fail(struct vhost_pair *o, const char *step,
 			      int err)
 {
 	snprintf(o->why, sizeof(o->why), "%s: %s", step, strerror(-err));
@@ -44,10 +44,10 @@ static int vhost_offload_fail(struct vhost_offload *o, const char *step,
 }
 
 /**
- * vhost_offload_init() - Set up an idle offload slot
+ * vhost_pair_init() - Set up an idle offload slot
  * @o:		Slot, one per queue pair
  */
-void vhost_offload_init(struct vhost_offload *o)
+void vhost_pair_init(struct vhost_pair *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
@@ -55,26 +55,26 @@ void vhost_offload_init(struct vhost_offload *o)
 }
 
 /**
- * vhost_offload_running() - Does the kernel own this pair's rings?
+ * vhost_pair_running() - Does the kernel own this pair's rings?
  * @o:		Slot
  *
- * Return: true between a successful vhost_offload_start() and
- *	   vhost_offload_stop()
+ * Return: true between a successful vhost_pair_start() and
+ *	   vhost_pair_stop()
  */
-bool vhost_offload_running(const struct vhost_offload *o)
+bool vhost_pair_running(const struct vhost_pair *o)
 {
 	return o->fd >= 0;
 }
 
 /* The ring at vhost-net index @ring of @p */
-static struct vnet_ring *vhost_offload_ring(struct vnet_pair *p,
+static struct vnet_ring *vhost_pair_ring(struct vnet_pair *p,
 					    unsigned int ring)
 {
 	return ring == VHOST_OFFLOAD_RX ? &p->rx : &p->tx;
 }
 
 /* Can the kernel take this ring as it is? Only checks, no ioctl */
-static int vhost_offload_ring_ok(struct vhost_offload *o,
+static int vhost_pair_ring_ok(struct vhost_pair *o,
 				 const struct vnet_ring *r, const char *name)
 {
 	const struct vq *vq = &r->vq;
@@ -105,7 +105,7 @@ static int vhost_offload_ring_ok(struct vhost_offload *o,
 }
 
 /* Does @log cover every guest page of @m? The kernel trusts its size */
-static int vhost_offload_log_covers(const struct gmem *m,
+static int vhost_pair_log_covers(const struct gmem *m,
 				    const struct gmem_log *log)
 {
 	uint64_t pages = log->size * 8, end;
@@ -122,23 +122,23 @@ static int vhost_offload_log_covers(const struct gmem *m,
 }
 
 /* KICK, CALL, ERR of one ring: the frontend's eventfds, straight to the kernel */
-static int vhost_offload_ring_fds(struct vhost_offload *o,
+static int vhost_pair_ring_fds(struct vhost_pair *o,
 				  const struct vnet_ring *r, unsigned int ring)
 {
 	int ret;
 
 	ret = vhost_kernel_set_vring_kick(o->fd, ring, r->kick_fd);
 	if (ret)
-		return vhost_offload_fail(o, "VHOST_SET_VRING_KICK", ret);
+		return vhost_pair_fail(o, "VHOST_SET_VRING_KICK", ret);
 	ret = vhost_kernel_set_vring_call(o->fd, ring, r->call_fd);
 	if (ret)
-		return vhost_offload_fail(o, "VHOST_SET_VRING_CALL", ret);
+		return vhost_pair_fail(o, "VHOST_SET_VRING_CALL", ret);
 	ret = vhost_kernel_set_vring_err(o->fd, ring, r->err_fd);
-	return ret ? vhost_offload_fail(o, "VHOST_SET_VRING_ERR", ret) : 0;
+	return ret ? vhost_pair_fail(o, "VHOST_SET_VRING_ERR", ret) : 0;
 }
 
 /* NUM, BASE, ADDR, KICK, CALL, ERR of one ring; not yet attached */
-static int vhost_offload_ring_setup(struct vhost_offload *o,
+static int vhost_pair_ring_setup(struct vhost_pair *o,
 				    struct vnet_ring *r, unsigned int ring)
 {
 	const struct vq *vq = &r->vq;
@@ -146,20 +146,20 @@ static int vhost_offload_ring_setup(struct vhost_offload *o,
 
 	ret = vhost_kernel_set_vring_num(o->fd, ring, vq->num);
 	if (ret)
-		return vhost_offload_fail(o, "VHOST_SET_VRING_NUM", ret);
+		return vhost_pair_fail(o, "VHOST_SET_VRING_NUM", ret);
 	ret = vhost_kernel_set_vring_base(o->fd, ring, vq_get_base(vq));
 	if (ret)
-		return vhost_offload_fail(o, "VHOST_SET_VRING_BASE", ret);
+		return vhost_pair_fail(o, "VHOST_SET_VRING_BASE", ret);
 	ret = vhost_kernel_set_vring_addr(o->fd, ring, vq->split.desc,
 					  vq->split.avail, vq->split.used,
 					  vq->log_used_gpa, o->logging);
 	if (ret)
-		return vhost_offload_fail(o, "VHOST_SET_VRING_ADDR", ret);
-	return vhost_offload_ring_fds(o, r, ring);
+		return vhost_pair_fail(o, "VHOST_SET_VRING_ADDR", ret);
+	return vhost_pair_ring_fds(o, r, ring);
 }
 
 /* OWNER, FEATURES, MEM_TABLE, log: everything before the rings */
-static int vhost_offload_dev_setup(struct vhost_offload *o,
+static int vhost_pair_dev_setup(struct vhost_pair *o,
 				   const struct vnet_pair *p,
 				   const struct gmem *m,
 				   const struct gmem_log *log, int log_fd)
@@ -169,10 +169,10 @@ static int vhost_offload_dev_setup(struct vhost_offload *o,
 
 	ret = vhost_kernel_set_owner(o->fd);
 	if (ret)
-		return vhost_offload_fail(o, "VHOST_SET_OWNER", ret);
+		return vhost_pair_fail(o, "VHOST_SET_OWNER", ret);
 	ret = vhost_kernel_get_features(o->fd, &o->kernel_features);
 	if (ret)
-		return vhost_offload_fail(o, "VHOST_GET_FEATURES", ret);
+		return vhost_pair_fail(o, "VHOST_GET_FEATURES", ret);
 	need = p->features & vhost_mode_ring_bits() & ~VHOST_OFFLOAD_LOG_ALL;
 	if (need & ~o->kernel_features) {
 		snprintf(o->why, sizeof(o->why),
@@ -183,32 +183,32 @@ static int vhost_offload_dev_setup(struct vhost_offload *o,
 	o->acked = vhost_mode_kernel_features(p->features, o->kernel_features) &
 		   ~VHOST_OFFLOAD_LOG_ALL;
 	if (log && !(o->kernel_features & VHOST_OFFLOAD_LOG_ALL))
-		return vhost_offload_fail(o, "dirty log", -EOPNOTSUPP);
+		return vhost_pair_fail(o, "dirty log", -EOPNOTSUPP);
 	ret = vhost_kernel_set_mem_table(o->fd, m, o->max_regions);
 	if (ret)
-		return vhost_offload_fail(o, "VHOST_SET_MEM_TABLE", ret);
+		return vhost_pair_fail(o, "VHOST_SET_MEM_TABLE", ret);
 	if (log) {
-		if (!vhost_offload_log_covers(m, log))
-			return vhost_offload_fail(o, "dirty log too small",
+		if (!vhost_pair_log_covers(m, log))
+			return vhost_pair_fail(o, "dirty log too small",
 						  -EINVAL);
 		ret = vhost_kernel_set_log_base(o->fd, log->base);
 		if (ret)
-			return vhost_offload_fail(o, "VHOST_SET_LOG_BASE", ret);
+			return vhost_pair_fail(o, "VHOST_SET_LOG_BASE", ret);
 		ret = vhost_kernel_set_log_fd(o->fd, log_fd);
 		if (ret)
-			return vhost_offload_fail(o, "VHOST_SET_LOG_FD", ret);
+			return vhost_pair_fail(o, "VHOST_SET_LOG_FD", ret);
 		o->logging = true;
 	}
 	ret = vhost_kernel_set_features(o->fd, o->acked |
 					(o->logging ? VHOST_OFFLOAD_LOG_ALL : 0));
 	if (ret)
-		return vhost_offload_fail(o, "VHOST_SET_FEATURES", ret);
+		return vhost_pair_fail(o, "VHOST_SET_FEATURES", ret);
 	return 0;
 }
 
 /**
- * vhost_offload_start() - Hand a queue pair's rings to the kernel
- * @o:		Idle slot: vhost_offload_init() once, or stopped
+ * vhost_pair_start() - Hand a queue pair's rings to the kernel
+ * @o:		Idle slot: vhost_pair_init() once, or stopped
  * @dev:	Device, NULL for /dev/vhost-net
  * @p:		The pair: both rings split, sized, addressed (our addresses),
  *		with the frontend's kick eventfds, @p->features negotiated and
@@ -223,7 +223,7 @@ static int vhost_offload_dev_setup(struct vhost_offload *o,
  *
  * Sets the TAP's vnet header size to @p->hdr_len. On success the kernel
  * owns both rings: the worker must not touch them until
- * vhost_offload_stop(). On failure nothing stays attached, the fd is
+ * vhost_pair_stop(). On failure nothing stays attached, the fd is
  * closed and the rings are where they were (or, if one was attached before
  * a later step failed, where the kernel left it): the userspace path may
  * run them from their vq positions.
@@ -232,7 +232,7 @@ static int vhost_offload_dev_setup(struct vhost_offload *o,
  * Return: 0 or -errno with o->why naming the refused step (-EBUSY if @o
  *	   is running)
  */
-int vhost_offload_start(struct vhost_offload *o, const char *dev,
+int vhost_pair_start(struct vhost_pair *o, const char *dev,
 			struct vnet_pair *p, const struct gmem *m,
 			unsigned int max_regions, int tap_fd,
 			const struct gmem_log *log, int log_fd)
@@ -242,34 +242,34 @@ int vhost_offload_start(struct vhost_offload *o, const char *dev,
 
 	/* A second kernel worker on the same rings would corrupt them */
 	if (o->fd >= 0)
-		return vhost_offload_fail(o, "pair already offloaded", -EBUSY);
-	vhost_offload_init(o);
+		return vhost_pair_fail(o, "pair already offloaded", -EBUSY);
+	vhost_pair_init(o);
 	o->max_regions = max_regions ? max_regions : VHOST_KERNEL_DEFAULT_REGIONS;
-	ret = vhost_offload_ring_ok(o, &p->rx, "RX");
+	ret = vhost_pair_ring_ok(o, &p->rx, "RX");
 	if (!ret)
-		ret = vhost_offload_ring_ok(o, &p->tx, "TX");
+		ret = vhost_pair_ring_ok(o, &p->tx, "TX");
 	if (ret)
 		return ret;
 	if (p->hdr_len != 10 && p->hdr_len != 12)
-		return vhost_offload_fail(o, "vnet header size", -EINVAL);
+		return vhost_pair_fail(o, "vnet header size", -EINVAL);
 	if (tap_fd < 0)
-		return vhost_offload_fail(o, "no TAP queue fd", -EBADF);
+		return vhost_pair_fail(o, "no TAP queue fd", -EBADF);
 	if (ioctl(tap_fd, TUNSETVNETHDRSZ, &hdr) < 0)
-		return vhost_offload_fail(o, "TUNSETVNETHDRSZ", -errno);
+		return vhost_pair_fail(o, "TUNSETVNETHDRSZ", -errno);
 
 	o->fd = vhost_kernel_open(dev);
 	if (o->fd < 0) {
 		ret = o->fd;
 		o->fd = -1;
-		return vhost_offload_fail(o, dev ? dev : VHOST_KERNEL_DEV, ret);
+		return vhost_pair_fail(o, dev ? dev : VHOST_KERNEL_DEV, ret);
 	}
 	o->tap_fd = tap_fd;
-	ret = vhost_offload_dev_setup(o, p, m, log, log_fd);
+	ret = vhost_pair_dev_setup(o, p, m, log, log_fd);
 	for (i = 0; !ret && i < 2; i++)
-		ret = vhost_offload_ring_setup(o, vhost_offload_ring(p, i), i);
+		ret = vhost_pair_ring_setup(o, vhost_pair_ring(p, i), i);
 	for (i = 0; !ret && i < 2; i++)
-		if (vhost_offload_ring(p, i)->enabled)
-			ret = vhost_offload_ring_enable(o, i, true);
+		if (vhost_pair_ring(p, i)->enabled)
+			ret = vhost_pair_ring_enable(o, i, true);
 	if (ret)
 		goto err_close;
 	snprintf(o->why, sizeof(o->why), "kernel vhost-net, features 0x%llx",
@@ -285,7 +285,7 @@ err_close:
 		if (o->attached[i] &&
 		    !vhost_kernel_net_set_backend(o->fd, i, -1) &&
 		    !vhost_kernel_get_vring_base(o->fd, i, &b))
-			vq_set_base(&vhost_offload_ring(p, i)->vq, b);
+			vq_set_base(&vhost_pair_ring(p, i)->vq, b);
 	}
 	vhost_kernel_close(o->fd);
 	o->fd = -1;
@@ -294,7 +294,7 @@ err_close:
 }
 
 /**
- * vhost_offload_ring_enable() - Attach or detach one ring's TAP
+ * vhost_pair_ring_enable() - Attach or detach one ring's TAP
  *				 (SET_VRING_ENABLE)
  * @o:		Running slot
  * @ring:	VHOST_OFFLOAD_RX or VHOST_OFFLOAD_TX
@@ -303,7 +303,7 @@ err_close:
  *
  * Return: 0 or -errno with o->why
  */
-int vhost_offload_ring_enable(struct vhost_offload *o, unsigned int ring,
+int vhost_pair_ring_enable(struct vhost_pair *o, unsigned int ring,
 			      bool enable)
 {
 	int ret;
@@ -311,18 +311,18 @@ int vhost_offload_ring_enable(struct vhost_offload *o, unsigned int ring,
 	if (ring > VHOST_OFFLOAD_TX || o->fd < 0)
 		return -EINVAL;
 	if (o->stopped[ring])
-		return vhost_offload_fail(o, "ring already stopped", -EINVAL);
+		return vhost_pair_fail(o, "ring already stopped", -EINVAL);
 	if (o->attached[ring] == enable)
 		return 0;
 	ret = vhost_kernel_net_set_backend(o->fd, ring, enable ? o->tap_fd : -1);
 	if (ret)
-		return vhost_offload_fail(o, "VHOST_NET_SET_BACKEND", ret);
+		return vhost_pair_fail(o, "VHOST_NET_SET_BACKEND", ret);
 	o->attached[ring] = enable;
 	return 0;
 }
 
 /**
- * vhost_offload_ring_stop() - Take one ring back from the kernel
+ * vhost_pair_ring_stop() - Take one ring back from the kernel
  *			       (GET_VRING_BASE)
  * @o:		Running slot
  * @ring:	VHOST_OFFLOAD_RX or VHOST_OFFLOAD_TX
@@ -330,11 +330,11 @@ int vhost_offload_ring_enable(struct vhost_offload *o, unsigned int ring,
  *
  * Detaches the TAP from that ring first, which flushes the kernel worker,
  * so the position cannot move after it is read. The fd stays open for the
- * other ring; vhost_offload_stop() closes it.
+ * other ring; vhost_pair_stop() closes it.
  *
  * Return: 0 or -errno with o->why
  */
-int vhost_offload_ring_stop(struct vhost_offload *o, unsigned int ring,
+int vhost_pair_ring_stop(struct vhost_pair *o, unsigned int ring,
 			    uint32_t *base)
 {
 	unsigned int b = 0;
@@ -342,19 +342,19 @@ int vhost_offload_ring_stop(struct vhost_offload *o, unsigned int ring,
 
 	if (ring > VHOST_OFFLOAD_TX || o->fd < 0)
 		return -EINVAL;
-	ret = vhost_offload_ring_enable(o, ring, false);
+	ret = vhost_pair_ring_enable(o, ring, false);
 	if (ret)
 		return ret;
 	ret = vhost_kernel_get_vring_base(o->fd, ring, &b);
 	if (ret)
-		return vhost_offload_fail(o, "VHOST_GET_VRING_BASE", ret);
+		return vhost_pair_fail(o, "VHOST_GET_VRING_BASE", ret);
 	o->stopped[ring] = true;
 	*base = b;
 	return 0;
 }
 
 /**
- * vhost_offload_stop() - Take the pair back and release the kernel side
+ * vhost_pair_stop() - Take the pair back and release the kernel side
  * @o:		Slot; idle slots are left alone
  * @p:		The pair: each ring not yet stopped gets the kernel's position
  *		through vq_set_base(), ready for the userspace path or for
@@ -363,7 +363,7 @@ int vhost_offload_ring_stop(struct vhost_offload *o, unsigned int ring,
  * Return: 0, or the first -errno (the fd is closed anyway and o->why says
  *	   which step failed; that ring's position is then unknown)
  */
-int vhost_offload_stop(struct vhost_offload *o, struct vnet_pair *p)
+int vhost_pair_stop(struct vhost_pair *o, struct vnet_pair *p)
 {
 	uint32_t base;
 	unsigned int i;
@@ -374,12 +374,12 @@ int vhost_offload_stop(struct vhost_offload *o, struct vnet_pair *p)
 	for (i = 0; i < 2; i++) {
 		if (o->stopped[i])
 			continue;
-		r = vhost_offload_ring_stop(o, i, &base);
+		r = vhost_pair_ring_stop(o, i, &base);
 		if (r) {
 			ret = ret ? ret : r;
 			continue;
 		}
-		vq_set_base(&vhost_offload_ring(p, i)->vq, base);
+		vq_set_base(&vhost_pair_ring(p, i)->vq, base);
 	}
 	vhost_kernel_close(o->fd);
 	o->fd = -1;
@@ -388,13 +388,13 @@ int vhost_offload_stop(struct vhost_offload *o, struct vnet_pair *p)
 }
 
 /* Re-send both rings' addresses (new mapping, logging on or off) */
-static int vhost_offload_readdr(struct vhost_offload *o, struct vnet_pair *p)
+static int vhost_pair_readdr(struct vhost_pair *o, struct vnet_pair *p)
 {
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < 2; i++) {
-		const struct vq *vq = &vhost_offload_ring(p, i)->vq;
+		const struct vq *vq = &vhost_pair_ring(p, i)->vq;
 
 		if (o->stopped[i])
 			continue;
@@ -403,14 +403,14 @@ static int vhost_offload_readdr(struct vhost_offload *o, struct vnet_pair *p)
 						  vq->split.used,
 						  vq->log_used_gpa, o->logging);
 		if (ret)
-			return vhost_offload_fail(o, "VHOST_SET_VRING_ADDR",
+			return vhost_pair_fail(o, "VHOST_SET_VRING_ADDR",
 						  ret);
 	}
 	return 0;
 }
 
 /**
- * vhost_offload_set_ring_addr() - Re-send the rings' addresses after
+ * vhost_pair_set_ring_addr() - Re-send the rings' addresses after
  *				   SET_VRING_ADDR on a running offloaded ring
  * @o:		Running slot
  * @p:		The pair, its rings' new addresses and used-ring guest
@@ -422,15 +422,15 @@ static int vhost_offload_readdr(struct vhost_offload *o, struct vnet_pair *p)
  *
  * Return: 0 or -errno with o->why
  */
-int vhost_offload_set_ring_addr(struct vhost_offload *o, struct vnet_pair *p)
+int vhost_pair_set_ring_addr(struct vhost_pair *o, struct vnet_pair *p)
 {
 	if (o->fd < 0)
 		return -EINVAL;
-	return vhost_offload_readdr(o, p);
+	return vhost_pair_readdr(o, p);
 }
 
 /**
- * vhost_offload_set_ring_fds() - Re-send a ring's eventfds (SET_VRING_KICK,
+ * vhost_pair_set_ring_fds() - Re-send a ring's eventfds (SET_VRING_KICK,
  *				  SET_VRING_CALL or SET_VRING_ERR while the
  *				  pair is offloaded, e.g. QEMU's call fd swap
  *				  when the guest masks an interrupt)
@@ -441,18 +441,18 @@ int vhost_offload_set_ring_addr(struct vhost_offload *o, struct vnet_pair *p)
  *
  * Return: 0 or -errno with o->why (-EINVAL for a ring left without kick)
  */
-int vhost_offload_set_ring_fds(struct vhost_offload *o, unsigned int ring,
+int vhost_pair_set_ring_fds(struct vhost_pair *o, unsigned int ring,
 			       const struct vnet_ring *r)
 {
 	if (ring > VHOST_OFFLOAD_TX || o->fd < 0 || o->stopped[ring])
 		return -EINVAL;
 	if (r->kick_fd < 0)
-		return vhost_offload_fail(o, "ring has no kick eventfd", -EINVAL);
-	return vhost_offload_ring_fds(o, r, ring);
+		return vhost_pair_fail(o, "ring has no kick eventfd", -EINVAL);
+	return vhost_pair_ring_fds(o, r, ring);
 }
 
 /**
- * vhost_offload_set_mem() - New memory table (SET_MEM_TABLE, ADD/REM_MEM_REG)
+ * vhost_pair_set_mem() - New memory table (SET_MEM_TABLE, ADD/REM_MEM_REG)
  * @o:		Running slot
  * @p:		The pair, its ring addresses already re-translated into @m
  * @m:		The new table, our mappings
@@ -464,7 +464,7 @@ int vhost_offload_set_ring_fds(struct vhost_offload *o, unsigned int ring,
  *
  * Return: 0 or -errno with o->why (-E2BIG over max_mem_regions)
  */
-int vhost_offload_set_mem(struct vhost_offload *o, struct vnet_pair *p,
+int vhost_pair_set_mem(struct vhost_pair *o, struct vnet_pair *p,
 			  const struct gmem *m)
 {
 	int ret;
@@ -473,12 +473,12 @@ int vhost_offload_set_mem(struct vhost_offload *o, struct vnet_pair *p,
 		return -EINVAL;
 	ret = vhost_kernel_set_mem_table(o->fd, m, o->max_regions);
 	if (ret)
-		return vhost_offload_fail(o, "VHOST_SET_MEM_TABLE", ret);
-	return vhost_offload_readdr(o, p);
+		return vhost_pair_fail(o, "VHOST_SET_MEM_TABLE", ret);
+	return vhost_pair_readdr(o, p);
 }
 
 /**
- * vhost_offload_set_log() - Start or stop dirty logging (SET_LOG_BASE and
+ * vhost_pair_set_log() - Start or stop dirty logging (SET_LOG_BASE and
  *			     the VHOST_F_LOG_ALL feature)
  * @o:		Running slot
  * @p:		The pair (ring addresses and used-ring guest addresses)
@@ -488,7 +488,7 @@ int vhost_offload_set_mem(struct vhost_offload *o, struct vnet_pair *p,
  *
  * Return: 0 or -errno with o->why
  */
-int vhost_offload_set_log(struct vhost_offload *o, struct vnet_pair *p,
+int vhost_pair_set_log(struct vhost_pair *o, struct vnet_pair *p,
 			  const struct gmem *m, const struct gmem_log *log,
 			  int log_fd)
 {
@@ -500,24 +500,24 @@ int vhost_offload_set_log(struct vhost_offload *o, struct vnet_pair *p,
 		o->logging = false;
 		ret = vhost_kernel_set_features(o->fd, o->acked);
 		if (ret)
-			return vhost_offload_fail(o, "VHOST_SET_FEATURES", ret);
+			return vhost_pair_fail(o, "VHOST_SET_FEATURES", ret);
 		vhost_kernel_set_log_fd(o->fd, -1);
-		return vhost_offload_readdr(o, p);
+		return vhost_pair_readdr(o, p);
 	}
 	if (!(o->kernel_features & VHOST_OFFLOAD_LOG_ALL))
-		return vhost_offload_fail(o, "dirty log", -EOPNOTSUPP);
-	if (!vhost_offload_log_covers(m, log))
-		return vhost_offload_fail(o, "dirty log too small", -EINVAL);
+		return vhost_pair_fail(o, "dirty log", -EOPNOTSUPP);
+	if (!vhost_pair_log_covers(m, log))
+		return vhost_pair_fail(o, "dirty log too small", -EINVAL);
 	ret = vhost_kernel_set_log_base(o->fd, log->base);
 	if (ret)
-		return vhost_offload_fail(o, "VHOST_SET_LOG_BASE", ret);
+		return vhost_pair_fail(o, "VHOST_SET_LOG_BASE", ret);
 	ret = vhost_kernel_set_log_fd(o->fd, log_fd);
 	if (ret)
-		return vhost_offload_fail(o, "VHOST_SET_LOG_FD", ret);
+		return vhost_pair_fail(o, "VHOST_SET_LOG_FD", ret);
 	o->logging = true;
-	ret = vhost_offload_readdr(o, p);
+	ret = vhost_pair_readdr(o, p);
 	if (ret)
 		return ret;
 	ret = vhost_kernel_set_features(o->fd, o->acked | VHOST_OFFLOAD_LOG_ALL);
-	return ret ? vhost_offload_fail(o, "VHOST_SET_FEATURES", ret) : 0;
+	return ret ? vhost_pair_fail(o, "VHOST_SET_FEATURES", ret) : 0;
 }

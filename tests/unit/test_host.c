@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_backend.c - the host-side backends through their ops table: the
+ * test_host.c - the host-side backends through their ops table: the
  * name table, null (eats TX, never RX), gen (eats TX, a fixed UDP frame
  * for every RX, VNET_GEN_SIZE checked), loop (per-pair FIFO, bounded,
  * eventfd readable exactly while non-empty, offload check) and tap (in a
@@ -31,7 +31,7 @@
 
 #include "testlib.h"
 #include "netns_testutil.h"
-#include "be_priv.h"
+#include "host_priv.h"
 #include "net.h"
 
 #define F(b)	(1ULL << (b))
@@ -45,40 +45,40 @@ static bool fd_readable(int fd)
 
 static void test_table(void)
 {
-	const char *names = backend_names();
+	const char *names = host_names();
 
-	CHECK(backend_find("tap") == &be_tap_ops);
-	CHECK(backend_find("null") == &be_null_ops);
-	CHECK(backend_find("loop") == &be_loop_ops);
-	CHECK(backend_find("gen") == &be_gen_ops);
-	CHECK(backend_find("nope") == NULL);
-	CHECK(backend_find(NULL) == NULL);
+	CHECK(host_find("tap") == &host_tap_ops);
+	CHECK(host_find("null") == &host_null_ops);
+	CHECK(host_find("loop") == &host_loop_ops);
+	CHECK(host_find("gen") == &host_gen_ops);
+	CHECK(host_find("nope") == NULL);
+	CHECK(host_find(NULL) == NULL);
 	CHECK(strstr(names, "tap") && strstr(names, "null") &&
 	      strstr(names, "loop") && strstr(names, "gen"));
-	CHECK(backend_names() == names);
+	CHECK(host_names() == names);
 }
 
 static void test_null(void)
 {
-	struct backend be = { .ops = &be_null_ops };
-	struct backend_cfg cfg = { .npairs = 0 };
+	struct host host = { .ops = &host_null_ops };
+	struct host_cfg cfg = { .npairs = 0 };
 	uint8_t buf[100] = { 0 };
 	struct iovec iov[2] = { { buf, 40 }, { buf + 40, 60 } };
 	char err[200] = "";
 
-	CHECK_EQ(be.ops->open(&be, &cfg, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(host.ops->open(&host, &cfg, err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "1..64"));
 	cfg.npairs = 2;
-	CHECK_EQ(be.ops->open(&be, &cfg, err, sizeof(err)), 0);
-	CHECK(be.ops->host_features(&be) & F(VIRTIO_NET_F_HOST_TSO4));
-	CHECK_EQ(be.ops->configure(&be, F(VIRTIO_F_VERSION_1), 12), 0);
-	CHECK_EQ(be.ops->tx(&be, 1, iov, 2), 100);
-	CHECK_EQ(be.ops->tx(&be, 2, iov, 2), -EINVAL);
-	CHECK_EQ(be.ops->rx(&be, 0, iov, 2), -EAGAIN);
-	CHECK_EQ(be.ops->rx_peek_len(&be, 0), 0);
-	CHECK_EQ(be.ops->rx_fd(&be, 0), -1);
-	CHECK_EQ(be.ops->queue_fd(&be, 0), -1);
-	be.ops->close(&be);
+	CHECK_EQ(host.ops->open(&host, &cfg, err, sizeof(err)), 0);
+	CHECK(host.ops->host_features(&host) & F(VIRTIO_NET_F_HOST_TSO4));
+	CHECK_EQ(host.ops->configure(&host, F(VIRTIO_F_VERSION_1), 12), 0);
+	CHECK_EQ(host.ops->tx(&host, 1, iov, 2), 100);
+	CHECK_EQ(host.ops->tx(&host, 2, iov, 2), -EINVAL);
+	CHECK_EQ(host.ops->rx(&host, 0, iov, 2), -EAGAIN);
+	CHECK_EQ(host.ops->rx_peek_len(&host, 0), 0);
+	CHECK_EQ(host.ops->rx_fd(&host, 0), -1);
+	CHECK_EQ(host.ops->queue_fd(&host, 0), -1);
+	host.ops->close(&host);
 }
 
 /* IPv4 header checksum over 20 bytes: 0 when the stored one is right */
@@ -96,36 +96,36 @@ static uint16_t ip_csum_check(const uint8_t *ip)
 
 static void test_gen(void)
 {
-	struct backend be = { .ops = &be_gen_ops };
-	struct backend_cfg cfg = { .npairs = 0 };
+	struct host host = { .ops = &host_gen_ops };
+	struct host_cfg cfg = { .npairs = 0 };
 	uint8_t buf[1600], big[1600];
 	struct iovec iov[3] = { { buf, 5 }, { buf + 5, 30 }, { buf + 35, 1500 } };
 	struct iovec small = { big, 60 };
 	char err[200] = "";
 	unsigned int i;
 
-	CHECK_EQ(be.ops->open(&be, &cfg, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(host.ops->open(&host, &cfg, err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "1..64"));
 	cfg.npairs = 2;
 	CHECK_EQ(setenv("VNET_GEN_SIZE", "59", 1), 0);
-	CHECK_EQ(be.ops->open(&be, &cfg, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(host.ops->open(&host, &cfg, err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "VNET_GEN_SIZE") && strstr(err, "60..9000"));
 	CHECK_EQ(setenv("VNET_GEN_SIZE", "64x", 1), 0);
-	CHECK_EQ(be.ops->open(&be, &cfg, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(host.ops->open(&host, &cfg, err, sizeof(err)), -EINVAL);
 	unsetenv("VNET_GEN_SIZE");
-	CHECK_EQ(be.ops->open(&be, &cfg, err, sizeof(err)), 0);
-	CHECK(be.ops->host_features(&be) & F(VIRTIO_NET_F_HOST_TSO4));
-	CHECK_EQ(be.ops->configure(&be, F(VIRTIO_F_VERSION_1), 12), 0);
-	CHECK_EQ(be.ops->rx_peek_len(&be, 1), 12 + 64);
-	CHECK_EQ(be.ops->rx_peek_len(&be, 2), 0);
-	CHECK_EQ(be.ops->rx_fd(&be, 0), -1);
-	CHECK_EQ(be.ops->queue_fd(&be, 0), -1);
-	CHECK_EQ(be.ops->tx(&be, 1, iov, 3), 1535);
-	CHECK_EQ(be.ops->tx(&be, 2, iov, 3), -EINVAL);
+	CHECK_EQ(host.ops->open(&host, &cfg, err, sizeof(err)), 0);
+	CHECK(host.ops->host_features(&host) & F(VIRTIO_NET_F_HOST_TSO4));
+	CHECK_EQ(host.ops->configure(&host, F(VIRTIO_F_VERSION_1), 12), 0);
+	CHECK_EQ(host.ops->rx_peek_len(&host, 1), 12 + 64);
+	CHECK_EQ(host.ops->rx_peek_len(&host, 2), 0);
+	CHECK_EQ(host.ops->rx_fd(&host, 0), -1);
+	CHECK_EQ(host.ops->queue_fd(&host, 0), -1);
+	CHECK_EQ(host.ops->tx(&host, 1, iov, 3), 1535);
+	CHECK_EQ(host.ops->tx(&host, 2, iov, 3), -EINVAL);
 	/* every RX the same frame, across iovec boundaries */
 	for (i = 0; i < 3; i++) {
 		memset(buf, 0xaa, sizeof(buf));
-		CHECK_EQ(be.ops->rx(&be, 0, iov, 3), 76);
+		CHECK_EQ(host.ops->rx(&host, 0, iov, 3), 76);
 		CHECK_EQ(buf[0] | buf[11], 0);		/* zero vnet header */
 		CHECK_EQ(buf[12], 0x02);		/* dst MAC, local */
 		CHECK_EQ(buf[12 + 12] << 8 | buf[12 + 13], 0x0800);
@@ -135,27 +135,27 @@ static void test_gen(void)
 		CHECK_EQ(ip_csum_check(buf + 26), 0);
 		CHECK_EQ(buf[76], 0xaa);		/* nothing past the frame */
 	}
-	CHECK_EQ(be.ops->rx(&be, 0, &small, 1), -EMSGSIZE);
-	CHECK_EQ(be.ops->rx(&be, 5, iov, 3), -EINVAL);
+	CHECK_EQ(host.ops->rx(&host, 0, &small, 1), -EMSGSIZE);
+	CHECK_EQ(host.ops->rx(&host, 5, iov, 3), -EINVAL);
 	/* legacy 10 byte header */
-	CHECK_EQ(be.ops->configure(&be, 0, 10), 0);
-	CHECK_EQ(be.ops->rx_peek_len(&be, 0), 74);
-	CHECK_EQ(be.ops->rx(&be, 0, iov, 3), 74);
+	CHECK_EQ(host.ops->configure(&host, 0, 10), 0);
+	CHECK_EQ(host.ops->rx_peek_len(&host, 0), 74);
+	CHECK_EQ(host.ops->rx(&host, 0, iov, 3), 74);
 	CHECK_EQ(buf[10], 0x02);
-	CHECK_EQ(be.ops->configure(&be, 0, 13), -EINVAL);
-	be.ops->close(&be);
-	CHECK(be.priv == NULL);
+	CHECK_EQ(host.ops->configure(&host, 0, 13), -EINVAL);
+	host.ops->close(&host);
+	CHECK(host.priv == NULL);
 
 	CHECK_EQ(setenv("VNET_GEN_SIZE", "1518", 1), 0);
-	CHECK_EQ(be.ops->open(&be, &cfg, err, sizeof(err)), 0);
-	CHECK_EQ(be.ops->configure(&be, F(VIRTIO_F_VERSION_1), 12), 0);
-	CHECK_EQ(be.ops->rx_peek_len(&be, 0), 12 + 1518);
-	CHECK_EQ(be.ops->rx(&be, 0, iov, 3), 12 + 1518);
+	CHECK_EQ(host.ops->open(&host, &cfg, err, sizeof(err)), 0);
+	CHECK_EQ(host.ops->configure(&host, F(VIRTIO_F_VERSION_1), 12), 0);
+	CHECK_EQ(host.ops->rx_peek_len(&host, 0), 12 + 1518);
+	CHECK_EQ(host.ops->rx(&host, 0, iov, 3), 12 + 1518);
 	CHECK_EQ(buf[26 + 2] << 8 | buf[26 + 3], 1518 - 14);
 	CHECK_EQ(ip_csum_check(buf + 26), 0);
 	iov[2].iov_len = 1400;
-	CHECK_EQ(be.ops->rx(&be, 0, iov, 3), -EMSGSIZE);
-	be.ops->close(&be);
+	CHECK_EQ(host.ops->rx(&host, 0, iov, 3), -EMSGSIZE);
+	host.ops->close(&host);
 	unsetenv("VNET_GEN_SIZE");
 }
 
@@ -171,8 +171,8 @@ static void fill(uint8_t *p, size_t n, uint8_t seed)
 
 static void test_loop_fifo(void)
 {
-	struct backend be = { .ops = &be_loop_ops };
-	struct backend_cfg cfg = { .npairs = 2 };
+	struct host host = { .ops = &host_loop_ops };
+	struct host_cfg cfg = { .npairs = 2 };
 	uint8_t out[1500], in[1500], small[50];
 	struct iovec ov = { out, sizeof(out) }, iv = { in, sizeof(in) };
 	struct iovec sv = { small, sizeof(small) };
@@ -180,21 +180,21 @@ static void test_loop_fifo(void)
 	unsigned int i, n;
 	int fd0, fd1;
 
-	CHECK_EQ(be.ops->open(&be, &cfg, err, sizeof(err)), 0);
-	CHECK_EQ(be.ops->configure(&be, F(VIRTIO_F_VERSION_1), 12), 0);
-	fd0 = be.ops->rx_fd(&be, 0);
-	fd1 = be.ops->rx_fd(&be, 1);
+	CHECK_EQ(host.ops->open(&host, &cfg, err, sizeof(err)), 0);
+	CHECK_EQ(host.ops->configure(&host, F(VIRTIO_F_VERSION_1), 12), 0);
+	fd0 = host.ops->rx_fd(&host, 0);
+	fd1 = host.ops->rx_fd(&host, 1);
 	CHECK(fd0 >= 0 && fd1 >= 0 && fd0 != fd1);
 	CHECK(!fd_readable(fd0));
-	CHECK_EQ(be.ops->rx(&be, 0, &iv, 1), -EAGAIN);
+	CHECK_EQ(host.ops->rx(&host, 0, &iv, 1), -EAGAIN);
 
 	fill(out, sizeof(out), 1);
-	CHECK_EQ(be.ops->tx(&be, 0, &ov, 1), 1500);
+	CHECK_EQ(host.ops->tx(&host, 0, &ov, 1), 1500);
 	CHECK(fd_readable(fd0));
 	CHECK(!fd_readable(fd1));	/* pairs are independent */
-	CHECK_EQ(be.ops->rx_peek_len(&be, 0), 1500);
-	CHECK_EQ(be.ops->rx_peek_len(&be, 1), 0);
-	CHECK_EQ(be.ops->rx(&be, 0, &iv, 1), 1500);
+	CHECK_EQ(host.ops->rx_peek_len(&host, 0), 1500);
+	CHECK_EQ(host.ops->rx_peek_len(&host, 1), 0);
+	CHECK_EQ(host.ops->rx(&host, 0, &iv, 1), 1500);
 	CHECK(!memcmp(in, out, sizeof(in)));
 	CHECK(!fd_readable(fd0));
 
@@ -202,32 +202,32 @@ static void test_loop_fifo(void)
 	for (n = 0; n < 1000; n++) {
 		out[12] = (uint8_t)n;
 		ov.iov_len = 60 + n % 7;
-		if (be.ops->tx(&be, 0, &ov, 1) != (ssize_t)ov.iov_len)
+		if (host.ops->tx(&host, 0, &ov, 1) != (ssize_t)ov.iov_len)
 			break;
 	}
 	CHECK_EQ(n, 256);
-	CHECK_EQ(be.ops->tx(&be, 0, &ov, 1), -EAGAIN);
+	CHECK_EQ(host.ops->tx(&host, 0, &ov, 1), -EAGAIN);
 	/* too small a buffer: the frame is dropped, the next one stays */
-	CHECK_EQ(be.ops->rx(&be, 0, &sv, 1), -EMSGSIZE);
+	CHECK_EQ(host.ops->rx(&host, 0, &sv, 1), -EMSGSIZE);
 	for (i = 1; i < n; i++) {
 		CHECK(fd_readable(fd0));
-		CHECK_EQ(be.ops->rx_peek_len(&be, 0), 60 + i % 7);
-		CHECK_EQ(be.ops->rx(&be, 0, &iv, 1), 60 + i % 7);
+		CHECK_EQ(host.ops->rx_peek_len(&host, 0), 60 + i % 7);
+		CHECK_EQ(host.ops->rx(&host, 0, &iv, 1), 60 + i % 7);
 		CHECK_EQ(in[12], (uint8_t)i);
 	}
 	CHECK(!fd_readable(fd0));
-	CHECK_EQ(be.ops->rx_peek_len(&be, 0), 0);
-	be.ops->close(&be);
+	CHECK_EQ(host.ops->rx_peek_len(&host, 0), 0);
+	host.ops->close(&host);
 	/* reusable after close */
-	CHECK_EQ(be.ops->open(&be, &cfg, err, sizeof(err)), 0);
-	be.ops->close(&be);
+	CHECK_EQ(host.ops->open(&host, &cfg, err, sizeof(err)), 0);
+	host.ops->close(&host);
 }
 
 /* Offloads reflected to a guest that cannot take them are dropped */
 static void test_loop_offload_check(void)
 {
-	struct backend be = { .ops = &be_loop_ops };
-	struct backend_cfg cfg = { .npairs = 1 };
+	struct host host = { .ops = &host_loop_ops };
+	struct host_cfg cfg = { .npairs = 1 };
 	struct virtio_net_hdr_v1 h;
 	uint8_t frame[200] = { 0 };
 	struct iovec iov[2] = { { &h, 12 }, { frame, sizeof(frame) } };
@@ -235,34 +235,34 @@ static void test_loop_offload_check(void)
 
 	memset(&h, 0, sizeof(h));
 	h.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
-	CHECK_EQ(be.ops->open(&be, &cfg, err, sizeof(err)), 0);
-	CHECK_EQ(be.ops->configure(&be, F(VIRTIO_F_VERSION_1), 12), 0);
-	CHECK_EQ(be.ops->tx(&be, 0, iov, 2), -EPROTONOSUPPORT);
-	CHECK_EQ(be.ops->configure(&be, F(VIRTIO_F_VERSION_1) |
+	CHECK_EQ(host.ops->open(&host, &cfg, err, sizeof(err)), 0);
+	CHECK_EQ(host.ops->configure(&host, F(VIRTIO_F_VERSION_1), 12), 0);
+	CHECK_EQ(host.ops->tx(&host, 0, iov, 2), -EPROTONOSUPPORT);
+	CHECK_EQ(host.ops->configure(&host, F(VIRTIO_F_VERSION_1) |
 				   F(VIRTIO_NET_F_GUEST_CSUM), 12), 0);
-	CHECK_EQ(be.ops->tx(&be, 0, iov, 2), 212);
+	CHECK_EQ(host.ops->tx(&host, 0, iov, 2), 212);
 	h.gso_type = VIRTIO_NET_HDR_GSO_TCPV6;
-	CHECK_EQ(be.ops->tx(&be, 0, iov, 2), -EPROTONOSUPPORT);
-	CHECK_EQ(be.ops->configure(&be, F(VIRTIO_F_VERSION_1) |
+	CHECK_EQ(host.ops->tx(&host, 0, iov, 2), -EPROTONOSUPPORT);
+	CHECK_EQ(host.ops->configure(&host, F(VIRTIO_F_VERSION_1) |
 				   F(VIRTIO_NET_F_GUEST_CSUM) |
 				   F(VIRTIO_NET_F_GUEST_TSO6), 12), 0);
-	CHECK_EQ(be.ops->tx(&be, 0, iov, 2), 212);
-	be.ops->close(&be);
+	CHECK_EQ(host.ops->tx(&host, 0, iov, 2), 212);
+	host.ops->close(&host);
 }
 
 static void test_tap_offload_flags(void)
 {
 	uint64_t csum = F(VIRTIO_NET_F_GUEST_CSUM);
 
-	CHECK_EQ(be_tap_offload_flags(0), 0);
-	CHECK_EQ(be_tap_offload_flags(F(VIRTIO_NET_F_GUEST_TSO4)), 0);
-	CHECK_EQ(be_tap_offload_flags(csum), TUN_F_CSUM);
-	CHECK_EQ(be_tap_offload_flags(csum | F(VIRTIO_NET_F_GUEST_TSO4) |
+	CHECK_EQ(host_tap_offload_flags(0), 0);
+	CHECK_EQ(host_tap_offload_flags(F(VIRTIO_NET_F_GUEST_TSO4)), 0);
+	CHECK_EQ(host_tap_offload_flags(csum), TUN_F_CSUM);
+	CHECK_EQ(host_tap_offload_flags(csum | F(VIRTIO_NET_F_GUEST_TSO4) |
 				      F(VIRTIO_NET_F_GUEST_TSO6)),
 		 TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6);
-	CHECK_EQ(be_tap_offload_flags(csum | F(VIRTIO_NET_F_GUEST_ECN)),
+	CHECK_EQ(host_tap_offload_flags(csum | F(VIRTIO_NET_F_GUEST_ECN)),
 		 TUN_F_CSUM);
-	CHECK_EQ(be_tap_offload_flags(csum | F(VIRTIO_NET_F_GUEST_TSO4) |
+	CHECK_EQ(host_tap_offload_flags(csum | F(VIRTIO_NET_F_GUEST_TSO4) |
 				      F(VIRTIO_NET_F_GUEST_ECN) |
 				      F(VIRTIO_NET_F_GUEST_UFO)),
 		 TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO_ECN | TUN_F_UFO);
@@ -342,8 +342,8 @@ static void mk_eth(uint8_t *f, size_t len, uint8_t marker)
 
 static int tap_case_frames(void)
 {
-	struct backend be = { .ops = &be_tap_ops };
-	struct backend_cfg cfg = { .npairs = 2, .tap_name = "vnt-frames" };
+	struct host host = { .ops = &host_tap_ops };
+	struct host_cfg cfg = { .npairs = 2, .tap_name = "vnt-frames" };
 	uint8_t hdr[12] = { 0 }, frame[200], in[2048];
 	struct iovec iov[2] = { { hdr, 12 }, { frame, sizeof(frame) } };
 	struct iovec riov = { in, sizeof(in) };
@@ -353,21 +353,21 @@ static int tap_case_frames(void)
 	uint64_t f;
 	int s;
 
-	if (be.ops->open(&be, &cfg, err, sizeof(err)))
+	if (host.ops->open(&host, &cfg, err, sizeof(err)))
 		TFAIL("open: %s", err);
-	f = be.ops->host_features(&be);
+	f = host.ops->host_features(&host);
 	if (!(f & F(VIRTIO_NET_F_CSUM)) || !(f & F(VIRTIO_NET_F_HOST_TSO4)))
 		TFAIL("host features %#llx lack CSUM/TSO4", (unsigned long long)f);
-	if (be.ops->configure(&be, F(VIRTIO_F_VERSION_1) |
+	if (host.ops->configure(&host, F(VIRTIO_F_VERSION_1) |
 			      F(VIRTIO_NET_F_GUEST_CSUM), 12))
 		TFAIL("configure");
-	if (be.ops->queue_fd(&be, 0) < 0 || be.ops->queue_fd(&be, 1) < 0 ||
-	    be.ops->queue_fd(&be, 0) == be.ops->queue_fd(&be, 1))
+	if (host.ops->queue_fd(&host, 0) < 0 || host.ops->queue_fd(&host, 1) < 0 ||
+	    host.ops->queue_fd(&host, 0) == host.ops->queue_fd(&host, 1))
 		TFAIL("queue fds");
 	for (q = 0; q < 2; q++) {
 		int sz = 0;
 
-		if (ioctl(be.ops->queue_fd(&be, q), TUNGETVNETHDRSZ, &sz) ||
+		if (ioctl(host.ops->queue_fd(&host, q), TUNGETVNETHDRSZ, &sz) ||
 		    sz != 12)
 			TFAIL("queue %u vnet header size %d, want 12", q, sz);
 	}
@@ -379,7 +379,7 @@ static int tap_case_frames(void)
 	/* guest -> host on each queue */
 	for (q = 0; q < 2; q++) {
 		mk_eth(frame, sizeof(frame), (uint8_t)(0x40 + q));
-		if (be.ops->tx(&be, q, iov, 2) != 212)
+		if (host.ops->tx(&host, q, iov, 2) != 212)
 			TFAIL("tx on queue %u", q);
 		if (!packet_wait(s, sizeof(frame), (uint8_t)(0x40 + q)))
 			TFAIL("frame from queue %u not seen on the interface", q);
@@ -392,13 +392,13 @@ static int tap_case_frames(void)
 	for (i = 0; i < 100 && !(n == 212 && in[12 + 14] == 0x77); i++) {
 		n = -1;
 		for (q = 0; q < 2 && n < 0; q++)
-			n = be.ops->rx(&be, q, &riov, 1);
+			n = host.ops->rx(&host, q, &riov, 1);
 		if (n < 0)
 			usleep(10000);
 	}
 	if (n != 212 || in[12 + 14] != 0x77)
 		TFAIL("rx: %zd", n);
-	if (be.ops->rx_peek_len(&be, 0) != -EOPNOTSUPP)
+	if (host.ops->rx_peek_len(&host, 0) != -EOPNOTSUPP)
 		TFAIL("peek");
 	/* a buffer too small: the frame is reported as not fitting */
 	if (send(s, frame, sizeof(frame), 0) != (ssize_t)sizeof(frame))
@@ -407,14 +407,14 @@ static int tap_case_frames(void)
 	n = -EAGAIN;
 	for (i = 0; i < 100 && n != -EMSGSIZE; i++) {
 		for (q = 0; q < 2 && n != -EMSGSIZE; q++)
-			n = be.ops->rx(&be, q, &riov, 1);
+			n = host.ops->rx(&host, q, &riov, 1);
 		if (n == -EAGAIN)
 			usleep(10000);
 	}
 	if (n != -EMSGSIZE)
 		TFAIL("short rx: %zd", n);
 	close(s);
-	be.ops->close(&be);
+	host.ops->close(&host);
 	return 0;
 }
 
@@ -423,8 +423,8 @@ static void test_tap_frames(void) { RUN_NETNS(tap_case_frames); }
 /* A 64 KiB TCP/IPv4 TSO frame is one write with its vnet header */
 static int tap_case_gso(void)
 {
-	struct backend be = { .ops = &be_tap_ops };
-	struct backend_cfg cfg = { .npairs = 1, .tap_name = "vnt-gso" };
+	struct host host = { .ops = &host_tap_ops };
+	struct host_cfg cfg = { .npairs = 1, .tap_name = "vnt-gso" };
 	static uint8_t frame[14 + 20 + 20 + 65000];
 	struct virtio_net_hdr_v1 h;
 	struct iovec iov[2] = { { &h, 12 }, { frame, sizeof(frame) } };
@@ -432,9 +432,9 @@ static int tap_case_gso(void)
 	uint16_t tot = htons(sizeof(frame) - 14 > 65535 ? 0 : (uint16_t)(sizeof(frame) - 14));
 	char err[256];
 
-	if (be.ops->open(&be, &cfg, err, sizeof(err)))
+	if (host.ops->open(&host, &cfg, err, sizeof(err)))
 		TFAIL("open: %s", err);
-	if (be.ops->configure(&be, F(VIRTIO_F_VERSION_1), 12))
+	if (host.ops->configure(&host, F(VIRTIO_F_VERSION_1), 12))
 		TFAIL("configure");
 	if (test_if_up("vnt-gso"))
 		TFAIL("link up");
@@ -455,9 +455,9 @@ static int tap_case_gso(void)
 	h.hdr_len = htole16(54);
 	h.csum_start = htole16(34);
 	h.csum_offset = htole16(16);
-	if (be.ops->tx(&be, 0, iov, 2) != (ssize_t)(12 + sizeof(frame)))
+	if (host.ops->tx(&host, 0, iov, 2) != (ssize_t)(12 + sizeof(frame)))
 		TFAIL("GSO frame not taken in one write");
-	be.ops->close(&be);
+	host.ops->close(&host);
 	return 0;
 }
 
@@ -465,8 +465,8 @@ static void test_tap_gso_one_write(void) { RUN_NETNS(tap_case_gso); }
 
 static int tap_case_adopt(void)
 {
-	struct backend be = { .ops = &be_tap_ops };
-	struct backend_cfg cfg = { .npairs = 1 };
+	struct host host = { .ops = &host_tap_ops };
+	struct host_cfg cfg = { .npairs = 1 };
 	struct ifreq ifr;
 	char err[256];
 	int fds[2], ret;
@@ -475,7 +475,7 @@ static int tap_case_adopt(void)
 	fds[0] = open("/dev/null", O_RDWR);
 	cfg.tap_fds = fds;
 	cfg.ntap_fds = 1;
-	ret = be.ops->open(&be, &cfg, err, sizeof(err));
+	ret = host.ops->open(&host, &cfg, err, sizeof(err));
 	if (ret >= 0 || !strstr(err, "TUNGETIFF") || !strstr(err, "--tap-fd"))
 		TFAIL("/dev/null adopted: %d %s", ret, err);
 	close(fds[0]);
@@ -487,7 +487,7 @@ static int tap_case_adopt(void)
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "vnt-novh");
 	if (ioctl(fds[0], TUNSETIFF, &ifr))
 		TFAIL("TUNSETIFF: %s", strerror(errno));
-	ret = be.ops->open(&be, &cfg, err, sizeof(err));
+	ret = host.ops->open(&host, &cfg, err, sizeof(err));
 	if (ret >= 0 || !strstr(err, "IFF_VNET_HDR") || !strstr(err, "vnt-novh"))
 		TFAIL("no vnet hdr adopted: %d %s", ret, err);
 	close(fds[0]);
@@ -498,18 +498,18 @@ static int tap_case_adopt(void)
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "vnt-ok");
 	if (ioctl(fds[0], TUNSETIFF, &ifr))
 		TFAIL("TUNSETIFF: %s", strerror(errno));
-	if (be.ops->open(&be, &cfg, err, sizeof(err)))
+	if (host.ops->open(&host, &cfg, err, sizeof(err)))
 		TFAIL("adopt: %s", err);
 	if (!(fcntl(fds[0], F_GETFL) & O_NONBLOCK))
 		TFAIL("not made non-blocking");
-	if (be.ops->queue_fd(&be, 0) != fds[0])
+	if (host.ops->queue_fd(&host, 0) != fds[0])
 		TFAIL("queue fd");
-	be.ops->close(&be);
+	host.ops->close(&host);
 	if (fcntl(fds[0], F_GETFD) < 0)
 		TFAIL("adopted fd closed by the backend");
 	/* fd count must match the pairs */
 	cfg.npairs = 2;
-	ret = be.ops->open(&be, &cfg, err, sizeof(err));
+	ret = host.ops->open(&host, &cfg, err, sizeof(err));
 	if (ret != -EINVAL || !strstr(err, "one fd per queue pair"))
 		TFAIL("count mismatch: %d %s", ret, err);
 	close(fds[0]);
@@ -520,14 +520,14 @@ static void test_tap_adopt_fds(void) { RUN_NETNS(tap_case_adopt); }
 
 static int tap_case_errors(void)
 {
-	struct backend be = { .ops = &be_tap_ops };
-	struct backend_cfg cfg = { .npairs = 1,
+	struct host host = { .ops = &host_tap_ops };
+	struct host_cfg cfg = { .npairs = 1,
 				   .tap_name = "a-name-much-too-long" };
 	struct ifreq ifr;
 	char err[256];
 	int fd, ret;
 
-	ret = be.ops->open(&be, &cfg, err, sizeof(err));
+	ret = host.ops->open(&host, &cfg, err, sizeof(err));
 	if (ret != -ENAMETOOLONG || !strstr(err, "a-name-much-too-long"))
 		TFAIL("long name: %d %s", ret, err);
 	/* the name exists as a single-queue TAP: busy, with advice */
@@ -538,7 +538,7 @@ static int tap_case_errors(void)
 	if (ioctl(fd, TUNSETIFF, &ifr))
 		TFAIL("TUNSETIFF: %s", strerror(errno));
 	cfg.tap_name = "vnt-single";
-	ret = be.ops->open(&be, &cfg, err, sizeof(err));
+	ret = host.ops->open(&host, &cfg, err, sizeof(err));
 	if (ret >= 0 || !strstr(err, "tap vnt-single: TUNSETIFF") ||
 	    !strstr(err, "multi_queue"))
 		TFAIL("existing single-queue: %d %s", ret, err);
@@ -546,9 +546,9 @@ static int tap_case_errors(void)
 	/* kernel-picked name is reported back and used for every queue */
 	cfg.tap_name = "";
 	cfg.npairs = 3;
-	if (be.ops->open(&be, &cfg, err, sizeof(err)))
+	if (host.ops->open(&host, &cfg, err, sizeof(err)))
 		TFAIL("unnamed: %s", err);
-	be.ops->close(&be);
+	host.ops->close(&host);
 	return 0;
 }
 
@@ -557,8 +557,8 @@ static void test_tap_errors(void) { RUN_NETNS(tap_case_errors); }
 /* A persistent multi-queue TAP owned by a user: that user attaches, no root */
 static int tap_case_persistent_unprivileged(void)
 {
-	struct backend be = { .ops = &be_tap_ops };
-	struct backend_cfg cfg = { .npairs = 2, .tap_name = "vnt-pers" };
+	struct host host = { .ops = &host_tap_ops };
+	struct host_cfg cfg = { .npairs = 2, .tap_name = "vnt-pers" };
 	struct ifreq ifr;
 	char err[256];
 	int fd, st, ret;
@@ -576,16 +576,16 @@ static int tap_case_persistent_unprivileged(void)
 	if (!pid) {
 		if (setgid(65534) || setuid(65534))
 			_exit(3);
-		if (be.ops->open(&be, &cfg, err, sizeof(err))) {
+		if (host.ops->open(&host, &cfg, err, sizeof(err))) {
 			fprintf(stderr, "  as uid 65534: %s\n", err);
 			_exit(1);
 		}
-		if (be.ops->configure(&be, 1ULL << VIRTIO_F_VERSION_1, 12))
+		if (host.ops->configure(&host, 1ULL << VIRTIO_F_VERSION_1, 12))
 			_exit(2);
-		be.ops->close(&be);
+		host.ops->close(&host);
 		/* not ours: refused, with what to do */
 		cfg.tap_name = "vnt-notmine";
-		ret = be.ops->open(&be, &cfg, err, sizeof(err));
+		ret = host.ops->open(&host, &cfg, err, sizeof(err));
 		if (ret != -EPERM || !strstr(err, "tap vnt-notmine: TUNSETIFF") ||
 		    !strstr(err, "ip tuntap add")) {
 			fprintf(stderr, "  unprivileged create: %d %s\n", ret, err);

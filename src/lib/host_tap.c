@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * be_tap.c - the tap backend: one IFF_MULTI_QUEUE TAP queue fd per pair,
+ * host_tap.c - the tap host: one IFF_MULTI_QUEUE TAP queue fd per pair,
  * IFF_VNET_HDR so the virtio-net header (and with it checksum and TSO
  * offloads) crosses into the host stack untouched. Queues are opened by
  * interface name (created, or attached to a persistent TAP, which works
@@ -25,8 +25,8 @@
 #include <linux/if_tun.h>
 #include <linux/virtio_net.h>
 
-#include "backend.h"
-#include "be_priv.h"
+#include "host.h"
+#include "host_priv.h"
 
 #define F(bit)		(1ULL << (bit))
 #define TAP_OFFLOADS	(TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN)
@@ -39,15 +39,15 @@
  * @name:	Interface name, for messages
  */
 struct tap_priv {
-	int fds[BACKEND_MAX_PAIRS];
+	int fds[HOST_MAX_PAIRS];
 	bool adopted;
 	unsigned int npairs;
 	char name[IFNAMSIZ];
 };
 
-static void be_tap_close(struct backend *be)
+static void host_tap_close(struct host *host)
 {
-	struct tap_priv *p = be->priv;
+	struct tap_priv *p = host->priv;
 	unsigned int i;
 
 	if (!p)
@@ -56,12 +56,12 @@ static void be_tap_close(struct backend *be)
 		if (!p->adopted && p->fds[i] >= 0)
 			close(p->fds[i]);
 	free(p);
-	be->priv = NULL;
-	be->npairs = 0;
+	host->priv = NULL;
+	host->npairs = 0;
 }
 
 /* What an operator can do about a TUNSETIFF failure */
-static const char *be_tap_hint(int err)
+static const char *host_tap_hint(int err)
 {
 	switch (err) {
 	case EPERM:
@@ -80,7 +80,7 @@ static const char *be_tap_hint(int err)
 }
 
 /* Open one queue of @p->name (empty: let the kernel pick and remember it) */
-static int be_tap_open_queue(struct tap_priv *p, char *err, size_t errlen)
+static int host_tap_open_queue(struct tap_priv *p, char *err, size_t errlen)
 {
 	struct ifreq ifr;
 	int fd, ret;
@@ -102,7 +102,7 @@ static int be_tap_open_queue(struct tap_priv *p, char *err, size_t errlen)
 		close(fd);
 		snprintf(err, errlen, "tap %s: TUNSETIFF: %s: %s",
 			 p->name[0] ? p->name : "(new)", strerror(-ret),
-			 be_tap_hint(-ret));
+			 host_tap_hint(-ret));
 		return ret;
 	}
 	memcpy(p->name, ifr.ifr_name, sizeof(p->name));
@@ -111,7 +111,7 @@ static int be_tap_open_queue(struct tap_priv *p, char *err, size_t errlen)
 }
 
 /* Check that a parent's fd is a TAP queue with a vnet header */
-static int be_tap_adopt(struct tap_priv *p, int fd, char *err, size_t errlen)
+static int host_tap_adopt(struct tap_priv *p, int fd, char *err, size_t errlen)
 {
 	struct ifreq ifr;
 	int fl, ret;
@@ -153,16 +153,16 @@ static int be_tap_adopt(struct tap_priv *p, int fd, char *err, size_t errlen)
 	return 0;
 }
 
-static int be_tap_open(struct backend *be, const struct backend_cfg *cfg,
+static int host_tap_open(struct host *host, const struct host_cfg *cfg,
 		       char *err, size_t errlen)
 {
 	struct tap_priv *p;
 	unsigned int i;
 	int ret;
 
-	if (!cfg->npairs || cfg->npairs > BACKEND_MAX_PAIRS) {
+	if (!cfg->npairs || cfg->npairs > HOST_MAX_PAIRS) {
 		snprintf(err, errlen, "tap: %u queue pairs: use 1..%u",
-			 cfg->npairs, (unsigned int)BACKEND_MAX_PAIRS);
+			 cfg->npairs, (unsigned int)HOST_MAX_PAIRS);
 		return -EINVAL;
 	}
 	if (cfg->ntap_fds && cfg->ntap_fds != cfg->npairs) {
@@ -181,33 +181,33 @@ static int be_tap_open(struct backend *be, const struct backend_cfg *cfg,
 		snprintf(err, errlen, "tap: out of memory");
 		return -ENOMEM;
 	}
-	be->priv = p;
+	host->priv = p;
 	p->adopted = cfg->ntap_fds && cfg->tap_fds;
 	if (cfg->tap_name)
 		memcpy(p->name, cfg->tap_name, strlen(cfg->tap_name) + 1);
 	for (i = 0; i < cfg->npairs; i++) {
 		if (p->adopted) {
-			ret = be_tap_adopt(p, cfg->tap_fds[i], err, errlen);
+			ret = host_tap_adopt(p, cfg->tap_fds[i], err, errlen);
 			p->fds[i] = cfg->tap_fds[i];
 		} else {
-			ret = p->fds[i] = be_tap_open_queue(p, err, errlen);
+			ret = p->fds[i] = host_tap_open_queue(p, err, errlen);
 		}
 		if (ret < 0)
 			goto err_close;
 		p->npairs = i + 1;
 	}
-	be->npairs = cfg->npairs;
+	host->npairs = cfg->npairs;
 	return 0;
 
 err_close:
-	be_tap_close(be);
+	host_tap_close(host);
 	return ret;
 }
 
 /* Offloads the tun driver takes: try them on the first queue */
-static uint64_t be_tap_host_features(struct backend *be)
+static uint64_t host_tap_host_features(struct host *host)
 {
-	struct tap_priv *p = be->priv;
+	struct tap_priv *p = host->priv;
 	uint64_t f;
 
 	if (!p || !p->npairs || ioctl(p->fds[0], TUNSETOFFLOAD, TAP_OFFLOADS) < 0)
@@ -226,7 +226,7 @@ static uint64_t be_tap_host_features(struct backend *be)
 }
 
 /**
- * be_tap_offload_flags() - TUNSETOFFLOAD bits for guest-acked features
+ * host_tap_offload_flags() - TUNSETOFFLOAD bits for guest-acked features
  * @features:	Negotiated virtio-net features
  *
  * The TAP may hand us what the guest can take on RX: GUEST_CSUM ->
@@ -235,7 +235,7 @@ static uint64_t be_tap_host_features(struct backend *be)
  *
  * Return: TUN_F_* flags
  */
-unsigned int be_tap_offload_flags(uint64_t features)
+unsigned int host_tap_offload_flags(uint64_t features)
 {
 	unsigned int fl = 0;
 
@@ -253,11 +253,11 @@ unsigned int be_tap_offload_flags(uint64_t features)
 	return fl;
 }
 
-static int be_tap_configure(struct backend *be, uint64_t features,
+static int host_tap_configure(struct host *host, uint64_t features,
 			    unsigned int hdr_len)
 {
-	struct tap_priv *p = be->priv;
-	unsigned int fl = be_tap_offload_flags(features), i;
+	struct tap_priv *p = host->priv;
+	unsigned int fl = host_tap_offload_flags(features), i;
 	int sz = (int)hdr_len;
 
 	if (!p)
@@ -267,15 +267,15 @@ static int be_tap_configure(struct backend *be, uint64_t features,
 		    ioctl(p->fds[i], TUNSETOFFLOAD, fl) < 0)
 			return -errno;
 	}
-	be->features = features;
-	be->hdr_len = hdr_len;
+	host->features = features;
+	host->hdr_len = hdr_len;
 	return 0;
 }
 
-static ssize_t be_tap_tx(struct backend *be, unsigned int pair,
+static ssize_t host_tap_tx(struct host *host, unsigned int pair,
 			 const struct iovec *iov, unsigned int iovcnt)
 {
-	struct tap_priv *p = be->priv;
+	struct tap_priv *p = host->priv;
 	ssize_t n;
 
 	if (!p || pair >= p->npairs)
@@ -286,10 +286,10 @@ static ssize_t be_tap_tx(struct backend *be, unsigned int pair,
 	return n;
 }
 
-static ssize_t be_tap_rx(struct backend *be, unsigned int pair,
+static ssize_t host_tap_rx(struct host *host, unsigned int pair,
 			 const struct iovec *iov, unsigned int iovcnt)
 {
-	struct tap_priv *p = be->priv;
+	struct tap_priv *p = host->priv;
 	size_t room = 0;
 	unsigned int i;
 	ssize_t n;
@@ -313,31 +313,31 @@ static ssize_t be_tap_rx(struct backend *be, unsigned int pair,
 	return n;
 }
 
-static ssize_t be_tap_rx_peek_len(struct backend *be, unsigned int pair)
+static ssize_t host_tap_rx_peek_len(struct host *host, unsigned int pair)
 {
-	(void)be;
+	(void)host;
 	(void)pair;
 	return -EOPNOTSUPP;
 }
 
-static int be_tap_fd(struct backend *be, unsigned int pair)
+static int host_tap_fd(struct host *host, unsigned int pair)
 {
-	struct tap_priv *p = be->priv;
+	struct tap_priv *p = host->priv;
 
 	if (!p || pair >= p->npairs)
 		return -1;
 	return p->fds[pair];
 }
 
-const struct backend_ops be_tap_ops = {
+const struct host_ops host_tap_ops = {
 	.name = "tap",
-	.open = be_tap_open,
-	.host_features = be_tap_host_features,
-	.configure = be_tap_configure,
-	.tx = be_tap_tx,
-	.rx = be_tap_rx,
-	.rx_peek_len = be_tap_rx_peek_len,
-	.rx_fd = be_tap_fd,
-	.queue_fd = be_tap_fd,
-	.close = be_tap_close,
+	.open = host_tap_open,
+	.host_features = host_tap_host_features,
+	.configure = host_tap_configure,
+	.tx = host_tap_tx,
+	.rx = host_tap_rx,
+	.rx_peek_len = host_tap_rx_peek_len,
+	.rx_fd = host_tap_fd,
+	.queue_fd = host_tap_fd,
+	.close = host_tap_close,
 };

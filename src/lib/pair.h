@@ -1,21 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * port.h - what the control plane (vu_backend) and the data plane (worker,
- * net) share: the rings of each queue pair with their eventfds and
- * counters, and the worker pool that serves them.
+ * pair.h - a queue pair as the control plane (vu_backend) and the data plane
+ * (worker, net) share it: its two rings with their eventfds and counters.
+ * The threads that serve pairs are worker.h's.
  *
  * Ownership: the control thread writes a pair's fields only while that pair
  * is paused (worker_pause()); the worker thread reads them after
  * worker_resume(). Counters are written by the worker only, with relaxed
  * atomics, and read by anyone.
  */
-#ifndef VNET_PORT_H
-#define VNET_PORT_H
+#ifndef VNET_PAIR_H
+#define VNET_PAIR_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "backend.h"
 #include "vq.h"
 
 #define PORT_MAX_PAIRS	64
@@ -25,7 +24,7 @@ enum ring_drop {
 	DROP_NO_RX_BUF,		/* guest posted no (or too few) RX buffers */
 	DROP_BAD_HDR,		/* invalid vnet header from the guest */
 	DROP_TOO_SHORT,		/* chain shorter than the vnet header */
-	DROP_BACKEND,		/* host side refused the frame */
+	DROP_HOST,		/* host side refused the frame */
 	DROP_DISABLED,		/* ring started but disabled: drained */
 	DROP_TOO_BIG,		/* frame larger than the buffers offered */
 	DROP_MAX
@@ -89,29 +88,4 @@ struct vnet_pair {
 	bool kernel;
 };
 
-/**
- * struct worker_opts - Data path tuning
- * @budget_pkts:	Frames per ring per wake before yielding (default 256)
- * @budget_bytes:	Bytes per ring per wake before yielding (default 1 MiB)
- * @poll_us:		Busy-poll this long before sleeping (0: never)
- * @nthreads:		Threads for the port's pairs (0: one per pair)
- */
-struct worker_opts {
-	unsigned int budget_pkts;
-	unsigned int budget_bytes;
-	unsigned int poll_us;
-	unsigned int nthreads;
-};
-
-struct worker_pool;
-
-int worker_pool_create(struct worker_pool **wp, const char *port_name,
-		       struct vnet_pair *pairs, unsigned int npairs,
-		       struct backend *be, const struct worker_opts *o);
-void worker_pool_destroy(struct worker_pool *wp);
-void worker_pause(struct worker_pool *wp, unsigned int pair);
-void worker_resume(struct worker_pool *wp, unsigned int pair);
-void worker_pause_all(struct worker_pool *wp);
-void worker_resume_all(struct worker_pool *wp);
-
-#endif /* VNET_PORT_H */
+#endif /* VNET_PAIR_H */

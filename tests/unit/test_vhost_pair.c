@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_vhost_offload.c - what vhost_offload refuses before or without the
+ * test_vhost_pair.c - what vhost_pair refuses before or without the
  * kernel: packed or unconfigured rings, polled rings, bad header sizes, no
  * TAP, a missing device, a file that is not the device; every refusal with
  * -errno, a reason, no fd left open and the rings untouched. The real
@@ -19,7 +19,7 @@
 
 #include "testlib.h"
 #include "gmem.h"
-#include "vhost_offload.h"
+#include "vhost_pair.h"
 
 #define NUM	64
 #define F_V1	(1ULL << VIRTIO_F_VERSION_1)
@@ -108,24 +108,24 @@ static int next_fd(void)
 
 static void test_idle_slot(void)
 {
-	struct vhost_offload o;
+	struct vhost_pair o;
 	struct vnet_pair p;
 	uint32_t base = 5;
 
 	CHECK(!pair_init(&p));
-	vhost_offload_init(&o);
-	CHECK(!vhost_offload_running(&o));
-	CHECK_EQ(vhost_offload_stop(&o, &p), 0);
-	CHECK_EQ(vhost_offload_ring_stop(&o, VHOST_OFFLOAD_RX, &base), -EINVAL);
+	vhost_pair_init(&o);
+	CHECK(!vhost_pair_running(&o));
+	CHECK_EQ(vhost_pair_stop(&o, &p), 0);
+	CHECK_EQ(vhost_pair_ring_stop(&o, VHOST_OFFLOAD_RX, &base), -EINVAL);
 	CHECK_EQ(base, 5);
-	CHECK_EQ(vhost_offload_ring_enable(&o, VHOST_OFFLOAD_TX, true), -EINVAL);
-	CHECK_EQ(vhost_offload_set_mem(&o, &p, &mem), -EINVAL);
-	CHECK_EQ(vhost_offload_set_ring_fds(&o, VHOST_OFFLOAD_RX, &p.rx), -EINVAL);
-	CHECK_EQ(vhost_offload_set_log(&o, &p, &mem, NULL, -1), -EINVAL);
+	CHECK_EQ(vhost_pair_ring_enable(&o, VHOST_OFFLOAD_TX, true), -EINVAL);
+	CHECK_EQ(vhost_pair_set_mem(&o, &p, &mem), -EINVAL);
+	CHECK_EQ(vhost_pair_set_ring_fds(&o, VHOST_OFFLOAD_RX, &p.rx), -EINVAL);
+	CHECK_EQ(vhost_pair_set_log(&o, &p, &mem, NULL, -1), -EINVAL);
 	CHECK_EQ(vq_get_base(&p.rx.vq), 7);
 	/* a running slot is never started twice (fd faked) */
 	o.fd = 1000;
-	CHECK_EQ(vhost_offload_start(&o, "/nonexistent", &p, &mem, 64, 0, NULL,
+	CHECK_EQ(vhost_pair_start(&o, "/nonexistent", &p, &mem, 64, 0, NULL,
 				     -1), -EBUSY);
 	CHECK_EQ(o.fd, 1000);
 	CHECK(!strcmp(o.why, "pair already offloaded: Device or resource busy"));
@@ -134,42 +134,42 @@ static void test_idle_slot(void)
 
 static void test_refuse_ring_state(void)
 {
-	struct vhost_offload o;
+	struct vhost_pair o;
 	struct vnet_pair p;
 	int fd0, kick;
 
 	CHECK(!pair_init(&p));
-	vhost_offload_init(&o);
+	vhost_pair_init(&o);
 	fd0 = next_fd();
 	p.rx.vq.layout = VQ_PACKED;
-	CHECK_EQ(vhost_offload_start(&o, "/nonexistent", &p, &mem, 64, 0, NULL,
+	CHECK_EQ(vhost_pair_start(&o, "/nonexistent", &p, &mem, 64, 0, NULL,
 				     -1), -EOPNOTSUPP);
 	CHECK(!strcmp(o.why, "RX ring is packed"));
 	p.rx.vq.layout = VQ_SPLIT;
 
 	kick = p.tx.kick_fd;
 	p.tx.kick_fd = -1;
-	CHECK_EQ(vhost_offload_start(&o, "/nonexistent", &p, &mem, 64, 0, NULL,
+	CHECK_EQ(vhost_pair_start(&o, "/nonexistent", &p, &mem, 64, 0, NULL,
 				     -1), -EINVAL);
 	CHECK(!strcmp(o.why, "TX ring has no kick eventfd (polled)"));
 	p.tx.kick_fd = kick;
 
 	p.tx.vq.split.used = NULL;
-	CHECK_EQ(vhost_offload_start(&o, "/nonexistent", &p, &mem, 64, 0, NULL,
+	CHECK_EQ(vhost_pair_start(&o, "/nonexistent", &p, &mem, 64, 0, NULL,
 				     -1), -EINVAL);
 	CHECK(!strcmp(o.why, "TX ring not configured"));
 	p.tx.vq.split.used = ring_mem[1][2];
 
 	p.hdr_len = 14;
-	CHECK_EQ(vhost_offload_start(&o, "/nonexistent", &p, &mem, 64, 0, NULL,
+	CHECK_EQ(vhost_pair_start(&o, "/nonexistent", &p, &mem, 64, 0, NULL,
 				     -1), -EINVAL);
 	CHECK(!strcmp(o.why, "vnet header size: Invalid argument"));
 	p.hdr_len = 12;
 
-	CHECK_EQ(vhost_offload_start(&o, "/nonexistent", &p, &mem, 64, -1, NULL,
+	CHECK_EQ(vhost_pair_start(&o, "/nonexistent", &p, &mem, 64, -1, NULL,
 				     -1), -EBADF);
 	CHECK(!strcmp(o.why, "no TAP queue fd: Bad file descriptor"));
-	CHECK(!vhost_offload_running(&o));
+	CHECK(!vhost_pair_running(&o));
 	CHECK_EQ(next_fd(), fd0);
 	CHECK_EQ(vq_get_base(&p.rx.vq), 7);
 	CHECK_EQ(vq_get_base(&p.tx.vq), 9);
@@ -178,15 +178,15 @@ static void test_refuse_ring_state(void)
 
 static void test_refuse_not_a_tap(void)
 {
-	struct vhost_offload o;
+	struct vhost_pair o;
 	struct vnet_pair p;
 	int efd = eventfd(0, EFD_CLOEXEC);
 
 	CHECK(!pair_init(&p));
-	vhost_offload_init(&o);
+	vhost_pair_init(&o);
 	CHECK(efd >= 0);
 	/* the vnet header size is set on the TAP first: an eventfd refuses */
-	CHECK_EQ(vhost_offload_start(&o, "/nonexistent", &p, &mem, 64, efd,
+	CHECK_EQ(vhost_pair_start(&o, "/nonexistent", &p, &mem, 64, efd,
 				     NULL, -1), -ENOTTY);
 	CHECK(!strncmp(o.why, "TUNSETVNETHDRSZ: ", 17));
 	close(efd);
@@ -196,7 +196,7 @@ static void test_refuse_not_a_tap(void)
 static void test_refuse_device(void)
 {
 	char path[64], want[128];
-	struct vhost_offload o;
+	struct vhost_pair o;
 	struct vnet_pair p;
 	int tap, fd0, f;
 
@@ -204,25 +204,25 @@ static void test_refuse_device(void)
 	if (tap < 0)
 		SKIP("cannot create a TAP (needs CAP_NET_ADMIN and /dev/net/tun)");
 	CHECK(!pair_init(&p));
-	vhost_offload_init(&o);
+	vhost_pair_init(&o);
 	fd0 = next_fd();
 	snprintf(path, sizeof(path), "/tmp/vnet-vk-absent-%d", (int)getpid());
-	CHECK_EQ(vhost_offload_start(&o, path, &p, &mem, 64, tap, NULL, -1),
+	CHECK_EQ(vhost_pair_start(&o, path, &p, &mem, 64, tap, NULL, -1),
 		 -ENOENT);
 	snprintf(want, sizeof(want), "%s: No such file or directory", path);
 	CHECK(!strcmp(o.why, want));
-	CHECK(!vhost_offload_running(&o));
+	CHECK(!vhost_pair_running(&o));
 	CHECK_EQ(next_fd(), fd0);
 
 	snprintf(path, sizeof(path), "/tmp/vnet-vk-file-%d", (int)getpid());
 	f = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
 	CHECK(f >= 0);
 	close(f);
-	CHECK_EQ(vhost_offload_start(&o, path, &p, &mem, 64, tap, NULL, -1),
+	CHECK_EQ(vhost_pair_start(&o, path, &p, &mem, 64, tap, NULL, -1),
 		 -ENOTTY);
 	unlink(path);
 	CHECK(!strcmp(o.why, "VHOST_SET_OWNER: Inappropriate ioctl for device"));
-	CHECK(!vhost_offload_running(&o));
+	CHECK(!vhost_pair_running(&o));
 	CHECK_EQ(next_fd(), fd0);
 	CHECK_EQ(vq_get_base(&p.rx.vq), 7);
 	CHECK_EQ(vq_get_base(&p.tx.vq), 9);

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * worker.h - the data plane threads of one port: a pool of workers, each
+ * serving some of the port's queue pairs (pair.h) between their rings and
+ * the host side (host.h). The control thread pauses a pair's worker before
+ * it changes anything of that pair and resumes it after.
+ */
+#ifndef VNET_WORKER_H
+#define VNET_WORKER_H
+
+#include "host.h"
+#include "pair.h"
+
+/**
+ * struct worker_opts - Data path tuning
+ * @budget_pkts:	Frames per ring per wake before yielding (default 256)
+ * @budget_bytes:	Bytes per ring per wake before yielding (default 1 MiB)
+ * @poll_us:		Busy-poll this long before sleeping (0: never)
+ * @nthreads:		Threads for the port's pairs (0: one per pair)
+ */
+struct worker_opts {
+	unsigned int budget_pkts;
+	unsigned int budget_bytes;
+	unsigned int poll_us;
+	unsigned int nthreads;
+};
+
+struct worker_pool;
+
+int worker_pool_create(struct worker_pool **poolp, const char *port_name,
+		       struct vnet_pair *pairs, unsigned int npairs,
+		       struct host *host, const struct worker_opts *o);
+void worker_pool_destroy(struct worker_pool *pool);
+void worker_pause(struct worker_pool *pool, unsigned int pair);
+void worker_resume(struct worker_pool *pool, unsigned int pair);
+void worker_pause_all(struct worker_pool *pool);
+void worker_resume_all(struct worker_pool *pool);
+
+#endif /* VNET_WORKER_H */
