@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_vring_packed.c - libFuzzer harness for the packed ring chain walker
- * (vring_packed.c through vq.c): arbitrary descriptor ring (flags, ids,
- * wrap bits), indirect tables and memory contents; see
+ * (vring_packed_dev.c and vq_chain.c, through vq.c): arbitrary descriptor
+ * ring (flags, ids, wrap bits), indirect tables and memory contents; see
  * fuzz_vring_common.h for the input format.
  */
 #include "fuzz_vring_common.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_vring_split.c - libFuzzer harness for the split ring chain walker
- * (vring_split.c through vq.c): arbitrary descriptor table, avail ring,
- * indirect tables and memory contents; see fuzz_vring_common.h for the
- * input format.
+ * (vring_split_dev.c and vq_chain.c, through vq.c): arbitrary descriptor
+ * table, avail ring, indirect tables and memory contents; see
+ * fuzz_vring_common.h for the input format.
  */
 #include "fuzz_vring_common.h"
 

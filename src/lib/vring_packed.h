@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vring_packed.h - the packed layout as vq.c calls it: the device side
+ * (vring_packed_dev.c) and the driver side (vring_packed_drv.c), plus the
+ * flag bits and ring arithmetic both sides use. Only vq.c and those two
+ * files include it.
+ */
+#ifndef VNET_VRING_PACKED_H
+#define VNET_VRING_PACKED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <linux/virtio_config.h>
+
+#include "util.h"
+#include "vq_types.h"
+
+/* Packed descriptor flag bits (virtio 1.2, "Packed Virtqueues") */
+#define VRING_PACKED_F_AVAIL	(1u << VRING_PACKED_DESC_F_AVAIL)
+#define VRING_PACKED_F_USED	(1u << VRING_PACKED_DESC_F_USED)
+#define VRING_PACKED_WRAP	(1u << VRING_PACKED_EVENT_F_WRAP_CTR)
+
+/* Advance a (slot, wrap) position by @n slots, n <= num ("Driver and
+ * Device Ring Wrap Counters") */
+static inline void vring_packed_advance(const struct vq *vq, uint16_t *slot,
+					bool *wrap, uint16_t n)
+{
+	uint32_t s = (uint32_t)*slot + n;
+
+	if (s >= vq->num) {
+		s -= vq->num;
+		*wrap = !*wrap;
+	}
+	*slot = (uint16_t)s;
+}
+
+/* vring_packed_dev.c */
+int vring_packed_pop(struct vq *vq, struct vq_chain *c);
+void vring_packed_unpop(struct vq *vq, uint32_t slots);
+bool vring_packed_flush(struct vq *vq);
+bool vring_packed_avail_pending(struct vq *vq);
+void vring_packed_disable_notify(struct vq *vq);
+bool vring_packed_enable_notify(struct vq *vq);
+
+/* vring_packed_drv.c */
+void vring_packed_drv_setup(struct vq *vq);
+int vring_packed_drv_add(struct vq *vq, const struct vq_buf *out,
+			 unsigned int nout, const struct vq_buf *in,
+			 unsigned int nin, uint32_t token);
+bool vring_packed_drv_kick_needed(struct vq *vq);
+int vring_packed_drv_get_used(struct vq *vq, uint32_t *token, uint32_t *len);
+void vring_packed_drv_disable_cb(struct vq *vq);
+bool vring_packed_drv_enable_cb(struct vq *vq);
+
+#endif /* VNET_VRING_PACKED_H */

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vring_packed_dev.c - the device side of the packed virtqueue layout
+ * (virtio 1.2, "Packed Virtqueues"): pop chains the guest marked
+ * available, write used descriptors back in place, with wrap counters,
+ * indirect tables, event suppression (incl. EVENT_IDX "DESC" mode) and
+ * in-order completion. This is the code a hostile guest attacks; it reads
+ * alone (the driver side is vring_packed_drv.c).
+ *
+ * Leaves to others: dispatch, completions and their dirty logging (vq.c),
+ * chain iovec filling and breaking the queue (vq_chain.c), address
+ * translation (gmem.c).
+ *
+ * Security model: the descriptor ring is written by the guest at any time.
+ * Each descriptor field is read once into a host-order local; the head's
+ * flags with acquire ordering, then the rest of the chain. The buffer id
+ * is captured during the walk (last descriptor of a direct chain, the ring
+ * descriptor of an indirect one; ids inside indirect tables are ignored)
+ * and the ring is never re-read after it. Checked: every descriptor of a
+ * chain is marked available for the current wrap, a chain is at most the
+ * ring size, indirect tables are non-empty, a multiple of 16 bytes, at
+ * most ring size entries, not nested and not combined with NEXT. A
+ * violation breaks the queue (-EBADMSG until reset). The driver's event
+ * suppression structure is read only to decide on a notification.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stddef.h>
+
+#include "vq_chain.h"
+#include "vring_packed.h"
+
+/* Available for a driver whose wrap counter is @wrap ("Driver and Device
+ * Ring Wrap Counters") */
+static bool packed_is_avail(uint16_t flags, bool wrap)
+{
+	return !!(flags & VRING_PACKED_F_AVAIL) == wrap &&
+	       !!(flags & VRING_PACKED_F_USED) != wrap;
+}
+
+/* Walk an indirect table: sequential entries, only WRITE counts ("Indirect
+ * Flag: Scatter-Gather Support") */
+static int packed_walk_indirect(struct vq *vq, uint16_t flags, uint64_t addr,
+				uint32_t len, struct vq_chain *c)
+{
+	const struct vring_packed_desc *t;
+	uint32_t i;
+	int ret;
+
+	if (flags & VRING_DESC_F_NEXT)
+		return vq_break(vq, "indirect descriptor with NEXT set");
+	if (!len || len % 16 || len / 16 > vq->num)
+		return vq_break(vq, "indirect table length %u invalid (ring %u)",
+				len, vq->num);
+	t = vq_chain_indirect(vq, addr, len);
+	if (!t)
+		return vq_break(vq, "indirect table %#llx+%u outside memory",
+				(unsigned long long)addr, len);
+
+	for (i = 0; i < len / 16; i++) {
+		uint16_t f = le16toh(READ_ONCE(t[i].flags));
+
+		if (f & VRING_DESC_F_INDIRECT)
+			return vq_break(vq, "nested indirect table");
+		ret = vq_chain_add(vq, c, le64toh(READ_ONCE(t[i].addr)),
+				   le32toh(READ_ONCE(t[i].len)),
+				   f & VRING_DESC_F_WRITE);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Walk the chain whose head (at last_avail) has @flags, read with acquire
+ * ordering by the caller. Every ring descriptor is read once.
+ */
+static int packed_walk(struct vq *vq, uint16_t flags, struct vq_chain *c)
+{
+	const struct vring_packed_desc *ring = vq->packed.desc;
+	uint16_t slot = vq->last_avail, n = 0, id;
+	bool wrap = vq->avail_wrap;
+	uint64_t addr;
+	uint32_t len;
+	int ret;
+
+	vq_chain_start(c);
+	for (;;) {
+		if (n) {
+			flags = le16toh(READ_ONCE(ring[slot].flags));
+			if (!packed_is_avail(flags, wrap))
+				return vq_break(vq, "descriptor %u of chain at %u not available (flags %#x)",
+						slot, vq->last_avail, flags);
+		}
+		addr = le64toh(READ_ONCE(ring[slot].addr));
+		len = le32toh(READ_ONCE(ring[slot].len));
+		id = le16toh(READ_ONCE(ring[slot].id));
+		n++;
+
+		if (flags & VRING_DESC_F_INDIRECT)
+			ret = packed_walk_indirect(vq, flags, addr, len, c);
+		else
+			ret = vq_chain_add(vq, c, addr, len,
+					   flags & VRING_DESC_F_WRITE);
+		if (ret)
+			return ret;
+		if (!(flags & VRING_DESC_F_NEXT))
+			break;
+		if (n >= vq->num)
+			return vq_break(vq, "chain at %u longer than ring %u",
+					vq->last_avail, vq->num);
+		vring_packed_advance(vq, &slot, &wrap, 1);
+	}
+	/* The id of the chain's last (or only, indirect) ring descriptor */
+	c->id = id;
+	c->ndesc = n;
+	return 0;
+}
+
+/**
+ * vring_packed_pop() - Take the next available chain from a packed ring
+ * @vq:		Virtqueue (device side), configured
+ * @c:		Chain to fill
+ *
+ * Return: 0, -EAGAIN, -EBADMSG, -ENOSPC (see vq_pop())
+ */
+int vring_packed_pop(struct vq *vq, struct vq_chain *c)
+{
+	uint16_t flags;
+	int ret;
+
+	/* Pairs with the driver's release store of the head's flags: the
+	 * chain's other descriptors were written before it */
+	flags = le16toh(LOAD_ACQUIRE(vq->packed.desc[vq->last_avail].flags));
+	if (!packed_is_avail(flags, vq->avail_wrap))
+		return -EAGAIN;
+	if (vq->inflight + vq->nbatch >= vq->num)
+		return vq_break(vq, "more than %u buffers in flight", vq->num);
+
+	ret = packed_walk(vq, flags, c);
+	if (ret)
+		return ret;
+	vring_packed_advance(vq, &vq->last_avail, &vq->avail_wrap, c->ndesc);
+	vq_chain_commit(vq, c);
+	return 0;
+}
+
+/**
+ * vring_packed_unpop() - Move the avail position back (vq_discard())
+ * @vq:		Virtqueue (device side)
+ * @slots:	Ring slots the discarded chains took: may exceed the ring
+ *		size (a guest that re-marks slots lets pops run laps ahead)
+ */
+void vring_packed_unpop(struct vq *vq, uint32_t slots)
+{
+	uint32_t rem = slots % vq->num;
+
+	if ((slots / vq->num) & 1)
+		vq->avail_wrap = !vq->avail_wrap;
+	if (vq->last_avail >= rem) {
+		vq->last_avail = (uint16_t)(vq->last_avail - rem);
+	} else {
+		vq->last_avail = (uint16_t)(vq->last_avail + vq->num - rem);
+		vq->avail_wrap = !vq->avail_wrap;
+	}
+}
+
+/* Must the driver be notified of @slots slots used up to used_idx? */
+static bool packed_need_notify(struct vq *vq, uint16_t slots)
+{
+	uint16_t flags, off_wrap, event, new = vq->used_idx;
+
+	/* Orders our used flag stores before reading the driver's event
+	 * suppression; pairs with the driver's full barrier between writing
+	 * it and rechecking the ring (enable_cb) */
+	smp_mb();
+	flags = le16toh(READ_ONCE(vq->packed.driver->flags));
+	if (flags != VRING_PACKED_EVENT_FLAG_DESC || !vq->event_idx)
+		return flags != VRING_PACKED_EVENT_FLAG_DISABLE;
+
+	/* First flush since a reset or set_base: what was signalled before
+	 * is unknown, the driver may wait for an earlier slot */
+	if (!vq->signalled_used_valid) {
+		vq->signalled_used_valid = true;
+		return true;
+	}
+	off_wrap = le16toh(READ_ONCE(vq->packed.driver->off_wrap));
+	event = off_wrap & ~VRING_PACKED_WRAP;
+	/* Positions of the previous lap are negative (mod 2^16) */
+	if (!!(off_wrap & VRING_PACKED_WRAP) != vq->used_wrap)
+		event = (uint16_t)(event - vq->num);
+	return vring_need_event(event, new, (uint16_t)(new - slots));
+}
+
+/*
+ * IN_ORDER and every length 0 (TX completions): one used descriptor naming
+ * the batch's last buffer stands for all of them, the driver skips the
+ * slots of the others (virtio 1.2 packed, "In-order use of descriptors").
+ * Only while the batch spans at most one lap of the ring: a guest that
+ * re-marks slots can make the device pop more, and one advance by the sum
+ * would leave used_idx outside the ring.
+ */
+static bool packed_batch_collapsible(const struct vq *vq)
+{
+	uint32_t slots = 0;
+	uint16_t k;
+
+	if (!vq->in_order || vq->nbatch < 2)
+		return false;
+	for (k = 0; k < vq->nbatch; k++) {
+		if (vq->batch[k].len)
+			return false;
+		slots += vq->batch[k].ndesc;
+	}
+	return slots <= vq->num;
+}
+
+/* Write the collapsed batch's single used descriptor (but not its flags) */
+static uint32_t packed_write_collapsed(struct vq *vq, uint16_t *slot,
+				       bool *wrap)
+{
+	struct vring_packed_desc *d = &vq->packed.desc[*slot];
+	uint32_t slots = 0;
+	uint16_t k;
+
+	for (k = 0; k < vq->nbatch; k++)
+		slots += vq->batch[k].ndesc;
+	WRITE_ONCE(d->id, htole16(vq->batch[vq->nbatch - 1].id));
+	WRITE_ONCE(d->len, 0);
+	if (vq->log)
+		gmem_log_write(vq->log, vq->log_used_gpa + (uint64_t)*slot * 16,
+			       16);
+	vring_packed_advance(vq, slot, wrap, (uint16_t)slots);
+	return slots;
+}
+
+/**
+ * vring_packed_flush() - Write the batch as used descriptors
+ * @vq:		Virtqueue (device side) with a non-empty batch
+ *
+ * Ids and lengths first, then the flags, the first descriptor's last: the
+ * driver sees the whole batch at once. With IN_ORDER, a batch of zero
+ * lengths is written as one used descriptor.
+ *
+ * Return: true if the driver must be notified
+ */
+bool vring_packed_flush(struct vq *vq)
+{
+	struct vring_packed_desc *ring = vq->packed.desc;
+	uint16_t first = vq->used_idx, slot = first, k, first_flags;
+	bool wrap = vq->used_wrap;
+	bool collapse = packed_batch_collapsible(vq);
+	uint32_t slots = 0;
+
+	first_flags = wrap ? VRING_PACKED_F_AVAIL | VRING_PACKED_F_USED : 0;
+	if (collapse)
+		slots = packed_write_collapsed(vq, &slot, &wrap);
+	for (k = 0; !collapse && k < vq->nbatch; k++) {
+		const struct vq_used_elem *e = &vq->batch[k];
+		uint16_t f = wrap ? VRING_PACKED_F_AVAIL | VRING_PACKED_F_USED
+				  : 0;
+
+		WRITE_ONCE(ring[slot].id, htole16(e->id));
+		WRITE_ONCE(ring[slot].len, htole32(e->len));
+		if (k)
+			WRITE_ONCE(ring[slot].flags, htole16(f));
+		if (vq->log)
+			gmem_log_write(vq->log, vq->log_used_gpa +
+				       (uint64_t)slot * 16, 16);
+		slots += e->ndesc;
+		vring_packed_advance(vq, &slot, &wrap, e->ndesc);
+	}
+	/* Pairs with the driver's acquire load of the first used flags:
+	 * every id, length and later flag above is visible with it */
+	STORE_RELEASE(ring[first].flags, htole16(first_flags));
+
+	vq->used_idx = slot;
+	vq->used_wrap = wrap;
+	return packed_need_notify(vq, (uint16_t)slots);
+}
+
+/**
+ * vring_packed_avail_pending() - Is the next slot available?
+ * @vq:		Virtqueue (device side), configured
+ *
+ * Return: true if a chain can be popped
+ */
+bool vring_packed_avail_pending(struct vq *vq)
+{
+	/* Pairs with the driver's release store of the head's flags */
+	return packed_is_avail(le16toh(LOAD_ACQUIRE(
+			vq->packed.desc[vq->last_avail].flags)),
+			vq->avail_wrap);
+}
+
+/**
+ * vring_packed_disable_notify() - Suppress kicks while we poll
+ * @vq:		Virtqueue (device side)
+ */
+void vring_packed_disable_notify(struct vq *vq)
+{
+	WRITE_ONCE(vq->packed.device->flags,
+		   htole16(VRING_PACKED_EVENT_FLAG_DISABLE));
+}
+
+/**
+ * vring_packed_enable_notify() - Ask for kicks, then recheck the ring
+ * @vq:		Virtqueue (device side)
+ *
+ * Return: true if a chain is pending (keep working)
+ */
+bool vring_packed_enable_notify(struct vq *vq)
+{
+	if (vq->event_idx) {
+		WRITE_ONCE(vq->packed.device->off_wrap,
+			   htole16(vq->last_avail |
+				   (vq->avail_wrap ? VRING_PACKED_WRAP : 0)));
+		WRITE_ONCE(vq->packed.device->flags,
+			   htole16(VRING_PACKED_EVENT_FLAG_DESC));
+	} else {
+		WRITE_ONCE(vq->packed.device->flags,
+			   htole16(VRING_PACKED_EVENT_FLAG_ENABLE));
+	}
+	/* Orders the stores above before re-reading the ring; pairs with the
+	 * driver's full barrier between marking descriptors available and
+	 * reading our event suppression (kick decision) */
+	smp_mb();
+	return vring_packed_avail_pending(vq);
+}
