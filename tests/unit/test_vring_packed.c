@@ -4,18 +4,11 @@
  * on fake guest memory, wrap counters, buffer ids (captured from the right
  * descriptor), event suppression, in-order completion, and every malicious
  * guest case as its own test.
+ * The scenarios both layouts share live in test_vring_common.h (run by
+ * vring_common_run()); this file keeps the layout-specific ones.
  */
-#include <errno.h>
-#include <stdio.h>
-#include <string.h>
-
-#include "testlib.h"
-#include "vq_testutil.h"
-
-#define PF_AVAIL	(1u << VRING_PACKED_DESC_F_AVAIL)
-#define PF_USED		(1u << VRING_PACKED_DESC_F_USED)
-
-static struct tenv T;
+#define TEST_LAYOUT	VQ_PACKED
+#include "test_vring_common.h"
 
 static struct vring_packed_desc *pdesc(uint16_t i)
 {
@@ -60,77 +53,6 @@ static void test_set_addr_alignment(void)
 	CHECK_EQ(vq_set_addr(&q, area + 4, area + 1024, area + 2048), -EINVAL);
 	CHECK_EQ(vq_set_addr(&q, area + 16, area + 1028, area + 2052), 0);
 	vq_cleanup(&q);
-}
-
-static void test_single_desc(void)
-{
-	struct vq_buf b = { tdata(0), 100 };
-	struct vq_chain c;
-	uint32_t tok, len;
-
-	CHECK_EQ(tenv_init(&T, VQ_PACKED, 256, 0), 0);
-	CHECK_EQ(vq_pop(&T.dev, &c), -EAGAIN);
-	CHECK(!vq_avail_pending(&T.dev));
-	CHECK_EQ(vq_drv_add(&T.drv, &b, 1, NULL, 0, 77), 0);
-	CHECK(vq_drv_kick_needed(&T.drv));
-	CHECK(vq_avail_pending(&T.dev));
-	CHECK_EQ(vq_pop(&T.dev, &c), 0);
-	CHECK_EQ(c.nout, 1);
-	CHECK_EQ(c.ndesc, 1);
-	CHECK(c.iov[0].iov_base == thost(&T, tdata(0)));
-	CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), -EAGAIN);
-	vq_push(&T.dev, &c, 3);
-	CHECK(vq_flush(&T.dev));
-	CHECK_EQ(le16toh(pdesc(0)->flags) & (PF_AVAIL | PF_USED),
-		 PF_AVAIL | PF_USED);
-	CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), 0);
-	CHECK_EQ(tok, 77);
-	CHECK_EQ(len, 3);
-	CHECK_EQ(vq_drv_num_free(&T.drv), 256);
-	tenv_cleanup(&T);
-}
-
-static void test_multi_desc(void)
-{
-	struct vq_buf out[2] = { { tdata(0), 10 }, { tdata(1), 20 } };
-	struct vq_buf in[3] = { { tdata(2), 30 }, { tdata(3), 40 },
-				{ tdata(4), 50 } };
-	struct vq_chain c;
-	uint32_t tok, len;
-	int i;
-
-	CHECK_EQ(tenv_init(&T, VQ_PACKED, 7, 0), 0);
-	CHECK_EQ(vq_drv_add(&T.drv, out, 2, in, 3, 5), 0);
-	CHECK_EQ(vq_drv_num_free(&T.drv), 2);
-	CHECK_EQ(vq_drv_add(&T.drv, out, 2, in, 3, 6), -ENOSPC);
-	vq_drv_kick_needed(&T.drv);
-	CHECK_EQ(vq_pop(&T.dev, &c), 0);
-	CHECK_EQ(c.nout, 2);
-	CHECK_EQ(c.nin, 3);
-	CHECK_EQ(c.ndesc, 5);
-	CHECK_EQ(c.in_len, 120);
-	for (i = 0; i < 5; i++)
-		CHECK(c.iov[i].iov_base == thost(&T, tdata(i)));
-	vq_push(&T.dev, &c, 99);
-	vq_flush(&T.dev);
-	CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), 0);
-	CHECK_EQ(tok, 5);
-	CHECK_EQ(len, 99);
-	CHECK_EQ(vq_drv_num_free(&T.drv), 7);
-	/* Next chain crosses the end of the ring (slots 5, 6, 0, 1) */
-	CHECK_EQ(vq_drv_add(&T.drv, out, 2, in, 2, 8), 0);
-	vq_drv_kick_needed(&T.drv);
-	CHECK_EQ(vq_pop(&T.dev, &c), 0);
-	CHECK_EQ(c.ndesc, 4);
-	CHECK(c.iov[3].iov_base == thost(&T, tdata(3)));
-	CHECK_EQ(T.dev.last_avail, 2);
-	CHECK(!T.dev.avail_wrap);
-	vq_push(&T.dev, &c, 1);
-	vq_flush(&T.dev);
-	CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), 0);
-	CHECK_EQ(tok, 8);
-	CHECK(!T.drv.drv_used_wrap);
-	tenv_cleanup(&T);
 }
 
 /* Ids: the last descriptor's for a direct chain, the ring descriptor's
@@ -236,21 +158,6 @@ static void test_indirect_misaligned_table(void)
 	tenv_cleanup(&T);
 }
 
-static void test_buffer_across_regions(void)
-{
-	struct vq_buf b = { TM_GPA + TM_HALF - 100, 300 };
-	struct vq_chain c;
-
-	CHECK_EQ(tenv_init(&T, VQ_PACKED, 8, 0), 0);
-	CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, &b, 1, 1), 0);
-	CHECK_EQ(vq_pop(&T.dev, &c), 0);
-	CHECK_EQ(c.nin, 2);
-	CHECK_EQ(c.iov[0].iov_len, 100);
-	CHECK_EQ(c.iov[1].iov_len, 200);
-	CHECK(c.iov[1].iov_base == T.buf + TM_HALF);
-	tenv_cleanup(&T);
-}
-
 static void test_spill(void)
 {
 	struct vq_buf in[12];
@@ -335,32 +242,6 @@ static void test_wrap_counters(void)
 		CHECK_EQ(T.dev.avail_wrap, T.drv.drv_avail_wrap);
 	}
 	CHECK(laps > 10000);
-	tenv_cleanup(&T);
-}
-
-/* A one-entry ring: every operation wraps */
-static void test_ring_size_one(void)
-{
-	struct vq_buf b[2] = { { tdata(0), 10 }, { tdata(1), 20 } };
-	struct vq_chain c;
-	uint32_t tok, len, i;
-
-	CHECK_EQ(tenv_init(&T, VQ_PACKED, 1, F_EVENT_IDX | F_INDIRECT), 0);
-	for (i = 0; i < 1000; i++) {
-		CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, b, 2, i), -ENOSPC);
-		CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, b, 1, i), 0);
-		CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, b, 1, i), -ENOSPC);
-		vq_drv_kick_needed(&T.drv);
-		CHECK_EQ(vq_pop(&T.dev, &c), 0);
-		CHECK_EQ(vq_pop(&T.dev, &c), -EAGAIN);
-		vq_push(&T.dev, &c, i % 10);
-		vq_flush(&T.dev);
-		CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), 0);
-		CHECK_EQ(tok, i);
-		CHECK_EQ(len, i % 10);
-		CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), -EAGAIN);
-	}
-	CHECK(!vq_is_broken(&T.dev) && !vq_is_broken(&T.drv));
 	tenv_cleanup(&T);
 }
 
@@ -483,30 +364,6 @@ static void test_event_idx_driver(void)
 	CHECK(vq_drv_kick_needed(&T.drv));	/* 2 and 3 added */
 	vq_disable_notify(&T.dev);
 	CHECK_EQ(le16toh(pdevice()->flags), VRING_PACKED_EVENT_FLAG_DISABLE);
-	tenv_cleanup(&T);
-}
-
-static void test_notify_flags(void)
-{
-	struct vq_buf b = { tdata(0), 64 };
-	struct vq_chain c;
-
-	CHECK_EQ(tenv_init(&T, VQ_PACKED, 4, 0), 0);
-	vq_disable_notify(&T.dev);
-	CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, &b, 1, 1), 0);
-	CHECK(!vq_drv_kick_needed(&T.drv));
-	CHECK(vq_enable_notify(&T.dev));
-	CHECK_EQ(le16toh(pdevice()->flags), VRING_PACKED_EVENT_FLAG_ENABLE);
-	CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, &b, 1, 2), 0);
-	CHECK(vq_drv_kick_needed(&T.drv));
-	CHECK_EQ(vq_pop(&T.dev, &c), 0);
-	vq_drv_disable_cb(&T.drv);
-	vq_push(&T.dev, &c, 0);
-	CHECK(!vq_flush(&T.dev));
-	CHECK(vq_drv_enable_cb(&T.drv));
-	CHECK_EQ(vq_pop(&T.dev, &c), 0);
-	vq_push(&T.dev, &c, 0);
-	CHECK(vq_flush(&T.dev));
 	tenv_cleanup(&T);
 }
 
@@ -640,20 +497,6 @@ static void test_dirty_log(void)
 
 /* ---------------- malicious guests ---------------- */
 
-static int mal_expect(const char *what)
-{
-	struct vq_chain c;
-	int ok;
-
-	ok = vq_pop(&T.dev, &c) == -EBADMSG && vq_is_broken(&T.dev) &&
-	     strstr(vq_broken_reason(&T.dev), what) &&
-	     vq_pop(&T.dev, &c) == -EBADMSG && !vq_enable_notify(&T.dev);
-	if (!ok)
-		fprintf(stderr, "  reason: \"%s\"\n", vq_broken_reason(&T.dev));
-	tenv_cleanup(&T);
-	return ok;
-}
-
 static void test_mal_chain_longer_than_ring(void)
 {
 	uint16_t i;
@@ -679,81 +522,6 @@ static void test_mal_chain_wraps_without_flip(void)
 	tpacked_desc(&T, 3, tdata(0), 8, 0, VRING_DESC_F_NEXT, 1);
 	tpacked_desc(&T, 0, tdata(1), 8, 0, 0, 1);	/* should be wrap 0 */
 	CHECK(mal_expect("descriptor 0 of chain at 3 not available"));
-}
-
-static void test_mal_nested_indirect(void)
-{
-	struct vring_packed_desc *t;
-
-	CHECK_EQ(tenv_init(&T, VQ_PACKED, 8, F_INDIRECT), 0);
-	t = thost(&T, TM_GPA + TM_INDIR_OFF);
-	t[0] = (struct vring_packed_desc){ htole64(TM_GPA + TM_INDIR_OFF),
-					   htole32(16), 0,
-					   htole16(VRING_DESC_F_INDIRECT) };
-	tpacked_desc(&T, 0, TM_GPA + TM_INDIR_OFF, 16, 1,
-		     VRING_DESC_F_INDIRECT, 1);
-	CHECK(mal_expect("nested indirect"));
-}
-
-static void test_mal_indirect_len_zero(void)
-{
-	CHECK_EQ(tenv_init(&T, VQ_PACKED, 8, F_INDIRECT), 0);
-	tpacked_desc(&T, 0, TM_GPA + TM_INDIR_OFF, 0, 1, VRING_DESC_F_INDIRECT, 1);
-	CHECK(mal_expect("indirect table length 0"));
-}
-
-static void test_mal_indirect_len_not_16(void)
-{
-	CHECK_EQ(tenv_init(&T, VQ_PACKED, 8, F_INDIRECT), 0);
-	tpacked_desc(&T, 0, TM_GPA + TM_INDIR_OFF, 40, 1, VRING_DESC_F_INDIRECT, 1);
-	CHECK(mal_expect("indirect table length 40"));
-}
-
-static void test_mal_indirect_len_too_big(void)
-{
-	CHECK_EQ(tenv_init(&T, VQ_PACKED, 8, F_INDIRECT), 0);
-	tpacked_desc(&T, 0, TM_GPA + TM_INDIR_OFF, 144, 1,
-		     VRING_DESC_F_INDIRECT, 1);
-	CHECK(mal_expect("indirect table length 144"));
-}
-
-static void test_mal_indirect_with_next(void)
-{
-	CHECK_EQ(tenv_init(&T, VQ_PACKED, 8, F_INDIRECT), 0);
-	tpacked_desc(&T, 0, TM_GPA + TM_INDIR_OFF, 16, 1,
-		     VRING_DESC_F_INDIRECT | VRING_DESC_F_NEXT, 1);
-	tpacked_desc(&T, 1, tdata(0), 8, 1, 0, 1);
-	CHECK(mal_expect("indirect descriptor with NEXT"));
-}
-
-static void test_mal_indirect_outside_memory(void)
-{
-	CHECK_EQ(tenv_init(&T, VQ_PACKED, 8, F_INDIRECT), 0);
-	tpacked_desc(&T, 0, 0x1000, 16, 1, VRING_DESC_F_INDIRECT, 1);
-	CHECK(mal_expect("outside memory"));
-}
-
-static void test_mal_addr_outside_memory(void)
-{
-	CHECK_EQ(tenv_init(&T, VQ_PACKED, 8, 0), 0);
-	tpacked_desc(&T, 0, TM_GPA + TM_SIZE, 1, 1, 0, 1);
-	CHECK(mal_expect("outside guest memory"));
-}
-
-static void test_mal_addr_wraps(void)
-{
-	CHECK_EQ(tenv_init(&T, VQ_PACKED, 8, 0), 0);
-	tpacked_desc(&T, 0, UINT64_MAX, 2, 1, 0, 1);
-	CHECK(mal_expect("outside guest memory"));
-}
-
-static void test_mal_read_after_write(void)
-{
-	CHECK_EQ(tenv_init(&T, VQ_PACKED, 8, 0), 0);
-	tpacked_desc(&T, 1, tdata(1), 8, 1, 0, 1);
-	tpacked_desc(&T, 0, tdata(0), 8, 1,
-		     VRING_DESC_F_WRITE | VRING_DESC_F_NEXT, 1);
-	CHECK(mal_expect("readable descriptor after a writable"));
 }
 
 /* Guest marks slots available again before they were used */
@@ -874,21 +642,16 @@ int main(void)
 {
 	RUN(test_init_sizes);
 	RUN(test_set_addr_alignment);
-	RUN(test_single_desc);
-	RUN(test_multi_desc);
 	RUN(test_buffer_ids);
 	RUN(test_indirect_distinct_ids);
 	RUN(test_indirect_misaligned_table);
-	RUN(test_buffer_across_regions);
 	RUN(test_spill);
 	RUN(test_discard);
 	RUN(test_wrap_counters);
-	RUN(test_ring_size_one);
 	RUN(test_set_get_base);
 	RUN(test_event_idx_device);
 	RUN(test_event_idx_driver);
 	RUN(test_regress_event_idx_first_flush_after_set_base);
-	RUN(test_notify_flags);
 	RUN(test_in_order_collapsed);
 	RUN(test_in_order_device);
 	RUN(test_in_order_collapse_device);
@@ -896,19 +659,11 @@ int main(void)
 	RUN(test_mal_chain_longer_than_ring);
 	RUN(test_mal_chain_desc_not_avail);
 	RUN(test_mal_chain_wraps_without_flip);
-	RUN(test_mal_nested_indirect);
-	RUN(test_mal_indirect_len_zero);
-	RUN(test_mal_indirect_len_not_16);
-	RUN(test_mal_indirect_len_too_big);
-	RUN(test_mal_indirect_with_next);
-	RUN(test_mal_indirect_outside_memory);
-	RUN(test_mal_addr_outside_memory);
-	RUN(test_mal_addr_wraps);
-	RUN(test_mal_read_after_write);
 	RUN(test_mal_too_many_in_flight);
 	RUN(test_mal_device_bad_used_id);
 	RUN(test_mal_reset_recovers);
 	RUN(test_regress_packed_collapse_over_one_lap);
 	RUN(test_regress_packed_discard_over_one_lap);
+	vring_common_run();
 	return test_exit();
 }

@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_vring_common.h - the ring unit tests both layouts share, as
+ * fuzz/fuzz_vring_common.h is for the fuzzers: the same scenario against
+ * the device side and our driver side, for split (test_vring_split.c) and
+ * packed (test_vring_packed.c) rings. Define TEST_LAYOUT (VQ_SPLIT or
+ * VQ_PACKED) before including; run the cases with vring_common_run().
+ *
+ * Where a layout legitimately differs (ring sizes a split ring cannot
+ * have, guest-visible ring contents, what a driver sees before a kick),
+ * the case says so with TL_SPLIT; everything else is checked for both.
+ * Layout-specific scenarios stay in the two programs.
+ */
+#ifndef VNET_TEST_VRING_COMMON_H
+#define VNET_TEST_VRING_COMMON_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "testlib.h"
+#include "vq_testutil.h"
+
+#ifndef TEST_LAYOUT
+#error "define TEST_LAYOUT (VQ_SPLIT or VQ_PACKED) first"
+#endif
+
+#define TL_SPLIT	(TEST_LAYOUT == VQ_SPLIT)
+#define PF_AVAIL	(1u << VRING_PACKED_DESC_F_AVAIL)
+#define PF_USED		(1u << VRING_PACKED_DESC_F_USED)
+
+static struct tenv T;
+
+/* ---- raw guest-side writes, either layout ---- */
+
+/* Ring descriptor @i; @link is the split next index or the packed id.
+ * A packed descriptor is marked available for wrap 1 at once. */
+static void tg_desc(uint16_t i, uint64_t addr, uint32_t len, uint16_t flags,
+		    uint16_t link)
+{
+	if (TL_SPLIT)
+		tsplit_desc(&T, i, addr, len, flags, link);
+	else
+		tpacked_desc(&T, i, addr, len, link, flags, 1);
+}
+
+/* Offer the chain at @head (split: avail ring; packed: already offered) */
+static void tg_publish(uint16_t head)
+{
+	if (TL_SPLIT)
+		tsplit_avail(&T, head);
+}
+
+/* Entry @i of an indirect table at our address @t (next: split only) */
+static void tg_table(void *t, uint16_t i, uint64_t addr, uint32_t len,
+		     uint16_t flags, uint16_t next)
+{
+	if (TL_SPLIT)
+		((struct vring_desc *)t)[i] = (struct vring_desc){
+			htole64(addr), htole32(len), htole16(flags),
+			htole16(next) };
+	else
+		((struct vring_packed_desc *)t)[i] = (struct vring_packed_desc){
+			htole64(addr), htole32(len), 0, htole16(flags) };
+}
+
+/* ---------------- device side against our driver side ---------------- */
+
+static void test_single_desc(void)
+{
+	struct vq_buf b = { tdata(0), 100 };
+	uint32_t tok, len, wlen = TL_SPLIT ? 0 : 3;
+	struct vq_chain c;
+
+	CHECK_EQ(tenv_init(&T, TEST_LAYOUT, 256, 0), 0);
+	CHECK_EQ(vq_pop(&T.dev, &c), -EAGAIN);
+	CHECK(!vq_avail_pending(&T.dev));
+	CHECK_EQ(vq_drv_add(&T.drv, &b, 1, NULL, 0, 77), 0);
+	if (TL_SPLIT)	/* packed: visible as soon as added */
+		CHECK_EQ(vq_pop(&T.dev, &c), -EAGAIN);	/* not published */
+	CHECK(vq_drv_kick_needed(&T.drv));
+	CHECK(vq_avail_pending(&T.dev));
+	CHECK_EQ(vq_pop(&T.dev, &c), 0);
+	CHECK_EQ(c.nout, 1);
+	CHECK_EQ(c.nin, 0);
+	CHECK_EQ(c.ndesc, 1);
+	CHECK_EQ(c.out_len, 100);
+	CHECK(c.iov == c.iov_inline);
+	CHECK(c.iov[0].iov_base == thost(&T, tdata(0)));
+	CHECK_EQ(c.iov[0].iov_len, 100);
+	CHECK_EQ(c.gpa[0], tdata(0));
+	CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), -EAGAIN);
+	vq_push(&T.dev, &c, wlen);
+	CHECK(vq_flush(&T.dev));
+	CHECK(!vq_flush(&T.dev));	/* empty batch */
+	if (!TL_SPLIT)
+		CHECK_EQ(le16toh(((struct vring_packed_desc *)T.desc)->flags) &
+			 (PF_AVAIL | PF_USED), PF_AVAIL | PF_USED);
+	CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), 0);
+	CHECK_EQ(tok, 77);
+	CHECK_EQ(len, wlen);
+	CHECK_EQ(vq_drv_num_free(&T.drv), 256);
+	CHECK_EQ(vq_pop(&T.dev, &c), -EAGAIN);
+	tenv_cleanup(&T);
+}
+
+static void test_multi_desc(void)
+{
+	struct vq_buf out[2] = { { tdata(0), 10 }, { tdata(1), 20 } };
+	struct vq_buf in[3] = { { tdata(2), 30 }, { tdata(3), 40 },
+				{ tdata(4), 50 } };
+	uint16_t num = TL_SPLIT ? 8 : 7;	/* packed: an odd size */
+	struct vq_chain c;
+	uint32_t tok, len;
+	int i;
+
+	CHECK_EQ(tenv_init(&T, TEST_LAYOUT, num, 0), 0);
+	CHECK_EQ(vq_drv_add(&T.drv, out, 2, in, 3, 5), 0);
+	CHECK_EQ(vq_drv_num_free(&T.drv), num - 5);
+	CHECK_EQ(vq_drv_add(&T.drv, out, 2, in, 3, 6), -ENOSPC);
+	vq_drv_kick_needed(&T.drv);
+	CHECK_EQ(vq_pop(&T.dev, &c), 0);
+	CHECK_EQ(c.nout, 2);
+	CHECK_EQ(c.nin, 3);
+	CHECK_EQ(c.out_len, 30);
+	CHECK_EQ(c.in_len, 120);
+	CHECK_EQ(c.ndesc, 5);
+	CHECK(c.iov != c.iov_inline);	/* 5 > VQ_INLINE_IOV */
+	for (i = 0; i < 5; i++) {
+		CHECK(c.iov[i].iov_base == thost(&T, tdata(i)));
+		CHECK_EQ(c.iov[i].iov_len, 10 * (i + 1));
+	}
+	vq_push(&T.dev, &c, 99);
+	vq_flush(&T.dev);
+	CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), 0);
+	CHECK_EQ(tok, 5);
+	CHECK_EQ(len, 99);
+	CHECK_EQ(vq_drv_num_free(&T.drv), num);
+	if (TL_SPLIT) {
+		tenv_cleanup(&T);
+		return;
+	}
+	/* Packed: the next chain crosses the end of the ring (5, 6, 0, 1) */
+	CHECK_EQ(vq_drv_add(&T.drv, out, 2, in, 2, 8), 0);
+	vq_drv_kick_needed(&T.drv);
+	CHECK_EQ(vq_pop(&T.dev, &c), 0);
+	CHECK_EQ(c.ndesc, 4);
+	CHECK(c.iov[3].iov_base == thost(&T, tdata(3)));
+	CHECK_EQ(T.dev.last_avail, 2);
+	CHECK(!T.dev.avail_wrap);
+	vq_push(&T.dev, &c, 1);
+	vq_flush(&T.dev);
+	CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), 0);
+	CHECK_EQ(tok, 8);
+	CHECK(!T.drv.drv_used_wrap);
+	tenv_cleanup(&T);
+}
+
+/* A buffer across two adjacent regions is legit: two iovecs */
+static void test_buffer_across_regions(void)
+{
+	struct vq_buf b = { TM_GPA + TM_HALF - 100, 300 };
+	struct vq_chain c;
+
+	CHECK_EQ(tenv_init(&T, TEST_LAYOUT, 8, 0), 0);
+	CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, &b, 1, 1), 0);
+	vq_drv_kick_needed(&T.drv);
+	CHECK_EQ(vq_pop(&T.dev, &c), 0);
+	CHECK_EQ(c.nin, 2);
+	CHECK_EQ(c.in_len, 300);
+	CHECK_EQ(c.iov[0].iov_len, 100);
+	CHECK_EQ(c.iov[1].iov_len, 200);
+	CHECK(c.iov[1].iov_base == T.buf + TM_HALF);
+	CHECK_EQ(c.gpa[1], TM_GPA + TM_HALF);
+	tenv_cleanup(&T);
+}
+
+/* A one-entry ring: every operation wraps */
+static void test_ring_size_one(void)
+{
+	struct vq_buf b[2] = { { tdata(0), 10 }, { tdata(1), 20 } };
+	struct vq_chain c;
+	uint32_t tok, len, i;
+
+	CHECK_EQ(tenv_init(&T, TEST_LAYOUT, 1, F_EVENT_IDX | F_INDIRECT), 0);
+	for (i = 0; i < 1000; i++) {
+		CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, b, 2, i), -ENOSPC);
+		CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, b, 1, i), 0);
+		CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, b, 1, i), -ENOSPC);
+		vq_drv_kick_needed(&T.drv);
+		CHECK_EQ(vq_pop(&T.dev, &c), 0);
+		CHECK_EQ(vq_pop(&T.dev, &c), -EAGAIN);
+		vq_push(&T.dev, &c, i % 10);
+		vq_flush(&T.dev);
+		CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), 0);
+		CHECK_EQ(tok, i);
+		CHECK_EQ(len, i % 10);
+		CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), -EAGAIN);
+	}
+	CHECK(!vq_is_broken(&T.dev) && !vq_is_broken(&T.drv));
+	tenv_cleanup(&T);
+}
+
+/* Flags mode (no EVENT_IDX) both ways, and enable-then-recheck */
+static void test_notify_flags(void)
+{
+	struct vq_buf b = { tdata(0), 64 };
+	struct vq_chain c;
+
+	CHECK_EQ(tenv_init(&T, TEST_LAYOUT, TL_SPLIT ? 8 : 4, 0), 0);
+	vq_disable_notify(&T.dev);
+	CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, &b, 1, 1), 0);
+	CHECK(!vq_drv_kick_needed(&T.drv));
+	CHECK(vq_enable_notify(&T.dev));	/* pending: keep working */
+	if (!TL_SPLIT)
+		CHECK_EQ(le16toh(((struct vring_packed_desc_event *)T.deva)->flags),
+			 VRING_PACKED_EVENT_FLAG_ENABLE);
+	CHECK_EQ(vq_drv_add(&T.drv, NULL, 0, &b, 1, 2), 0);
+	CHECK(vq_drv_kick_needed(&T.drv));
+	CHECK_EQ(vq_pop(&T.dev, &c), 0);
+	vq_drv_disable_cb(&T.drv);
+	vq_push(&T.dev, &c, 0);
+	CHECK(!vq_flush(&T.dev));
+	CHECK(vq_drv_enable_cb(&T.drv));
+	CHECK_EQ(vq_pop(&T.dev, &c), 0);
+	vq_push(&T.dev, &c, 0);
+	CHECK(vq_flush(&T.dev));
+	CHECK(!vq_enable_notify(&T.dev));
+	tenv_cleanup(&T);
+}
+
+/* ------------- malicious guests: each breaks the queue ------------- */
+
+static int mal_setup(uint64_t features)
+{
+	return tenv_init(&T, TEST_LAYOUT, 8, features);
+}
+
+/* Pop must fail with -EBADMSG, the reason must mention @what, and the
+ * queue must stay broken until reset */
+static int mal_expect(const char *what)
+{
+	struct vq_chain c;
+	int ok;
+
+	ok = vq_pop(&T.dev, &c) == -EBADMSG && vq_is_broken(&T.dev) &&
+	     strstr(vq_broken_reason(&T.dev), what) &&
+	     vq_pop(&T.dev, &c) == -EBADMSG && !vq_enable_notify(&T.dev) &&
+	     !vq_avail_pending(&T.dev);
+	if (!ok)
+		fprintf(stderr, "  reason: \"%s\"\n", vq_broken_reason(&T.dev));
+	tenv_cleanup(&T);
+	return ok;
+}
+
+static void test_mal_nested_indirect(void)
+{
+	CHECK_EQ(mal_setup(F_INDIRECT), 0);
+	tg_table(thost(&T, TM_GPA + TM_INDIR_OFF), 0, TM_GPA + TM_INDIR_OFF,
+		 16, VRING_DESC_F_INDIRECT, 0);
+	tg_desc(0, TM_GPA + TM_INDIR_OFF, 16, VRING_DESC_F_INDIRECT, 1);
+	tg_publish(0);
+	CHECK(mal_expect("nested indirect"));
+}
+
+static void test_mal_indirect_len_zero(void)
+{
+	CHECK_EQ(mal_setup(F_INDIRECT), 0);
+	tg_desc(0, TM_GPA + TM_INDIR_OFF, 0, VRING_DESC_F_INDIRECT, 1);
+	tg_publish(0);
+	CHECK(mal_expect("indirect table length 0"));
+}
+
+static void test_mal_indirect_len_not_16(void)
+{
+	uint32_t len = TL_SPLIT ? 24 : 40;
+	char what[64];
+
+	snprintf(what, sizeof(what), "indirect table length %u", len);
+	CHECK_EQ(mal_setup(F_INDIRECT), 0);
+	tg_desc(0, TM_GPA + TM_INDIR_OFF, len, VRING_DESC_F_INDIRECT, 1);
+	tg_publish(0);
+	CHECK(mal_expect(what));
+}
+
+static void test_mal_indirect_len_too_big(void)
+{
+	CHECK_EQ(mal_setup(F_INDIRECT), 0);
+	tg_desc(0, TM_GPA + TM_INDIR_OFF, 9 * 16, VRING_DESC_F_INDIRECT, 1);
+	tg_publish(0);
+	CHECK(mal_expect("indirect table length 144"));
+}
+
+static void test_mal_indirect_with_next(void)
+{
+	CHECK_EQ(mal_setup(F_INDIRECT), 0);
+	tg_desc(0, TM_GPA + TM_INDIR_OFF, 16,
+		VRING_DESC_F_INDIRECT | VRING_DESC_F_NEXT, 1);
+	tg_desc(1, tdata(0), 10, 0, 1);
+	tg_publish(0);
+	CHECK(mal_expect("indirect descriptor with NEXT"));
+}
+
+/* Split: a table running off the end of memory; packed: one below it */
+static void test_mal_indirect_outside_memory(void)
+{
+	CHECK_EQ(mal_setup(F_INDIRECT), 0);
+	if (TL_SPLIT)
+		tg_desc(0, TM_GPA + TM_SIZE - 16, 32, VRING_DESC_F_INDIRECT, 1);
+	else
+		tg_desc(0, 0x1000, 16, VRING_DESC_F_INDIRECT, 1);
+	tg_publish(0);
+	CHECK(mal_expect("outside memory"));
+}
+
+/* Split: a buffer below guest memory; packed: one just past its end */
+static void test_mal_addr_outside_memory(void)
+{
+	CHECK_EQ(mal_setup(0), 0);
+	if (TL_SPLIT)
+		tg_desc(0, 0x1000, 10, 0, 1);
+	else
+		tg_desc(0, TM_GPA + TM_SIZE, 1, 0, 1);
+	tg_publish(0);
+	CHECK(mal_expect("outside guest memory"));
+}
+
+static void test_mal_addr_wraps(void)
+{
+	CHECK_EQ(mal_setup(0), 0);
+	if (TL_SPLIT)
+		tg_desc(0, UINT64_MAX - 4, 100, 0, 1);
+	else
+		tg_desc(0, UINT64_MAX, 2, 0, 1);
+	tg_publish(0);
+	CHECK(mal_expect("outside guest memory"));
+}
+
+static void test_mal_read_after_write(void)
+{
+	CHECK_EQ(mal_setup(0), 0);
+	tg_desc(1, tdata(1), 10, 0, 1);
+	tg_desc(0, tdata(0), 10, VRING_DESC_F_WRITE | VRING_DESC_F_NEXT, 1);
+	tg_publish(0);
+	CHECK(mal_expect("readable descriptor after a writable"));
+}
+
+/* Run the shared cases (after the program's own, or before: any order) */
+static void vring_common_run(void)
+{
+	RUN(test_single_desc);
+	RUN(test_multi_desc);
+	RUN(test_buffer_across_regions);
+	RUN(test_ring_size_one);
+	RUN(test_notify_flags);
+	RUN(test_mal_nested_indirect);
+	RUN(test_mal_indirect_len_zero);
+	RUN(test_mal_indirect_len_not_16);
+	RUN(test_mal_indirect_len_too_big);
+	RUN(test_mal_indirect_with_next);
+	RUN(test_mal_indirect_outside_memory);
+	RUN(test_mal_addr_outside_memory);
+	RUN(test_mal_addr_wraps);
+	RUN(test_mal_read_after_write);
+}
+
+#endif /* VNET_TEST_VRING_COMMON_H */
