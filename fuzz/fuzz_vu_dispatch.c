@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_vu_dispatch.c - libFuzzer harness for the vhost-user dispatcher
- * (vu_backend.c, vu_backend_ring.c): sequences of messages, with real
- * descriptors (memfds, a too-small memfd, eventfds) attached, fed to
+ * (vu_backend.c and the vu_dev_* layers below it): sequences of messages,
+ * with real descriptors (memfds, a too-small memfd, eventfds) attached, fed to
  * vu_dev_dispatch() on a device with no worker threads. The device is
  * reused across inputs and disconnected after each, as the daemon does, so
  * state left behind by one input (leaks, stale rings) shows up in others.

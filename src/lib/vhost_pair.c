@@ -11,7 +11,7 @@
  * What it leaves to others: whether to offload at all (vhost_mode.c), the
  * vhost-user protocol and the fallback to the userspace worker
  * (vu_backend.c), the TAP queue fd and its offloads (the tap backend),
- * logging (the caller logs o->why once).
+ * logging (the caller logs o->why.msg once).
  *
  * Security model: the frontend's values reach us already checked by
  * vu_backend (ring size, ring addresses translated to our mapping with
@@ -23,7 +23,6 @@
  * error eventfd on a bad guest, stopping that ring only.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <linux/if_tun.h>
@@ -39,8 +38,7 @@
 static int vhost_pair_fail(struct vhost_pair *o, const char *step,
 			      int err)
 {
-	snprintf(o->why, sizeof(o->why), "%s: %s", step, strerror(-err));
-	return err;
+	return reason_set(&o->why, err, "%s: %s", step, strerror(-err));
 }
 
 /**
@@ -79,28 +77,22 @@ static int vhost_pair_ring_ok(struct vhost_pair *o,
 {
 	const struct vq *vq = &r->vq;
 
-	if (vq->layout != VQ_SPLIT) {
-		snprintf(o->why, sizeof(o->why), "%s ring is packed", name);
-		return -EOPNOTSUPP;
-	}
+	if (vq->layout != VQ_SPLIT)
+		return reason_set(&o->why, -EOPNOTSUPP, "%s ring is packed",
+				  name);
 	if (!vq->num || !vq->split.desc || !vq->split.avail ||
-	    !vq->split.used) {
-		snprintf(o->why, sizeof(o->why), "%s ring not configured", name);
-		return -EINVAL;
-	}
+	    !vq->split.used)
+		return reason_set(&o->why, -EINVAL, "%s ring not configured",
+				  name);
 	/* the kernel resumes at last_avail: popped, unfinished chains would
 	 * never complete (the worker flushes before it pauses) */
-	if (!vq->driver_side && (vq->inflight || vq->nbatch)) {
-		snprintf(o->why, sizeof(o->why),
-			 "%s ring has %u buffers in flight", name,
-			 (unsigned int)vq->inflight + vq->nbatch);
-		return -EBUSY;
-	}
-	if (r->kick_fd < 0) {
-		snprintf(o->why, sizeof(o->why),
-			 "%s ring has no kick eventfd (polled)", name);
-		return -EINVAL;
-	}
+	if (!vq->driver_side && (vq->inflight || vq->nbatch))
+		return reason_set(&o->why, -EBUSY,
+				  "%s ring has %u buffers in flight", name,
+				  (unsigned int)vq->inflight + vq->nbatch);
+	if (r->kick_fd < 0)
+		return reason_set(&o->why, -EINVAL,
+				  "%s ring has no kick eventfd (polled)", name);
 	return 0;
 }
 
@@ -174,12 +166,10 @@ static int vhost_pair_dev_setup(struct vhost_pair *o,
 	if (ret)
 		return vhost_pair_fail(o, "VHOST_GET_FEATURES", ret);
 	need = p->features & vhost_mode_ring_bits() & ~VHOST_OFFLOAD_LOG_ALL;
-	if (need & ~o->kernel_features) {
-		snprintf(o->why, sizeof(o->why),
-			 "kernel lacks negotiated features 0x%llx",
-			 (unsigned long long)(need & ~o->kernel_features));
-		return -EOPNOTSUPP;
-	}
+	if (need & ~o->kernel_features)
+		return reason_set(&o->why, -EOPNOTSUPP,
+				  "kernel lacks negotiated features 0x%llx",
+				  (unsigned long long)(need & ~o->kernel_features));
 	o->acked = vhost_mode_kernel_features(p->features, o->kernel_features) &
 		   ~VHOST_OFFLOAD_LOG_ALL;
 	if (log && !(o->kernel_features & VHOST_OFFLOAD_LOG_ALL))
@@ -272,9 +262,9 @@ int vhost_pair_start(struct vhost_pair *o, const char *dev,
 			ret = vhost_pair_ring_enable(o, i, true);
 	if (ret)
 		goto err_close;
-	snprintf(o->why, sizeof(o->why), "kernel vhost-net, features 0x%llx",
-		 (unsigned long long)o->acked);
-	return 0;
+	/* What runs, in the same place a failure's reason goes (err 0) */
+	return reason_set(&o->why, 0, "kernel vhost-net, features 0x%llx",
+			  (unsigned long long)o->acked);
 
 err_close:
 	/* A ring attached before the failure may have moved: take it back at

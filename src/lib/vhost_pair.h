@@ -7,8 +7,9 @@
  *
  * Called by the control thread (vu_backend) only, with the pair paused on
  * the userspace side. Every failure returns -errno and leaves a one-line
- * reason in o->why, so the caller can fall back to the userspace path for
- * that connection (under --vhost-net auto) or refuse (under on).
+ * reason in o->why (a struct reason), so the caller can fall back to the
+ * userspace path for that connection (under --vhost-net auto) or refuse
+ * (under on).
  */
 #ifndef VNET_VHOST_PAIR_H
 #define VNET_VHOST_PAIR_H
@@ -18,6 +19,7 @@
 
 #include "gmem.h"
 #include "pair.h"
+#include "reason.h"
 #include "vhost_mode.h"
 
 #define VHOST_OFFLOAD_RX	0	/* vhost-net's ring index of vq 2i */
@@ -33,7 +35,8 @@
  * @stopped:	Per ring: position read back, the ring is the caller's again
  * @logging:	Dirty logging on
  * @max_regions: The module's max_mem_regions
- * @why:	One line: why the last call failed, or what runs
+ * @why:	Why the last call failed (@why.err its -errno), or what runs
+ *		(@why.err 0)
  */
 struct vhost_pair {
 	int fd;
@@ -44,7 +47,7 @@ struct vhost_pair {
 	bool stopped[2];
 	bool logging;
 	unsigned int max_regions;
-	char why[VHOST_MODE_REASON_LEN];
+	struct reason why;
 };
 
 void vhost_pair_init(struct vhost_pair *o);

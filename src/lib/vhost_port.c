@@ -160,7 +160,7 @@ static void vhost_port_set_dp(struct vnet_pair *p, const char *dp,
 static int vhost_port_refused(struct vhost_port *vp, struct vnet_pair *p,
 			      int err)
 {
-	const char *why = vp->o[p->index].why;
+	const char *why = vp->o[p->index].why.msg;
 
 	if (vp->vk.mode == VHOST_MODE_ON) {
 		log_err("%s: pair %u: vhost-net refused: %s (--vhost-net on: "
@@ -220,8 +220,8 @@ int vhost_port_pair_start(struct vhost_port *vp, struct vnet_pair *p,
 				  log, log_fd);
 	if (ret)
 		return vhost_port_refused(vp, p, ret);
-	vhost_port_set_dp(p, VHOST_PORT_DP_KERNEL, "", o->why);
-	log_info("%s: pair %u: %s", vp->name, p->index, o->why);
+	vhost_port_set_dp(p, VHOST_PORT_DP_KERNEL, "", o->why.msg);
+	log_info("%s: pair %u: %s", vp->name, p->index, o->why.msg);
 	return 0;
 }
 
@@ -230,11 +230,10 @@ static int vhost_port_pair_fail(struct vhost_port *vp, struct vnet_pair *p,
 				int err)
 {
 	struct vhost_pair *o = &vp->o[p->index];
-	char why[sizeof(o->why)];
+	struct reason why = o->why;	/* vhost_pair_stop() may overwrite it */
 
-	memcpy(why, o->why, sizeof(why));
 	vhost_pair_stop(o, p);
-	memcpy(o->why, why, sizeof(why));
+	o->why = why;
 	return vhost_port_refused(vp, p, err);
 }
 
@@ -265,7 +264,7 @@ int vhost_port_ring_stop(struct vhost_port *vp, struct vnet_pair *p,
 	o = &vp->o[p->index];
 	ret = vhost_pair_ring_stop(o, ring, &base);
 	if (ret) {
-		log_warn("%s: ring %u: %s", vp->name, idx, o->why);
+		log_warn("%s: ring %u: %s", vp->name, idx, o->why.msg);
 		vhost_pair_stop(o, p);
 	} else {
 		vq_set_base(ring ? &p->tx.vq : &p->rx.vq, base);
@@ -413,7 +412,7 @@ void vhost_port_disconnect(struct vhost_port *vp, struct vnet_pair *pairs,
 	for (i = 0; i < npairs && i < PORT_MAX_PAIRS; i++) {
 		if (vhost_port_offloaded(vp, i) &&
 		    vhost_pair_stop(&vp->o[i], &pairs[i]))
-			log_warn("%s: pair %u: %s", vp->name, i, vp->o[i].why);
+			log_warn("%s: pair %u: %s", vp->name, i, vp->o[i].why.msg);
 		if (pairs[i].datapath)
 			vhost_port_set_dp(&pairs[i], VHOST_PORT_DP_IDLE, "",
 					  "no frontend");

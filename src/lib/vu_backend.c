@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * vu_backend.c - the vhost-user device, backend side: one table-driven
- * dispatcher, feature negotiation, the config space, device lifetime.
- * Memory-table and ring messages live in vu_backend_ring.c. Framing is
- * vu_msg.c's; serving the rings is the worker's (worker.h).
+ * vu_backend.c - the vhost-user device, backend side, top layer: one
+ * table-driven dispatcher, the generic negotiation (owner, protocol
+ * features, status), device lifetime and the public API (vu_backend.h).
+ * Layers below, each calling only down (vu_dev_core.h): vu_dev_net.c
+ * (features, config space, RARP, MQ), vu_dev_ring.c (ring messages),
+ * vu_dev_mem.c (memory table, dirty log), vu_dev_core.c (device state,
+ * pause/resume, ring lookup). Framing is vu_msg.c's; serving the rings is
+ * the worker's (worker.h).
  *
  * Spec references are to QEMU docs/interop/vhost-user.rst ("vhost-user")
  * and the virtio 1.2 specification ("virtio").
@@ -23,43 +27,17 @@
  * kept. Nothing the frontend sends reaches assert(), abort() or exit(), and
  * nothing it sends makes us allocate more than one memory table at a time.
  */
-#include <endian.h>
 #include <errno.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/virtio_config.h>
-#include <linux/virtio_net.h>
-#include <linux/virtio_ring.h>
 
 #include "log.h"
-#include "vu_backend_int.h"
+#include "vu_backend.h"
+#include "vu_dev_net.h"
+#include "vu_dev_ring.h"
 #include "vu_msg.h"
-
-#define BIT(n)		(1ULL << (n))
-
-/* Offloads offered only where the backend's host side honours them */
-#define VU_OFFLOAD_FEATURES						\
-	(BIT(VIRTIO_NET_F_CSUM) | BIT(VIRTIO_NET_F_GUEST_CSUM) |	\
-	 BIT(VIRTIO_NET_F_HOST_TSO4) | BIT(VIRTIO_NET_F_HOST_TSO6) |	\
-	 BIT(VIRTIO_NET_F_GUEST_TSO4) | BIT(VIRTIO_NET_F_GUEST_TSO6) |	\
-	 BIT(VIRTIO_NET_F_HOST_ECN) | BIT(VIRTIO_NET_F_GUEST_ECN) |	\
-	 BIT(VIRTIO_NET_F_HOST_UFO) | BIT(VIRTIO_NET_F_GUEST_UFO))
-
-/*
- * Always offered. Not offered: CTRL_VQ (no control queue here; QEMU runs
- * its own) and so GUEST_ANNOUNCE, which needs CTRL_VQ (virtio 5.1.3.1):
- * without it QEMU announces a migrated guest with SEND_RARP instead.
- */
-#define VU_BASE_FEATURES						\
-	(BIT(VIRTIO_F_VERSION_1) | BIT(VIRTIO_NET_F_MRG_RXBUF) |	\
-	 BIT(VIRTIO_RING_F_EVENT_IDX) | BIT(VIRTIO_RING_F_INDIRECT_DESC) | \
-	 BIT(VIRTIO_F_RING_PACKED) | BIT(VIRTIO_F_IN_ORDER) |		\
-	 BIT(VIRTIO_NET_F_MAC) | BIT(VIRTIO_NET_F_STATUS) |		\
-	 BIT(VHOST_F_LOG_ALL_BIT) | BIT(VHOST_USER_F_PROTOCOL_FEATURES))
 
 #define VU_PROTO_FEATURES						\
 	(BIT(VHOST_USER_PROTOCOL_F_MQ) | BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) | \
@@ -110,11 +88,8 @@ struct vu_rule {
 	int8_t proto_bit;
 };
 
-static vu_handler_fn vu_get_features, vu_set_features, vu_set_owner,
-	vu_reset_owner, vu_get_protocol_features, vu_set_protocol_features,
-	vu_get_queue_num, vu_get_max_mem_slots, vu_set_log_fd, vu_send_rarp,
-	vu_net_set_mtu, vu_get_config, vu_set_config, vu_set_status,
-	vu_get_status;
+static vu_handler_fn vu_set_owner, vu_reset_owner, vu_get_protocol_features,
+	vu_set_protocol_features, vu_set_status, vu_get_status;
 
 #define RULE(req, fn_, size_, fds_, ring_, flags_, bit_)		\
 	[VHOST_USER_##req] = { .fn = fn_, .size = size_, .fds = fds_,	\
@@ -180,182 +155,11 @@ static const struct vu_rule vu_rules[VHOST_USER_MAX] = {
 	     VU_F_REPLIES, PF(STATUS)),
 };
 
-/* -------- helpers shared with vu_backend_ring.c -------- */
-
-/**
- * vu_fail() - Record why a request is refused, for the dispatcher's log line
- * @d:		Device
- * @err:	Negative errno to return
- * @fmt:	Reason, printf format
- *
- * Return: @err
- */
-int vu_fail(struct vu_dev *d, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(d->why, sizeof(d->why), fmt, ap);
-	va_end(ap);
-	return err;
-}
-
-/**
- * vu_vring() - The data-path ring of a vhost-user ring index
- * @d:		Device
- * @idx:	Ring index, already checked < 2 * queues
- *
- * Return: RX (even index) or TX (odd) ring of pair @idx / 2
- */
-struct vnet_ring *vu_vring(struct vu_dev *d, unsigned int idx)
-{
-	struct vnet_pair *p = &d->pairs[idx / 2];
-
-	return (idx & 1) ? &p->tx : &p->rx;
-}
-
-/**
- * vu_pause() - Quiesce the worker serving ring @idx's pair
- * @d:		Device
- * @idx:	Ring index
- */
-void vu_pause(struct vu_dev *d, unsigned int idx)
-{
-	if (d->wp)
-		worker_pause(d->wp, idx / 2);
-}
-
-/**
- * vu_resume() - Let the worker serving ring @idx's pair run again
- * @d:		Device
- * @idx:	Ring index
- */
-void vu_resume(struct vu_dev *d, unsigned int idx)
-{
-	struct vnet_pair *p = &d->pairs[idx / 2];
-
-	/* Tell the worker whether the kernel runs the pair (pair.h) */
-	p->kernel = vhost_port_offloaded(&d->vp, idx / 2);
-	if (d->wp)
-		worker_resume(d->wp, idx / 2);
-}
-
-/**
- * vu_pause_all() - Quiesce every worker of the device (memory changes)
- * @d:		Device
- */
-void vu_pause_all(struct vu_dev *d)
-{
-	if (d->wp)
-		worker_pause_all(d->wp);
-}
-
-/**
- * vu_resume_all() - Undo vu_pause_all()
- * @d:		Device
- */
-void vu_resume_all(struct vu_dev *d)
-{
-	unsigned int i;
-
-	for (i = 0; i < d->cfg.queues; i++)
-		d->pairs[i].kernel = vhost_port_offloaded(&d->vp, i);
-	if (d->wp)
-		worker_resume_all(d->wp);
-}
-
-/**
- * vu_packed() - Do the rings use the packed layout?
- * @d:		Device
- *
- * Return: true if VIRTIO_F_RING_PACKED was acked
- */
-bool vu_packed(const struct vu_dev *d)
-{
-	return d->features & BIT(VIRTIO_F_RING_PACKED);
-}
+/* -------- generic negotiation: owner, protocol features, status -------- */
 
 static bool vu_has_proto(const struct vu_dev *d, unsigned int bit)
 {
 	return d->proto & BIT(bit);
-}
-
-static void vu_reply_u64(struct vu_msg *m, uint64_t v)
-{
-	m->hdr.size = sizeof(uint64_t);
-	m->payload.u64 = v;
-}
-
-/* -------- features and owner (vhost-user "Feature negotiation") -------- */
-
-static int vu_get_features(struct vu_dev *d, struct vu_msg *m,
-			   unsigned int idx UNUSED)
-{
-	vu_reply_u64(m, d->offered);
-	return 0;
-}
-
-/* virtio 5.1.6: 12-byte header with VERSION_1 or MRG_RXBUF, else 10 */
-static unsigned int vu_hdr_len(uint64_t features)
-{
-	if (features & (BIT(VIRTIO_F_VERSION_1) | BIT(VIRTIO_NET_F_MRG_RXBUF)))
-		return sizeof(struct virtio_net_hdr_mrg_rxbuf);
-	return sizeof(struct virtio_net_hdr);
-}
-
-static int vu_apply_features(struct vu_dev *d, uint64_t f)
-{
-	uint64_t changed = (f ^ d->features) & ~BIT(VHOST_F_LOG_ALL_BIT);
-	unsigned int i, hdr_len = vu_hdr_len(f);
-	struct host *host = d->cfg.host;
-	int ret;
-
-	if (host && host->ops->configure && (changed || !d->features_set)) {
-		ret = host->ops->configure(host, f, hdr_len);
-		if (ret)
-			return vu_fail(d, ret, "backend refused features %#llx",
-				       (unsigned long long)f);
-	}
-	d->features = f;
-	d->features_set = true;
-	for (i = 0; i < d->cfg.queues; i++) {
-		d->pairs[i].features = f;
-		d->pairs[i].hdr_len = hdr_len;
-	}
-	/* vhost-user "Ring states": no PROTOCOL_FEATURES, rings enabled now */
-	if (!(f & BIT(VHOST_USER_F_PROTOCOL_FEATURES)))
-		for (i = 0; i < 2 * d->cfg.queues; i++)
-			vu_vring(d, i)->enabled = true;
-	for (i = 0; i < 2 * d->cfg.queues; i++)
-		vu_ring_update_log(d, i);
-	return 0;
-}
-
-static int vu_set_features(struct vu_dev *d, struct vu_msg *m,
-			   unsigned int idx UNUSED)
-{
-	uint64_t f = m->payload.u64, changed, was_log;
-	unsigned int i;
-	int ret;
-
-	if (f & ~d->offered)
-		return vu_fail(d, -EINVAL, "features %#llx not offered",
-			       (unsigned long long)(f & ~d->offered));
-	/* Only LOG_ALL may change under running rings (migration) */
-	changed = (f ^ d->features) & ~BIT(VHOST_F_LOG_ALL_BIT);
-	for (i = 0; changed && d->features_set && i < 2 * d->cfg.queues; i++)
-		if (vu_vring(d, i)->started)
-			return vu_fail(d, -EBUSY,
-				       "features %#llx changed while ring %u runs",
-				       (unsigned long long)changed, i);
-	vu_pause_all(d);
-	was_log = d->features & BIT(VHOST_F_LOG_ALL_BIT);
-	ret = vu_apply_features(d, f);
-	/* Dirty logging switched on or off under offloaded pairs */
-	if (!ret && was_log != (f & BIT(VHOST_F_LOG_ALL_BIT)))
-		ret = vu_offload_log(d);
-	vu_resume_all(d);
-	return ret;
 }
 
 static int vu_set_owner(struct vu_dev *d, struct vu_msg *m UNUSED,
@@ -376,14 +180,7 @@ static void vu_dev_reset(struct vu_dev *d)
 	vhost_port_disconnect(&d->vp, d->pairs, d->cfg.queues);
 	for (i = 0; i < 2 * d->cfg.queues; i++)
 		vu_ring_reset(d, i);
-	gmem_cleanup(d->mem);
-	gmem_init(d->mem);
-	d->nmem_refs = 0;
-	gmem_log_unmap(&d->log);
-	memset(&d->log, 0, sizeof(d->log));
-	if (d->log_fd >= 0)
-		close(d->log_fd);
-	d->log_fd = -1;
+	vu_mem_reset(d);
 	d->features = 0;
 	d->features_set = false;
 	d->status = 0;
@@ -424,137 +221,6 @@ static int vu_set_protocol_features(struct vu_dev *d, struct vu_msg *m,
 			       (unsigned long long)(f & ~d->offered_proto));
 	d->proto = f;
 	return 0;
-}
-
-static int vu_get_queue_num(struct vu_dev *d, struct vu_msg *m,
-			    unsigned int idx UNUSED)
-{
-	vu_reply_u64(m, d->cfg.queues);
-	return 0;
-}
-
-static int vu_get_max_mem_slots(struct vu_dev *d, struct vu_msg *m,
-				unsigned int idx UNUSED)
-{
-	/* With vhost-net possible: the kernel's max_mem_regions if lower */
-	vu_reply_u64(m, vhost_port_max_mem_slots(&d->vp, GMEM_MAX_REGIONS));
-	return 0;
-}
-
-/* vhost-user "SET_LOG_FD": the eventfd for log-sync notifications; kept */
-static int vu_set_log_fd(struct vu_dev *d, struct vu_msg *m,
-			 unsigned int idx UNUSED)
-{
-	if (d->log_fd >= 0)
-		close(d->log_fd);
-	d->log_fd = vu_msg_take_fd(m, 0);
-	return 0;
-}
-
-/* -------- net specifics: RARP, MTU, config space, status -------- */
-
-/* An RFC 903 reverse ARP request for @mac, as QEMU's announce sends */
-static size_t vu_rarp_frame(uint8_t *f, const uint8_t mac[6])
-{
-	static const uint8_t hdr[] = {
-		0x80, 0x35,		/* ethertype RARP */
-		0x00, 0x01, 0x08, 0x00,	/* htype Ethernet, ptype IPv4 */
-		6, 4, 0x00, 0x03,	/* hlen, plen, op: request reverse */
-	};
-
-	memset(f, 0, 60);
-	memset(f, 0xff, 6);
-	memcpy(f + 6, mac, 6);
-	memcpy(f + 12, hdr, sizeof(hdr));
-	memcpy(f + 22, mac, 6);		/* sender hardware address */
-	memcpy(f + 32, mac, 6);		/* target hardware address */
-	return 60;			/* padded to the Ethernet minimum */
-}
-
-/*
- * vhost-user "SEND_RARP": the guest moved; announce its MAC on the host
- * side. The frame goes out through pair 0's host queue with the pair
- * paused (backend tx is the pair worker's call otherwise).
- */
-static int vu_send_rarp(struct vu_dev *d, struct vu_msg *m,
-			unsigned int idx UNUSED)
-{
-	uint8_t hdr[sizeof(struct virtio_net_hdr_mrg_rxbuf)] = { 0 };
-	struct host *host = d->cfg.host;
-	uint8_t mac[6], frame[60];
-	struct iovec iov[2];
-	ssize_t n;
-
-	memcpy(mac, m->payload.raw, sizeof(mac));
-	if (!host || !host->ops->tx || !d->features_set) {
-		log_info("%s: SEND_RARP for %02x:%02x:%02x:%02x:%02x:%02x accepted, no host queue to send it on",
-			 d->cfg.name, mac[0], mac[1], mac[2], mac[3], mac[4],
-			 mac[5]);
-		return 0;
-	}
-	iov[0].iov_base = hdr;
-	iov[0].iov_len = d->pairs[0].hdr_len;
-	iov[1].iov_base = frame;
-	iov[1].iov_len = vu_rarp_frame(frame, mac);
-	vu_pause(d, 0);
-	n = host->ops->tx(host, 0, iov, 2);
-	vu_resume(d, 0);
-	if (n < 0)	/* host side trouble, not the frontend's fault */
-		log_warn("%s: SEND_RARP: backend tx failed: %s", d->cfg.name,
-			 strerror((int)-n));
-	return 0;
-}
-
-static int vu_net_set_mtu(struct vu_dev *d, struct vu_msg *m,
-			  unsigned int idx UNUSED)
-{
-	uint64_t mtu = m->payload.u64;
-
-	/* virtio 5.1.4.1: the device offers the maximum; 68 is IPv4's minimum */
-	if (mtu < 68 || mtu > 65535 || (d->cfg.mtu && mtu > d->cfg.mtu))
-		return vu_fail(d, -EINVAL, "MTU %llu outside 68..%u",
-			       (unsigned long long)mtu,
-			       d->cfg.mtu ? d->cfg.mtu : 65535);
-	d->mtu = (uint16_t)mtu;
-	return 0;
-}
-
-static void vu_fill_config(const struct vu_dev *d, struct virtio_net_config *c)
-{
-	memset(c, 0, sizeof(*c));
-	memcpy(c->mac, d->cfg.mac, sizeof(c->mac));
-	/* virtio 1.x config space is little endian */
-	c->status = htole16(VIRTIO_NET_S_LINK_UP);
-	c->max_virtqueue_pairs = htole16((uint16_t)d->cfg.queues);
-	c->mtu = htole16(d->mtu ? d->mtu : d->cfg.mtu);
-	c->speed = htole32(UINT32_MAX);		/* unknown */
-	c->duplex = 0xff;			/* unknown */
-}
-
-/* vhost-user "GET_CONFIG": reply with the same header and the bytes asked */
-static int vu_get_config(struct vu_dev *d, struct vu_msg *m,
-			 unsigned int idx UNUSED)
-{
-	uint32_t off = m->payload.config.offset, len = m->payload.config.size;
-	struct virtio_net_config c;
-
-	if (len > VHOST_USER_CONFIG_SPACE_MAX ||
-	    m->hdr.size != VU_CONFIG_HDR_SIZE + len)
-		return vu_fail(d, -EINVAL, "config size %u, payload %u", len,
-			       m->hdr.size);
-	if (off > sizeof(c) || len > sizeof(c) - off)
-		return vu_fail(d, -EINVAL, "config bytes %u+%u beyond %zu",
-			       off, len, sizeof(c));
-	vu_fill_config(d, &c);
-	memcpy(m->payload.config.region, (const uint8_t *)&c + off, len);
-	return 0;
-}
-
-/* The net config space is read-only to a virtio 1.x driver (virtio 5.1.4) */
-static int vu_set_config(struct vu_dev *d, struct vu_msg *m UNUSED,
-			 unsigned int idx UNUSED)
-{
-	return vu_fail(d, -EPERM, "config space is read-only");
 }
 
 static int vu_set_status(struct vu_dev *d, struct vu_msg *m,
@@ -718,7 +384,7 @@ int vu_dev_dispatch(struct vu_dev *d, struct vu_msg *m)
 	unsigned int idx = 0;
 	int ret;
 
-	d->why[0] = '\0';
+	reason_clear(&d->why);
 	ret = vu_check(d, m, &r, &idx, &why);
 	if (!ret) {
 		log_debug("%s: %s (ring %u, %u bytes, u64 %#llx, %u fds)",
@@ -740,28 +406,15 @@ int vu_dev_dispatch(struct vu_dev *d, struct vu_msg *m)
 		return 0;
 	if (ack && !why) {	/* a refusal the frontend asked to hear of */
 		log_warn("%s: %s refused: %s", d->cfg.name,
-			 vu_request_name(req), d->why);
+			 vu_request_name(req), d->why.msg);
 		return 0;
 	}
 	log_err("%s: %s (%u): %s, closing the connection", d->cfg.name,
-		vu_request_name(req), req, why ? why : d->why);
+		vu_request_name(req), req, why ? why : d->why.msg);
 	return ret;
 }
 
 /* -------- device lifetime -------- */
-
-static uint64_t vu_offer(const struct vu_dev_cfg *cfg)
-{
-	uint64_t f = VU_BASE_FEATURES;
-
-	if (cfg->host && cfg->host->ops->host_features)
-		f |= cfg->host->ops->host_features(cfg->host) & VU_OFFLOAD_FEATURES;
-	if (cfg->queues > 1)
-		f |= BIT(VIRTIO_NET_F_MQ);
-	if (cfg->mtu)
-		f |= BIT(VIRTIO_NET_F_MTU);
-	return f & cfg->features_mask;
-}
 
 static void vu_pairs_init(struct vu_dev *d)
 {
@@ -781,8 +434,8 @@ static void vu_pairs_init(struct vu_dev *d)
 /**
  * vu_dev_create() - Make a port's device, waiting for a connection
  * @d:		Result
- * @cfg:	Configuration, copied; @cfg->name and @cfg->be must outlive
- *		the device
+ * @cfg:	Configuration, copied; @cfg->name, @cfg->host and @cfg->vhost
+ *		must outlive the device
  *
  * Decides the offered feature set, fixed from now on so that a frontend
  * reconnecting sees the same one (vhost-user "Feature negotiation"):
@@ -817,7 +470,7 @@ int vu_dev_create(struct vu_dev **d, const struct vu_dev_cfg *cfg)
 	n->log_fd = -1;
 	/* The decision was made once, before this first offer: adopt it */
 	vhost_port_adopt(&n->vp, n->cfg.name, cfg->vhost, NULL);
-	n->offered = vhost_port_features(&n->vp, vu_offer(cfg));
+	n->offered = vhost_port_features(&n->vp, vu_net_offer(cfg));
 	n->offered_proto = VU_PROTO_FEATURES;
 	vu_pairs_init(n);
 	if (!cfg->no_workers) {

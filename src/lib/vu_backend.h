@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vu_backend.h - the vhost-user device (backend side) of one port: the
- * table-driven dispatcher and the device state machine. The daemon owns the
- * sockets and the event loop; this layer owns one connection's state.
+ * vu_backend.h - the vhost-user device (backend side) of one port, one
+ * connection at a time: create, connect, handle each message, disconnect,
+ * and the state status reads. Implemented by vu_backend.c (the dispatcher)
+ * on the vu_dev_* layers below it (vu_dev_core.h).
+ *
+ * Users: vnetd's port.c owns the listening socket and the event loop and
+ * calls create/connect/handle/disconnect/sock; vnetd's metrics.c reads
+ * the offered and acked features and the pairs' counters and status. The
+ * unit tests and the fuzzer drive vu_dev_dispatch() directly on a device
+ * made with no workers (struct vu_dev_cfg @no_workers).
  */
 #ifndef VNET_VU_BACKEND_H
 #define VNET_VU_BACKEND_H
@@ -10,36 +17,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "host.h"
-#include "worker.h"
-#include "vhost_mode.h"
-
-/**
- * struct vu_dev_cfg - A port's fixed configuration, decided at start
- * @name:		Port name for log lines and status
- * @queues:		Queue pairs the frontend may use (1..PORT_MAX_PAIRS)
- * @features_mask:	virtio feature bits the operator allows (--features)
- * @mac:		MAC for the config space
- * @mtu:		MTU for the config space and NET_SET_MTU checks (0: none)
- * @host:		Opened host side
- * @wopts:		Data path options
- * @no_workers:		Start no worker threads (tests, fuzzer): the device
- *			state machine runs, no ring is ever served
- * @vhost:		The port's --vhost-net decision (vhost_mode_decide(),
- *			made once before the device exists; must outlive it),
- *			NULL: userspace data path only
- */
-struct vu_dev_cfg {
-	const char *name;
-	unsigned int queues;
-	uint64_t features_mask;
-	uint8_t mac[6];
-	uint16_t mtu;
-	struct host *host;
-	struct worker_opts wopts;
-	bool no_workers;
-	const struct vhost_decision *vhost;
-};
+#include "pair.h"
+#include "vu_dev_cfg.h"
 
 struct vu_dev;
 struct vu_msg;
@@ -54,8 +33,9 @@ int vu_dev_sock(const struct vu_dev *d);
 uint64_t vu_dev_offered_features(const struct vu_dev *d);
 struct vnet_pair *vu_dev_pairs(struct vu_dev *d, unsigned int *npairs);
 
-/* Internal entry points, for the unit tests and the fuzzer */
-int vu_dev_dispatch(struct vu_dev *d, struct vu_msg *m);
 uint64_t vu_dev_acked_features(const struct vu_dev *d);
+
+/* Below vu_dev_handle(): one message already received (tests, fuzzer) */
+int vu_dev_dispatch(struct vu_dev *d, struct vu_msg *m);
 
 #endif /* VNET_VU_BACKEND_H */

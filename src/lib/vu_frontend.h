@@ -26,6 +26,10 @@
  * Errors: every fallible function returns 0 or -errno and leaves a one-line
  * reason in vu_frontend_error().
  *
+ * Implemented bottom-up by vu_frontend_core.h, vu_frontend_mem.c,
+ * vu_frontend_data.c (the data path below) and vu_frontend_ctl.c (the
+ * control functions below).
+ *
  * Threading: control functions (init, connect, adopt, stop, disconnect,
  * cleanup) from one thread while no data path call runs. The data path
  * functions for pair P may run on one thread per pair, concurrently with the
@@ -39,11 +43,12 @@
 #include <sys/uio.h>
 #include <linux/virtio_net.h>
 
+#include "reason.h"
 #include "vq.h"
 
 #define VU_FRONTEND_MAX_PAIRS	64
 #define VU_FRONTEND_MAX_REGIONS	8	/* memory regions we announce */
-#define VU_FRONTEND_ERR_LEN	256
+#define VU_FRONTEND_ERR_LEN	REASON_LEN	/* vu_frontend_error() + NUL */
 #define VU_FRONTEND_MAX_FRAME	(65536 + 14 + 4)	/* TSO frame + L2 */
 #define VU_FRONTEND_HDR_LEN	((uint32_t)sizeof(struct virtio_net_hdr_v1))
 
@@ -186,7 +191,7 @@ struct vu_frontend {
 	struct vu_frontend_mem mem[VU_FRONTEND_MAX_REGIONS];
 	unsigned int nmem;
 	struct vu_frontend_queue *q;	/* [2 * pairs] */
-	char err[VU_FRONTEND_ERR_LEN];
+	struct reason err;		/* vu_frontend_error() */
 };
 
 /* Control (one thread) */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * vu_frontend_data.c - the frontend's per-packet path: send frames with a
- * virtio-net header, receive (mergeable) frames, reclaim, kick, wait.
+ * vu_frontend_data.c - the frontend's data layer, on vu_frontend_core:
+ * the per-packet path (send frames with a virtio-net header, receive
+ * (mergeable) frames, reclaim, kick, wait) and the first RX buffers of
+ * rings the memory layer has placed (vu_frontend_data_setup()).
  *
  * No allocation, no locks, no syscall but the eventfd kick (only when the
  * ring asks for one: EVENT_IDX / NO_NOTIFY decide) and the wait itself.
@@ -21,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vu_frontend_int.h"
+#include "vu_frontend_data.h"
 
 /**
  * vu_frontend_data_kick() - Notify the backend on @q's kick eventfd
@@ -68,13 +70,8 @@ static int fe_rx_post(struct vu_frontend_queue *q, uint32_t slot)
 	return vq_drv_add(&q->vq, NULL, 0, &b, 1, slot);
 }
 
-/**
- * vu_frontend_data_rx_post_all() - Fill an empty RX ring with every buffer
- * @q:	RX queue, just initialised
- *
- * Return: 0 or -errno from vq_drv_add()
- */
-int vu_frontend_data_rx_post_all(struct vu_frontend_queue *q)
+/* Fill an empty RX ring with every buffer; 0 or -errno from vq_drv_add() */
+static int fe_rx_post_all(struct vu_frontend_queue *q)
 {
 	uint32_t i;
 	int ret;
@@ -85,6 +82,35 @@ int vu_frontend_data_rx_post_all(struct vu_frontend_queue *q)
 			return ret;
 	}
 	vq_drv_kick_needed(&q->vq);	/* publishes; nobody listens yet */
+	return 0;
+}
+
+/**
+ * vu_frontend_data_setup() - Post every RX buffer, set notifications
+ * @f:	Frontend whose rings vu_frontend_mem_rings_setup() placed (first
+ *	start only), before the backend sees them
+ *
+ * Return: 0 or -errno (reason recorded)
+ */
+int vu_frontend_data_setup(struct vu_frontend *f)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < 2 * f->pairs; i++) {
+		struct vu_frontend_queue *q = &f->q[i];
+
+		if (!(i & 1)) {
+			ret = fe_rx_post_all(q);
+			if (ret)
+				return vu_frontend_set_err(f, ret, "ring %u: posting RX buffers: %s",
+					      i, strerror(-ret));
+		}
+		/* Polled by default: no used-buffer notification (a syscall
+		 * in the backend per burst) unless vu_frontend_wait() sleeps */
+		if (!f->o.notify)
+			vq_drv_disable_cb(&q->vq);
+	}
 	return 0;
 }
 

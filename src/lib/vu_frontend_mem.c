@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * vu_frontend_mem.c - the frontend's guest memory and ring placement.
+ * vu_frontend_mem.c - the frontend's memory layer (vu_frontend_mem.h), on
+ * vu_frontend_core: guest memory and ring placement. The first RX buffers
+ * are posted by the data layer above (vu_frontend_data_setup()).
  *
  * Guest memory is either our own (memfds sealed against shrinking and
  * growing, so neither side can SIGBUS the other by truncating) or regions
@@ -22,7 +24,7 @@
 #include <sys/stat.h>
 #include <linux/virtio_config.h>
 
-#include "vu_frontend_int.h"
+#include "vu_frontend_mem.h"
 
 #define FE_ALIGN	4096ULL
 #define FE_REGION_ALIGN	(2ULL << 20)
@@ -321,7 +323,8 @@ static int fe_ring_alloc(struct vu_frontend *f, struct vu_frontend_queue *q)
  * vu_frontend_mem_rings_setup() - Place and initialise every ring (first start only)
  * @f:	Frontend with guest memory
  *
- * RX rings get all their buffers posted here, before the backend sees them.
+ * The rings are empty; vu_frontend_data_setup() posts the RX buffers next,
+ * before the backend sees them.
  *
  * Return: 0 or -errno (reason recorded)
  */
@@ -352,16 +355,6 @@ int vu_frontend_mem_rings_setup(struct vu_frontend *f)
 			ret = fe_ring_place(f, q);
 		if (ret)
 			return ret;
-		if (!fe_is_tx(i)) {
-			ret = vu_frontend_data_rx_post_all(q);
-			if (ret)
-				return vu_frontend_set_err(f, ret, "ring %u: posting RX buffers: %s",
-					      i, strerror(-ret));
-		}
-		/* Polled by default: no used-buffer notification (a syscall
-		 * in the backend per burst) unless vu_frontend_wait() sleeps */
-		if (!f->o.notify)
-			vq_drv_disable_cb(&q->vq);
 	}
 	return 0;
 }

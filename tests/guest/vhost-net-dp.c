@@ -476,7 +476,7 @@ static void check_restart(struct vhost_pair *o,
 	      used_idx(&pair.tx), used_idx(&pair.rx));
 	ret = start(o, d, NULL);
 	check(!ret, "restart_at_base", "ret %d: %s (tx base %u, rx base %u)",
-	      ret, o->why, vq_get_base(&pair.tx.vq), vq_get_base(&pair.rx.vq));
+	      ret, o->why.msg, vq_get_base(&pair.tx.vq), vq_get_base(&pair.rx.vq));
 	got_tx = pkt_expect(10, &pkt_seq, 3000);
 	got_rx = rx_expect(10, 3000);
 	tx_reap();
@@ -532,7 +532,7 @@ static void check_ring_move(struct vhost_pair *o)
 	check(!ret && got == 4 && ((struct vring_used *)u)->idx != old_used &&
 	      old->idx == old_used,
 	      "ring_addr_while_running", "ret %d (%s), %d frames through the "
-	      "moved RX ring", ret, ret ? o->why : "ok", got);
+	      "moved RX ring", ret, ret ? o->why.msg : "ok", got);
 }
 
 /* Call fd swap (QEMU does it when the guest masks) and a new memory table */
@@ -558,10 +558,10 @@ static void check_live_updates(struct vhost_pair *o)
 	gmem_add_region(&two, GPA_BASE + ARENA_LEN / 2, ARENA_LEN / 2,
 			GPA_BASE + ARENA_LEN / 2, arena + ARENA_LEN / 2);
 	ret = vhost_pair_set_mem(o, &pair, &two);
-	check(!ret, "set_mem_table_while_running", "ret %d: %s", ret, o->why);
+	check(!ret, "set_mem_table_while_running", "ret %d: %s", ret, o->why.msg);
 	check_both_ways(20, "two_region_table");
 	ret = vhost_pair_set_mem(o, &pair, &mem);
-	check(!ret, "set_mem_table_back", "ret %d: %s", ret, o->why);
+	check(!ret, "set_mem_table_back", "ret %d: %s", ret, o->why.msg);
 	check_ring_move(o);
 }
 
@@ -590,7 +590,7 @@ static void check_dirty_log(struct vhost_pair *o,
 	ret = ret ? ret : vhost_pair_set_log(o, &pair, &mem, NULL, -1);
 	check(small_ret == -EINVAL && !ret && got == 5 && used_bit && buf_bit,
 	      "dirty_log", "small log %d, ret %d (%s), %d frames, used ring "
-	      "page logged %d, buffer page logged %d", small_ret, ret, o->why,
+	      "page logged %d, buffer page logged %d", small_ret, ret, o->why.msg,
 	      got, used_bit, buf_bit);
 
 	/* a (re)start with logging already on, as after a reconnect mid-migration */
@@ -605,7 +605,7 @@ static void check_dirty_log(struct vhost_pair *o,
 	ret = ret ? ret : vhost_pair_set_log(o, &pair, &mem, NULL, -1);
 	check(!ret && got == 3 && used_bit && buf_bit, "dirty_log_from_start",
 	      "ret %d (%s), %d frames, used ring page logged %d, buffer page "
-	      "logged %d", ret, o->why, got, used_bit, buf_bit);
+	      "logged %d", ret, o->why.msg, got, used_bit, buf_bit);
 	free(log.base);
 }
 
@@ -623,18 +623,18 @@ static void check_refusals(struct vhost_pair *o,
 	gmem_add_region(&two, GPA_BASE + ARENA_LEN / 2, ARENA_LEN / 2,
 			GPA_BASE + ARENA_LEN / 2, arena + ARENA_LEN / 2);
 	ret = vhost_pair_start(o, NULL, &pair, &two, 1, tap_fd, NULL, -1);
-	check(ret == -E2BIG && o->fd < 0 && strstr(o->why, "MEM_TABLE") &&
+	check(ret == -E2BIG && o->fd < 0 && strstr(o->why.msg, "MEM_TABLE") &&
 	      vq_get_base(&pair.tx.vq) == tb, "refuse_over_max_mem_regions",
-	      "ret %d: %s", ret, o->why);
+	      "ret %d: %s", ret, o->why.msg);
 
 	/* the kernel itself refuses rings it cannot read */
 	mprotect(pair.tx.vq.split.used, 4096, PROT_NONE);
 	ret = vhost_pair_start(&o2, NULL, &pair, &mem, d->max_regions,
 				  tap_fd, NULL, -1);
 	mprotect(pair.tx.vq.split.used, 4096, PROT_READ | PROT_WRITE);
-	check(ret == -EFAULT && o2.fd < 0 && strstr(o2.why, "SET_BACKEND") &&
+	check(ret == -EFAULT && o2.fd < 0 && strstr(o2.why.msg, "SET_BACKEND") &&
 	      vq_get_base(&pair.tx.vq) == tb, "kernel_refusal_reported",
-	      "ret %d: %s", ret, o2.why);
+	      "ret %d: %s", ret, o2.why.msg);
 }
 
 /* The port layer vu_backend calls, against the real kernel */
@@ -984,7 +984,7 @@ int main(int argc, char **argv)
 	}
 	vhost_pair_init(&o);
 	ret = start(&o, &d, NULL);
-	check(!ret, "offload_start", "ret %d: %s", ret, o.why);
+	check(!ret, "offload_start", "ret %d: %s", ret, o.why.msg);
 	if (ret)
 		return 1;
 	check_both_ways(200, "first");

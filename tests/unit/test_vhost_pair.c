@@ -128,7 +128,7 @@ static void test_idle_slot(void)
 	CHECK_EQ(vhost_pair_start(&o, "/nonexistent", &p, &mem, 64, 0, NULL,
 				     -1), -EBUSY);
 	CHECK_EQ(o.fd, 1000);
-	CHECK(!strcmp(o.why, "pair already offloaded: Device or resource busy"));
+	CHECK(!strcmp(o.why.msg, "pair already offloaded: Device or resource busy"));
 	pair_fini(&p);
 }
 
@@ -144,31 +144,31 @@ static void test_refuse_ring_state(void)
 	p.rx.vq.layout = VQ_PACKED;
 	CHECK_EQ(vhost_pair_start(&o, "/nonexistent", &p, &mem, 64, 0, NULL,
 				     -1), -EOPNOTSUPP);
-	CHECK(!strcmp(o.why, "RX ring is packed"));
+	CHECK(!strcmp(o.why.msg, "RX ring is packed"));
 	p.rx.vq.layout = VQ_SPLIT;
 
 	kick = p.tx.kick_fd;
 	p.tx.kick_fd = -1;
 	CHECK_EQ(vhost_pair_start(&o, "/nonexistent", &p, &mem, 64, 0, NULL,
 				     -1), -EINVAL);
-	CHECK(!strcmp(o.why, "TX ring has no kick eventfd (polled)"));
+	CHECK(!strcmp(o.why.msg, "TX ring has no kick eventfd (polled)"));
 	p.tx.kick_fd = kick;
 
 	p.tx.vq.split.used = NULL;
 	CHECK_EQ(vhost_pair_start(&o, "/nonexistent", &p, &mem, 64, 0, NULL,
 				     -1), -EINVAL);
-	CHECK(!strcmp(o.why, "TX ring not configured"));
+	CHECK(!strcmp(o.why.msg, "TX ring not configured"));
 	p.tx.vq.split.used = ring_mem[1][2];
 
 	p.hdr_len = 14;
 	CHECK_EQ(vhost_pair_start(&o, "/nonexistent", &p, &mem, 64, 0, NULL,
 				     -1), -EINVAL);
-	CHECK(!strcmp(o.why, "vnet header size: Invalid argument"));
+	CHECK(!strcmp(o.why.msg, "vnet header size: Invalid argument"));
 	p.hdr_len = 12;
 
 	CHECK_EQ(vhost_pair_start(&o, "/nonexistent", &p, &mem, 64, -1, NULL,
 				     -1), -EBADF);
-	CHECK(!strcmp(o.why, "no TAP queue fd: Bad file descriptor"));
+	CHECK(!strcmp(o.why.msg, "no TAP queue fd: Bad file descriptor"));
 	CHECK(!vhost_pair_running(&o));
 	CHECK_EQ(next_fd(), fd0);
 	CHECK_EQ(vq_get_base(&p.rx.vq), 7);
@@ -188,7 +188,7 @@ static void test_refuse_not_a_tap(void)
 	/* the vnet header size is set on the TAP first: an eventfd refuses */
 	CHECK_EQ(vhost_pair_start(&o, "/nonexistent", &p, &mem, 64, efd,
 				     NULL, -1), -ENOTTY);
-	CHECK(!strncmp(o.why, "TUNSETVNETHDRSZ: ", 17));
+	CHECK(!strncmp(o.why.msg, "TUNSETVNETHDRSZ: ", 17));
 	close(efd);
 	pair_fini(&p);
 }
@@ -210,7 +210,7 @@ static void test_refuse_device(void)
 	CHECK_EQ(vhost_pair_start(&o, path, &p, &mem, 64, tap, NULL, -1),
 		 -ENOENT);
 	snprintf(want, sizeof(want), "%s: No such file or directory", path);
-	CHECK(!strcmp(o.why, want));
+	CHECK(!strcmp(o.why.msg, want));
 	CHECK(!vhost_pair_running(&o));
 	CHECK_EQ(next_fd(), fd0);
 
@@ -221,7 +221,7 @@ static void test_refuse_device(void)
 	CHECK_EQ(vhost_pair_start(&o, path, &p, &mem, 64, tap, NULL, -1),
 		 -ENOTTY);
 	unlink(path);
-	CHECK(!strcmp(o.why, "VHOST_SET_OWNER: Inappropriate ioctl for device"));
+	CHECK(!strcmp(o.why.msg, "VHOST_SET_OWNER: Inappropriate ioctl for device"));
 	CHECK(!vhost_pair_running(&o));
 	CHECK_EQ(next_fd(), fd0);
 	CHECK_EQ(vq_get_base(&p.rx.vq), 7);

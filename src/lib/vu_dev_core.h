@@ -1,21 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vu_backend_int.h - private to vu_backend.c (dispatcher, device state,
- * features, config) and vu_backend_ring.c (memory table and ring messages).
- * Nothing outside those two files includes it.
+ * vu_dev_core.h - the bottom layer of the vhost-user device (backend side):
+ * the device state every layer above shares (struct vu_dev), the reason a
+ * request is refused, ring lookup, quiescing the data path, stopping a ring
+ * and what status shows for a pair. Layers, bottom-up: vu_dev_core,
+ * vu_dev_mem (memory table, dirty log), vu_dev_ring (ring messages),
+ * vu_dev_net (features, config space, RARP, MQ), vu_backend (the
+ * dispatcher and the public API, vu_backend.h). Each includes only the
+ * headers of its own layer and those below; none is part of the library API.
  */
-#ifndef VNET_VU_BACKEND_INT_H
-#define VNET_VU_BACKEND_INT_H
+#ifndef VNET_VU_DEV_CORE_H
+#define VNET_VU_DEV_CORE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "gmem.h"
+#include "reason.h"
 #include "worker.h"
 #include "util.h"
 #include "vhost_port.h"
-#include "vu_backend.h"
+#include "vu_dev_cfg.h"
 #include "vu_proto.h"
+
+struct vu_msg;
 
 #define VU_MAX_RINGS	(2 * PORT_MAX_PAIRS)
 
@@ -82,7 +90,7 @@ struct vu_mem_ref {
  * @rings:	Per-ring frontend configuration
  * @pairs:	Queue pairs as the data path sees them
  * @wp:		Worker pool, NULL with @cfg.no_workers
- * @why:	Reason of the last refusal, for the one log line
+ * @why:	Reason of the last refusal, for the dispatcher's one log line
  * @vp:		Kernel vhost-net offload of the port's pairs (docs/vhost-net.md)
  */
 struct vu_dev {
@@ -104,38 +112,28 @@ struct vu_dev {
 	struct vu_ring rings[VU_MAX_RINGS];
 	struct vnet_pair pairs[PORT_MAX_PAIRS];
 	struct worker_pool *wp;
-	char why[160];
+	struct reason why;
 	struct vhost_port vp;
 };
 
-int vu_fail(struct vu_dev *d, int err, const char *fmt, ...) PRINTF_FMT(3, 4);
+/**
+ * vu_fail() - Record why a request is refused, for the dispatcher's log line
+ * @d:		Device
+ * @err:	Negative errno to return
+ * @...:	Reason, printf format and arguments
+ *
+ * Return: @err
+ */
+#define vu_fail(d, err, ...)	reason_set(&(d)->why, (err), __VA_ARGS__)
+
 struct vnet_ring *vu_vring(struct vu_dev *d, unsigned int idx);
 void vu_pause(struct vu_dev *d, unsigned int idx);
 void vu_resume(struct vu_dev *d, unsigned int idx);
 void vu_pause_all(struct vu_dev *d);
 void vu_resume_all(struct vu_dev *d);
 bool vu_packed(const struct vu_dev *d);
-
-/* vu_backend_ring.c: handlers, same signature as the dispatch table's */
-int vu_set_mem_table(struct vu_dev *d, struct vu_msg *m, unsigned int idx);
-int vu_add_mem_reg(struct vu_dev *d, struct vu_msg *m, unsigned int idx);
-int vu_rem_mem_reg(struct vu_dev *d, struct vu_msg *m, unsigned int idx);
-int vu_set_vring_num(struct vu_dev *d, struct vu_msg *m, unsigned int idx);
-int vu_set_vring_addr(struct vu_dev *d, struct vu_msg *m, unsigned int idx);
-int vu_set_vring_base(struct vu_dev *d, struct vu_msg *m, unsigned int idx);
-int vu_get_vring_base(struct vu_dev *d, struct vu_msg *m, unsigned int idx);
-int vu_set_vring_kick(struct vu_dev *d, struct vu_msg *m, unsigned int idx);
-int vu_set_vring_call(struct vu_dev *d, struct vu_msg *m, unsigned int idx);
-int vu_set_vring_err(struct vu_dev *d, struct vu_msg *m, unsigned int idx);
-int vu_set_vring_enable(struct vu_dev *d, struct vu_msg *m, unsigned int idx);
-int vu_set_log_base(struct vu_dev *d, struct vu_msg *m, unsigned int idx);
-
-/* vu_backend_ring.c: ring lifetime, called with the ring's pair paused */
-void vu_ring_update_log(struct vu_dev *d, unsigned int idx);
-void vu_ring_stop(struct vu_dev *d, unsigned int idx);
-void vu_ring_reset(struct vu_dev *d, unsigned int idx);
+void vu_reply_u64(struct vu_msg *m, uint64_t v);
 void vu_pair_status(struct vu_dev *d, unsigned int pair);
-int vu_pair_offload(struct vu_dev *d, unsigned int pair);
-int vu_offload_log(struct vu_dev *d);
+void vu_ring_stop(struct vu_dev *d, unsigned int idx);
 
-#endif /* VNET_VU_BACKEND_INT_H */
+#endif /* VNET_VU_DEV_CORE_H */

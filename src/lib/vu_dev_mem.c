@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * vu_backend_ring.c - vhost-user memory-table, dirty-log and ring messages
- * (backend side): SET_MEM_TABLE, ADD/REM_MEM_REG, SET_LOG_BASE and
- * SET_VRING_*, GET_VRING_BASE. The dispatcher (vu_backend.c) has checked
- * size, descriptor count and ring index before any function here runs.
+ * vu_dev_mem.c - the vhost-user device's memory layer (vu_dev_mem.h), on
+ * vu_dev_core: the memory table (SET_MEM_TABLE, ADD/REM_MEM_REG,
+ * GET_MAX_MEM_SLOTS), the dirty log (SET_LOG_BASE, SET_LOG_FD, pointing
+ * each ring's vq at the log) and where a ring's areas lie in that memory
+ * (translation, re-translation after every memory change). Ring messages
+ * are vu_dev_ring.c's; the dispatcher (vu_backend.c) has checked size,
+ * descriptor count and ring index before any handler here runs.
  *
  * Security model: payloads come from the untrusted frontend. Each is copied
  * once into locals and only the copies are validated and used. Region
@@ -12,9 +15,7 @@
  * regions may not overlap, and ring areas are checked for alignment and for
  * lying wholly inside mapped memory before a worker may touch them. The
  * data path is quiesced (worker_pause) around every change it could see,
- * and rings are re-translated after every memory-table change. A ring is
- * (re)built from the values kept in struct vu_ring only when everything it
- * needs has arrived, so messages may come in any order the spec allows.
+ * and rings are re-translated after every memory-table change.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,7 +27,7 @@
 #include <linux/virtio_config.h>
 
 #include "log.h"
-#include "vu_backend_int.h"
+#include "vu_dev_mem.h"
 #include "vu_msg.h"
 
 static const char *const vu_area_name[3] = { "descriptor", "driver", "device" };
@@ -105,9 +106,19 @@ static int vu_region_map(struct vu_dev *d, struct gmem *m,
 	return 0;
 }
 
-/* The three ring areas of @idx translated for @num entries, or -errno */
-static int vu_ring_translate(struct vu_dev *d, unsigned int idx,
-			     uint32_t num, const uint64_t uva[3], void *p[3])
+/**
+ * vu_ring_translate() - The three areas of ring @idx in guest memory
+ * @d:		Device
+ * @idx:	Ring index
+ * @num:	Ring size the areas must hold
+ * @uva:	Descriptor, driver and device areas, frontend addresses
+ * @p:		Our addresses of the same (output)
+ *
+ * Return: 0, -EINVAL for a misaligned area, -EFAULT for one not wholly in
+ *	   guest memory (reason recorded)
+ */
+int vu_ring_translate(struct vu_dev *d, unsigned int idx,
+		      uint32_t num, const uint64_t uva[3], void *p[3])
 {
 	static const uint64_t align_split[3] = { 16, 2, 4 };
 	static const uint64_t align_packed[3] = { 16, 4, 4 };
@@ -136,27 +147,16 @@ static int vu_ring_translate(struct vu_dev *d, unsigned int idx,
 	return 0;
 }
 
-static void vu_ring_uvas(const struct vu_ring *r, uint64_t uva[3])
+/**
+ * vu_ring_uvas() - The frontend addresses SET_VRING_ADDR gave ring @r
+ * @r:		Ring configuration
+ * @uva:	Descriptor, driver and device areas (output)
+ */
+void vu_ring_uvas(const struct vu_ring *r, uint64_t uva[3])
 {
 	uva[0] = r->desc_uva;
 	uva[1] = r->avail_uva;
 	uva[2] = r->used_uva;
-}
-
-/* Packed base: avail idx bits 0-14, used idx bits 16-30 (vhost-user) */
-static int vu_base_check(struct vu_dev *d, unsigned int idx, uint32_t base,
-			 uint32_t num)
-{
-	if (!vu_packed(d)) {
-		if (base > UINT16_MAX)
-			return vu_fail(d, -EINVAL, "ring %u base %#x > 16 bits",
-				       idx, base);
-		return 0;
-	}
-	if (num && ((base & 0x7fff) >= num || ((base >> 16) & 0x7fff) >= num))
-		return vu_fail(d, -EINVAL, "ring %u packed base %#x beyond size %u",
-			       idx, base, num);
-	return 0;
 }
 
 /**
@@ -192,75 +192,6 @@ void vu_ring_update_log(struct vu_dev *d, unsigned int idx)
 	vq_set_log(&vr->vq, &d->log, gpa);
 }
 
-static void vu_vq_release(struct vu_dev *d, unsigned int idx)
-{
-	struct vnet_ring *vr = vu_vring(d, idx);
-
-	if (d->rings[idx].vq_ready)
-		vq_cleanup(&vr->vq);
-	memset(&vr->vq, 0, sizeof(vr->vq));
-	d->rings[idx].vq_ready = false;
-}
-
-/**
- * vu_pair_status() - Update what status shows for a pair: which data path
- *		      serves it, and why
- * @d:		Device
- * @pair:	Pair index
- *
- * Context: control thread (status readers run on it too)
- */
-void vu_pair_status(struct vu_dev *d, unsigned int pair)
-{
-	struct vnet_pair *p = &d->pairs[pair];
-	const char *dp = "idle";
-
-	if (vhost_port_offloaded(&d->vp, pair))
-		return;		/* vhost_port keeps "vhost-net" and its why */
-	if (p->rx.started || p->tx.started) {
-		dp = "userspace";
-		snprintf(p->why, sizeof(p->why),
-			 "%s rings served by vnetd's worker (RX %s, TX %s)",
-			 vu_packed(d) ? "packed" : "split",
-			 p->rx.started ? "started" : "stopped",
-			 p->tx.started ? "started" : "stopped");
-	} else {
-		snprintf(p->why, sizeof(p->why), "%s",
-			 d->sock >= 0 ? "rings not started by the frontend" :
-					"no frontend connected");
-	}
-	__atomic_store_n(&p->datapath, dp, __ATOMIC_RELAXED);
-}
-
-/**
- * vu_pair_offload() - A ring of @pair started: hand the pair to the kernel
- *		       once both run (docs/vhost-net.md)
- * @d:		Device
- * @pair:	Pair index, paused
- *
- * The TAP queue is the backend's queue_fd(); the dirty log goes along
- * while VHOST_F_LOG_ALL is acked and a log is mapped. Under `auto` a
- * kernel refusal was logged once and the pair stays on the userspace path.
- *
- * Return: 0, or under `--vhost-net on` the kernel's -errno (the caller
- *	   closes the connection)
- */
-int vu_pair_offload(struct vu_dev *d, unsigned int pair)
-{
-	struct vnet_pair *p = &d->pairs[pair];
-	struct host *host = d->cfg.host;
-	bool log = (d->features & (1ULL << VHOST_F_LOG_ALL_BIT)) && d->log.base;
-	int fd = -1, ret;
-
-	if (host && host->ops->queue_fd)
-		fd = host->ops->queue_fd(host, pair);
-	ret = vhost_port_pair_start(&d->vp, p, d->mem, fd,
-				    log ? &d->log : NULL, d->log_fd);
-	if (ret)
-		return vu_fail(d, ret, "pair %u: %s", pair, p->why);
-	return 0;
-}
-
 /**
  * vu_offload_log() - Dirty logging changed (log mapped, LOG_ALL toggled):
  *		      tell the kernel for the pairs it runs
@@ -278,93 +209,6 @@ int vu_offload_log(struct vu_dev *d)
 	if (ret)
 		return vu_fail(d, ret, "vhost-net refused the dirty log");
 	return 0;
-}
-
-/*
- * vhost-user "Ring states": a ring starts once its kick arrived and its
- * size and addresses are known. Called with the pair paused; 0 if the ring
- * runs or still waits for something, -errno if its values do not hold up.
- */
-static int vu_ring_try_start(struct vu_dev *d, unsigned int idx)
-{
-	struct vnet_ring *vr = vu_vring(d, idx);
-	struct vu_ring *r = &d->rings[idx];
-	uint64_t uva[3];
-	void *p[3];
-	int ret;
-
-	if (vr->started || !r->kicked || !r->num || !r->addr_set)
-		return 0;
-	vu_ring_uvas(r, uva);
-	ret = vu_ring_translate(d, idx, r->num, uva, p);
-	if (!ret)
-		ret = vu_base_check(d, idx, r->base, r->num);
-	if (ret)
-		return ret;
-	vu_vq_release(d, idx);
-	ret = vq_init(&vr->vq, vu_packed(d) ? VQ_PACKED : VQ_SPLIT,
-		      (uint16_t)r->num, d->features, false);
-	if (ret)
-		return vu_fail(d, ret, "ring %u: vq_init failed", idx);
-	r->vq_ready = true;
-	vq_set_mem(&vr->vq, d->mem);
-	ret = vq_set_addr(&vr->vq, p[0], p[1], p[2]);
-	if (ret) {
-		vu_vq_release(d, idx);
-		return vu_fail(d, ret, "ring %u: addresses refused", idx);
-	}
-	vq_set_base(&vr->vq, r->base);
-	vu_ring_update_log(d, idx);
-	vr->started = true;
-	vu_pair_status(d, idx / 2);
-	return vu_pair_offload(d, idx / 2);
-}
-
-/**
- * vu_ring_stop() - Stop ring @idx, keeping where it stopped in its base
- * @d:		Device
- * @idx:	Ring index, its pair paused
- *
- * The vq is not reset (vhost-user "GET_VRING_BASE"); the kick fd is
- * closed, a restart comes with a new SET_VRING_KICK.
- */
-void vu_ring_stop(struct vu_dev *d, unsigned int idx)
-{
-	struct vnet_ring *vr = vu_vring(d, idx);
-	struct vu_ring *r = &d->rings[idx];
-
-	if (vr->started)
-		r->base = vq_get_base(&vr->vq);
-	vr->started = false;
-	r->kicked = false;
-	if (vr->kick_fd >= 0)
-		close(vr->kick_fd);
-	vr->kick_fd = -1;
-	vu_pair_status(d, idx / 2);
-}
-
-static void vu_close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
-/**
- * vu_ring_reset() - Ring @idx back to its state before any connection
- * @d:		Device
- * @idx:	Ring index, its pair paused
- */
-void vu_ring_reset(struct vu_dev *d, unsigned int idx)
-{
-	struct vnet_ring *vr = vu_vring(d, idx);
-
-	vu_ring_stop(d, idx);
-	vu_vq_release(d, idx);
-	vu_close_fd(&vr->call_fd);
-	vu_close_fd(&vr->err_fd);
-	vr->enabled = false;
-	memset(&d->rings[idx], 0, sizeof(d->rings[idx]));
 }
 
 /* After a memory change: re-translate every running ring (pairs paused) */
@@ -387,7 +231,7 @@ static void vu_rings_remap(struct vu_dev *d)
 			vu_ring_update_log(d, i);
 			continue;
 		}
-		log_warn("%s: ring %u stopped: %s", d->cfg.name, i, d->why);
+		log_warn("%s: ring %u stopped: %s", d->cfg.name, i, d->why.msg);
 		vu_ring_stop(d, i);
 	}
 }
@@ -622,245 +466,49 @@ int vu_set_log_base(struct vu_dev *d, struct vu_msg *m, unsigned int idx UNUSED)
 }
 
 /**
- * vu_set_vring_num() - SET_VRING_NUM: the ring's size
+ * vu_set_log_fd() - SET_LOG_FD: the eventfd for log-sync notifications
  * @d:		Device
- * @m:		Message
- * @idx:	Ring index
- *
- * Return: 0, -EINVAL for 0, > 32768 or (split) not a power of two,
- *	   -EBUSY while the ring runs
- */
-int vu_set_vring_num(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
-{
-	uint32_t num = m->payload.state.num;
-
-	/* virtio 2.7 / 2.8: Queue Size <= 32768; split needs a power of 2 */
-	if (!num || num > VQ_MAX_SIZE ||
-	    (!vu_packed(d) && (num & (num - 1))))
-		return vu_fail(d, -EINVAL, "ring %u size %u", idx, num);
-	if (vu_vring(d, idx)->started)
-		return vu_fail(d, -EBUSY, "ring %u resized while running", idx);
-	d->rings[idx].num = num;
-	return 0;
-}
-
-/**
- * vu_set_vring_addr() - SET_VRING_ADDR: where the ring's areas are
- * @d:		Device
- * @m:		Message, frontend virtual addresses
- * @idx:	Ring index
- *
- * Accepted on a running ring too: QEMU re-sends it to switch used-ring
- * logging on for migration. A pair the kernel's vhost-net runs gets the
- * new addresses and log flag passed on (vhost_port_ring_addr()).
- *
- * Return: 0 or -errno: before SET_VRING_NUM or SET_MEM_TABLE, unknown
- *	   flags, unaligned or unmapped areas
- */
-int vu_set_vring_addr(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
-{
-	struct vu_vring_addr a = m->payload.addr;
-	struct vnet_ring *vr = vu_vring(d, idx);
-	struct vu_ring *r = &d->rings[idx];
-	uint64_t uva[3] = { a.desc_user_addr, a.avail_user_addr,
-			    a.used_user_addr };
-	bool running = vr->started;
-	void *p[3];
-	int ret;
-
-	if (a.flags & ~(1u << VHOST_VRING_F_LOG))
-		return vu_fail(d, -EINVAL, "ring %u: flags %#x", idx, a.flags);
-	if (!r->num)
-		return vu_fail(d, -EINVAL, "ring %u: addresses before its size",
-			       idx);
-	if (!d->mem->nregions)
-		return vu_fail(d, -EINVAL, "ring %u: addresses before memory",
-			       idx);
-	ret = vu_ring_translate(d, idx, r->num, uva, p);
-	if (ret)
-		return ret;
-	vu_pause(d, idx);
-	r->desc_uva = a.desc_user_addr;
-	r->avail_uva = a.avail_user_addr;
-	r->used_uva = a.used_user_addr;
-	r->log_gpa = a.log_guest_addr;
-	r->addr_flags = a.flags;
-	r->addr_set = true;
-	if (running)
-		ret = vq_set_addr(&vr->vq, p[0], p[1], p[2]);
-	else
-		ret = vu_ring_try_start(d, idx);
-	vu_ring_update_log(d, idx);
-	/* an offloaded ring: the kernel follows (new areas, log flag) */
-	if (!ret && running &&
-	    vhost_port_ring_addr(&d->vp, &d->pairs[idx / 2]))
-		ret = vu_fail(d, -EIO, "ring %u: vhost-net refused the new ring "
-			      "addresses: %s", idx,
-			      d->pairs[idx / 2].why);
-	vu_resume(d, idx);
-	return ret;
-}
-
-/**
- * vu_set_vring_base() - SET_VRING_BASE: where the ring resumes
- * @d:		Device
- * @m:		Message: split avail idx, or the packed encoding
- * @idx:	Ring index
- *
- * Return: 0, -EBUSY while the ring runs, -EINVAL for a bad base
- */
-int vu_set_vring_base(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
-{
-	uint32_t base = m->payload.state.num;
-	int ret;
-
-	if (vu_vring(d, idx)->started)
-		return vu_fail(d, -EBUSY, "ring %u: base set while running",
-			       idx);
-	ret = vu_base_check(d, idx, base, d->rings[idx].num);
-	if (ret)
-		return ret;
-	d->rings[idx].base = base;
-	return 0;
-}
-
-/**
- * vu_get_vring_base() - GET_VRING_BASE: stop the ring, report where
- * @d:		Device
- * @m:		Message; the reply is built in it
- * @idx:	Ring index
- *
- * vhost-user "GET_VRING_BASE": the ring stops and is not reset. Split:
- * the next avail index; packed: avail idx/wrap in bits 0-15, used idx/wrap
- * in bits 16-31.
+ * @m:		Message: one fd, kept (a previous one is closed)
+ * @idx:	Unused
  *
  * Return: 0
  */
-int vu_get_vring_base(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
+int vu_set_log_fd(struct vu_dev *d, struct vu_msg *m, unsigned int idx UNUSED)
 {
-	vu_pause(d, idx);
-	/* The kernel's position first: vu_ring_stop() reads it from the vq */
-	vhost_port_ring_stop(&d->vp, &d->pairs[idx / 2], idx);
-	vu_ring_stop(d, idx);
-	vu_resume(d, idx);
-	m->payload.state.index = idx;
-	m->payload.state.num = d->rings[idx].base;
-	m->hdr.size = sizeof(m->payload.state);
-	return 0;
-}
-
-/* A running ring's kick/call/err fd changed: the kernel takes the new one */
-static int vu_ring_fds_changed(struct vu_dev *d, unsigned int idx)
-{
-	int ret;
-
-	if (!vu_vring(d, idx)->started)
-		return 0;
-	ret = vhost_port_ring_fds(&d->vp, &d->pairs[idx / 2], idx);
-	if (ret)
-		return vu_fail(d, ret, "ring %u: vhost-net refused the new fds",
-			       idx);
+	if (d->log_fd >= 0)
+		close(d->log_fd);
+	d->log_fd = vu_msg_take_fd(m, 0);
 	return 0;
 }
 
 /**
- * vu_set_vring_kick() - SET_VRING_KICK: the guest's kick eventfd
+ * vu_get_max_mem_slots() - GET_MAX_MEM_SLOTS: how many regions we map
  * @d:		Device
- * @m:		Message: ring index, bit 8 for "no fd: poll"
- * @idx:	Ring index
- *
- * Replaces (and closes) a previous kick fd and starts the ring if its size
- * and addresses are known; otherwise it starts when they arrive.
- *
- * Return: 0 or -errno if the ring's values do not hold up
- */
-int vu_set_vring_kick(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
-{
-	struct vnet_ring *vr = vu_vring(d, idx);
-	int fd = vu_msg_take_fd(m, 0), ret;
-	bool running;
-
-	vu_pause(d, idx);
-	running = vr->started;
-	vu_close_fd(&vr->kick_fd);
-	vr->kick_fd = fd;
-	d->rings[idx].kicked = true;
-	if (running)
-		ret = vu_ring_fds_changed(d, idx);
-	else
-		ret = vu_ring_try_start(d, idx);
-	vu_resume(d, idx);
-	return ret;
-}
-
-/* Replace one of a ring's eventfds (call or err) with the pair paused */
-static int vu_swap_ring_fd(struct vu_dev *d, unsigned int idx, int *slot,
-			   int fd)
-{
-	int ret;
-
-	vu_pause(d, idx);
-	vu_close_fd(slot);
-	*slot = fd;
-	ret = vu_ring_fds_changed(d, idx);
-	vu_resume(d, idx);
-	return ret;
-}
-
-/**
- * vu_set_vring_call() - SET_VRING_CALL: our notification eventfd
- * @d:		Device
- * @m:		Message: ring index, bit 8 for "no fd"
- * @idx:	Ring index
- *
- * May come while the ring runs: the swap happens with the pair paused.
+ * @m:		Message; the u64 reply is built in it
+ * @idx:	Unused
  *
  * Return: 0
  */
-int vu_set_vring_call(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
+int vu_get_max_mem_slots(struct vu_dev *d, struct vu_msg *m,
+			 unsigned int idx UNUSED)
 {
-	return vu_swap_ring_fd(d, idx, &vu_vring(d, idx)->call_fd,
-			       vu_msg_take_fd(m, 0));
-}
-
-/**
- * vu_set_vring_err() - SET_VRING_ERR: eventfd signalled when the ring breaks
- * @d:		Device
- * @m:		Message: ring index, bit 8 for "no fd"
- * @idx:	Ring index
- *
- * Return: 0
- */
-int vu_set_vring_err(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
-{
-	return vu_swap_ring_fd(d, idx, &vu_vring(d, idx)->err_fd,
-			       vu_msg_take_fd(m, 0));
-}
-
-/**
- * vu_set_vring_enable() - SET_VRING_ENABLE: ring enabled (1) or not (0)
- * @d:		Device
- * @m:		Message
- * @idx:	Ring index
- *
- * vhost-user "Ring states": a started, disabled ring drains TX and leaves
- * RX alone; the worker reads the flag after resuming.
- *
- * Return: 0, -EINVAL for a value other than 0 or 1
- */
-int vu_set_vring_enable(struct vu_dev *d, struct vu_msg *m, unsigned int idx)
-{
-	uint32_t on = m->payload.state.num;
-	int ret;
-
-	if (on > 1)
-		return vu_fail(d, -EINVAL, "ring %u: enable value %u", idx, on);
-	vu_pause(d, idx);
-	vu_vring(d, idx)->enabled = on;
-	ret = vhost_port_ring_enable(&d->vp, &d->pairs[idx / 2], idx, on);
-	vu_resume(d, idx);
-	if (ret)
-		return vu_fail(d, ret, "ring %u: vhost-net refused %s", idx,
-			       on ? "enable" : "disable");
+	/* With vhost-net possible: the kernel's max_mem_regions if lower */
+	vu_reply_u64(m, vhost_port_max_mem_slots(&d->vp, GMEM_MAX_REGIONS));
 	return 0;
+}
+
+/**
+ * vu_mem_reset() - Forget the connection's memory table and dirty log
+ * @d:		Device, every pair paused, no ring running (vu_ring_reset())
+ */
+void vu_mem_reset(struct vu_dev *d)
+{
+	gmem_cleanup(d->mem);
+	gmem_init(d->mem);
+	d->nmem_refs = 0;
+	gmem_log_unmap(&d->log);
+	memset(&d->log, 0, sizeof(d->log));
+	if (d->log_fd >= 0)
+		close(d->log_fd);
+	d->log_fd = -1;
 }

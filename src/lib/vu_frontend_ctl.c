@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * vu_frontend.c - the driver side of vhost-user-net, control path: connect,
- * negotiate, share memory, set up rings, stop, resume.
+ * vu_frontend_ctl.c - the driver side of vhost-user-net, top layer: messages
+ * to the backend, negotiation, the control API (connect, share memory,
+ * set up rings, stop, resume).
  *
- * Memory and ring layout live in vu_frontend_mem.c, the per-packet path in
- * vu_frontend_data.c; the ring formats themselves are vq.h's business.
+ * Layers below, each calling only down: vu_frontend_data.c (per-packet
+ * path, first RX buffers), vu_frontend_mem.c (memory and ring layout),
+ * vu_frontend_core.h (the reason, shared sizes); the ring formats
+ * themselves are vq.h's business.
  *
  * Message order follows QEMU (docs/vhost-user-net.md "Order QEMU sends
  * them"): GET_FEATURES, GET/SET_PROTOCOL_FEATURES, GET_QUEUE_NUM,
@@ -23,7 +26,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +38,8 @@
 
 #include "util.h"
 #include "vu_msg.h"
-#include "vu_frontend.h"
-#include "vu_frontend_int.h"
+#include "vu_frontend_data.h"
+#include "vu_frontend_mem.h"
 
 /* virtio-net feature bits the library drives (VIRTIO 1.2, 5.1.3) */
 #define FE_SUPPORTED_FEATURES						\
@@ -61,24 +63,6 @@
 #define FE_REPLY_TIMEOUT_MS	10000
 
 /**
- * vu_frontend_set_err() - Record a one-line reason and pass an error code through
- * @f:		Frontend
- * @ret:	-errno to return
- * @fmt:	printf format of the reason
- *
- * Return: @ret
- */
-int vu_frontend_set_err(struct vu_frontend *f, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(f->err, sizeof(f->err), fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
-/**
  * vu_frontend_error() - Reason for the last failure
  * @f:	Frontend
  *
@@ -86,7 +70,7 @@ int vu_frontend_set_err(struct vu_frontend *f, int ret, const char *fmt, ...)
  */
 const char *vu_frontend_error(const struct vu_frontend *f)
 {
-	return f->err;
+	return f->err.msg;
 }
 
 static bool fe_has_proto(const struct vu_frontend *f, unsigned int bit)
@@ -146,7 +130,7 @@ static int fe_recv_reply(struct vu_frontend *f, uint32_t req,
  *
  * Return: 0, -EIO if the backend refused, other -errno
  */
-int vu_frontend_send(struct vu_frontend *f, uint32_t req, const void *payload,
+static int vu_frontend_send(struct vu_frontend *f, uint32_t req, const void *payload,
 	    uint32_t size, const int *fds, unsigned int nfds)
 {
 	bool ack = fe_has_proto(f, VHOST_USER_PROTOCOL_F_REPLY_ACK) &&
@@ -533,6 +517,8 @@ static int fe_start(struct vu_frontend *f)
 		ret = vu_frontend_mem_setup(f);
 		if (!ret)
 			ret = vu_frontend_mem_rings_setup(f);
+		if (!ret)
+			ret = vu_frontend_data_setup(f);
 		if (ret) {
 			vu_frontend_mem_rings_cleanup(f);
 			vu_frontend_mem_cleanup(f);
@@ -562,7 +548,7 @@ static int fe_started(struct vu_frontend *f, int ret)
 		vu_frontend_disconnect(f);
 		return ret;
 	}
-	f->err[0] = '\0';
+	reason_clear(&f->err);
 	return 0;
 }
 
