@@ -15,9 +15,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "util.h"
 #include "vq.h"
 
-#define PORT_MAX_PAIRS	64
+/* The old name, until vu_backend*.c and worker.c say VNET_MAX_PAIRS */
+#define PORT_MAX_PAIRS	VNET_MAX_PAIRS
 
 /* Why a frame was dropped, one counter each */
 enum ring_drop {

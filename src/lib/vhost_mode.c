@@ -33,8 +33,6 @@
 #include "vhost_kernel.h"
 #include "vhost_mode.h"
 
-#define BIT64(n)	(1ULL << (n))
-
 #ifndef VIRTIO_F_NOTIFICATION_DATA
 #define VIRTIO_F_NOTIFICATION_DATA	38
 #endif
@@ -47,10 +45,10 @@
  * control plane and passes through.
  */
 static const uint64_t vhost_mode_kernel_ring_bits =
-	BIT64(VIRTIO_F_NOTIFY_ON_EMPTY) | BIT64(VIRTIO_F_ANY_LAYOUT) |
-	BIT64(VIRTIO_RING_F_INDIRECT_DESC) | BIT64(VIRTIO_RING_F_EVENT_IDX) |
-	BIT64(VIRTIO_F_VERSION_1) | BIT64(VIRTIO_NET_F_MRG_RXBUF) |
-	BIT64(VHOST_F_LOG_ALL);
+	BIT(VIRTIO_F_NOTIFY_ON_EMPTY) | BIT(VIRTIO_F_ANY_LAYOUT) |
+	BIT(VIRTIO_RING_F_INDIRECT_DESC) | BIT(VIRTIO_RING_F_EVENT_IDX) |
+	BIT(VIRTIO_F_VERSION_1) | BIT(VIRTIO_NET_F_MRG_RXBUF) |
+	BIT(VHOST_F_LOG_ALL);
 
 /*
  * Never offered while offloading: packed ring and IN_ORDER (vnetd's rings
@@ -61,10 +59,10 @@ static const uint64_t vhost_mode_kernel_ring_bits =
  * neither fills the hash nor steers).
  */
 static const uint64_t vhost_mode_never_bits =
-	BIT64(VIRTIO_F_RING_PACKED) | BIT64(VIRTIO_F_IN_ORDER) |
-	BIT64(VIRTIO_F_ACCESS_PLATFORM) | BIT64(VIRTIO_F_NOTIFICATION_DATA) |
-	BIT64(VIRTIO_F_RING_RESET) | BIT64(VIRTIO_NET_F_HASH_REPORT) |
-	BIT64(VIRTIO_NET_F_RSS);
+	BIT(VIRTIO_F_RING_PACKED) | BIT(VIRTIO_F_IN_ORDER) |
+	BIT(VIRTIO_F_ACCESS_PLATFORM) | BIT(VIRTIO_F_NOTIFICATION_DATA) |
+	BIT(VIRTIO_F_RING_RESET) | BIT(VIRTIO_NET_F_HASH_REPORT) |
+	BIT(VIRTIO_NET_F_RSS);
 
 /**
  * vhost_mode_parse() - Parse the argument of --vhost-net
@@ -323,7 +321,7 @@ uint64_t vhost_mode_kernel_features(uint64_t negotiated, uint64_t kernel)
 	uint64_t f = negotiated & kernel;
 
 	/* VIRTIO_F_ANY_LAYOUT shares bit 27; VERSION_1 implies it anyway */
-	return f & ~BIT64(VHOST_NET_F_VIRTIO_NET_HDR);
+	return f & ~BIT(VHOST_NET_F_VIRTIO_NET_HDR);
 }
 
 /**

@@ -49,7 +49,7 @@ int vhost_port_init(struct vhost_port *vp, const char *name,
 	memset(vp, 0, sizeof(*vp));
 	vp->name = name ? name : "vnet";
 	vp->dev = dev;
-	for (i = 0; i < PORT_MAX_PAIRS; i++)
+	for (i = 0; i < VNET_MAX_PAIRS; i++)
 		vhost_pair_init(&vp->o[i]);
 	if (mode != VHOST_MODE_OFF && !have_queue_fd) {
 		/* nothing for the kernel to attach to: do not even probe */
@@ -94,7 +94,7 @@ void vhost_port_adopt(struct vhost_port *vp, const char *name,
 	memset(vp, 0, sizeof(*vp));
 	vp->name = name ? name : "vnet";
 	vp->dev = dev;
-	for (i = 0; i < PORT_MAX_PAIRS; i++)
+	for (i = 0; i < VNET_MAX_PAIRS; i++)
 		vhost_pair_init(&vp->o[i]);
 	if (d) {
 		vp->vk = *d;
@@ -142,7 +142,7 @@ unsigned int vhost_port_max_mem_slots(const struct vhost_port *vp,
  */
 bool vhost_port_offloaded(const struct vhost_port *vp, unsigned int pair)
 {
-	return pair < PORT_MAX_PAIRS && vhost_pair_running(&vp->o[pair]);
+	return pair < VNET_MAX_PAIRS && vhost_pair_running(&vp->o[pair]);
 }
 
 static void vhost_port_set_dp(struct vnet_pair *p, const char *dp,
@@ -180,7 +180,7 @@ static int vhost_port_refused(struct vhost_port *vp, struct vnet_pair *p,
  * vhost_port_pair_start() - A ring of @p started (its kick arrived): hand
  *			     the pair to the kernel once both rings run
  * @vp:		Port state
- * @p:		The pair, paused; @p->index < PORT_MAX_PAIRS
+ * @p:		The pair, paused; @p->index < VNET_MAX_PAIRS
  * @m:		Memory table (our mappings)
  * @tap_fd:	The pair's TAP queue fd (the host's queue_fd())
  * @log:	Dirty log if logging is on (VHOST_F_LOG_ALL acked), else NULL
@@ -200,7 +200,7 @@ int vhost_port_pair_start(struct vhost_port *vp, struct vnet_pair *p,
 	struct vhost_pair *o;
 	int ret;
 
-	if (p->index >= PORT_MAX_PAIRS)
+	if (p->index >= VNET_MAX_PAIRS)
 		return -EINVAL;
 	o = &vp->o[p->index];
 	if (!vp->vk.use) {
@@ -353,7 +353,7 @@ int vhost_port_set_mem(struct vhost_port *vp, struct vnet_pair *pairs,
 	unsigned int i;
 	int ret, first = 0;
 
-	for (i = 0; i < npairs && i < PORT_MAX_PAIRS; i++) {
+	for (i = 0; i < npairs && i < VNET_MAX_PAIRS; i++) {
 		if (!vhost_port_offloaded(vp, i))
 			continue;
 		ret = vhost_pair_set_mem(&vp->o[i], &pairs[i], m);
@@ -385,7 +385,7 @@ int vhost_port_set_log(struct vhost_port *vp, struct vnet_pair *pairs,
 	unsigned int i;
 	int ret, first = 0;
 
-	for (i = 0; i < npairs && i < PORT_MAX_PAIRS; i++) {
+	for (i = 0; i < npairs && i < VNET_MAX_PAIRS; i++) {
 		if (!vhost_port_offloaded(vp, i))
 			continue;
 		ret = vhost_pair_set_log(&vp->o[i], &pairs[i], m, log, log_fd);
@@ -410,7 +410,7 @@ void vhost_port_disconnect(struct vhost_port *vp, struct vnet_pair *pairs,
 {
 	unsigned int i;
 
-	for (i = 0; i < npairs && i < PORT_MAX_PAIRS; i++) {
+	for (i = 0; i < npairs && i < VNET_MAX_PAIRS; i++) {
 		if (vhost_port_offloaded(vp, i) &&
 		    vhost_pair_stop(&vp->o[i], &pairs[i]))
 			log_warn("%s: pair %u: %s", vp->name, i, vp->o[i].why);

@@ -40,7 +40,7 @@ struct vhost_port {
 	const char *dev;
 	struct vhost_decision vk;
 	bool fallback;
-	struct vhost_pair o[PORT_MAX_PAIRS];
+	struct vhost_pair o[VNET_MAX_PAIRS];
 };
 
 int vhost_port_init(struct vhost_port *vp, const char *name,

@@ -250,7 +250,7 @@ static const char *cli_tap_fds_parse(struct vnetd_port_cfg *pc,
 	     tok = strtok_r(NULL, seps, &save)) {
 		if (cli_uint(tok, 0, 1 << 20, &v))
 			return "must be an open file descriptor number";
-		if (pc->ntap_fds >= HOST_MAX_TAP_FDS)
+		if (pc->ntap_fds >= VNET_MAX_PAIRS)
 			return "at most 64 fds (one per queue pair)";
 		pc->tap_fds[pc->ntap_fds++] = (int)v;
 	}
@@ -273,12 +273,12 @@ static const char *cli_set_num(struct vnetd_port_cfg *pc, int opt,
 
 	switch (opt) {
 	case OPT_QUEUES:
-		if (cli_uint(val, 1, PORT_MAX_PAIRS, &v))
+		if (cli_uint(val, 1, VNET_MAX_PAIRS, &v))
 			return "must be 1..64";
 		pc->queues = (unsigned int)v;
 		return NULL;
 	case OPT_THREADS:
-		if (cli_uint(val, 0, PORT_MAX_PAIRS, &v))
+		if (cli_uint(val, 0, VNET_MAX_PAIRS, &v))
 			return "must be 0..64 (0: one per queue pair)";
 		pc->wopts.nthreads = (unsigned int)v;
 		return NULL;

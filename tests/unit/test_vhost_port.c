@@ -184,7 +184,7 @@ static void test_adopt(void)
 	CHECK(!strcmp(vp.vk.reason, "decided by vnetd"));
 	CHECK_EQ(vhost_port_max_mem_slots(&vp, 509), 32);
 	CHECK(!vhost_port_offloaded(&vp, 0));
-	CHECK_EQ(vp.o[PORT_MAX_PAIRS - 1].fd, -1);
+	CHECK_EQ(vp.o[VNET_MAX_PAIRS - 1].fd, -1);
 	vhost_port_adopt(&vp, "p0", NULL, NULL);
 	CHECK(!vp.vk.use);
 	CHECK_EQ(vhost_port_features(&vp, 0x1234), 0x1234);
