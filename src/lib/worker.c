@@ -234,15 +234,11 @@ static void worker_commit(struct wring *t)
 
 #define WORKER_ADD(f) \
 	do { if (a->f) __atomic_fetch_add(&c->f, a->f, __ATOMIC_RELAXED); } while (0)
-	WORKER_ADD(packets);
-	WORKER_ADD(bytes);
-	WORKER_ADD(kicks);
-	WORKER_ADD(calls);
-	WORKER_ADD(batches);
-	WORKER_ADD(breaks);
-	WORKER_ADD(busy_ns);
+#define WORKER_ADD_CTR(f, prom, help)	WORKER_ADD(f);
+	RING_COUNTERS(WORKER_ADD_CTR)
 	for (i = 0; i < DROP_MAX; i++)
 		WORKER_ADD(drops[i]);
+#undef WORKER_ADD_CTR
 #undef WORKER_ADD
 	memset(a, 0, sizeof(*a));
 }
