@@ -94,8 +94,9 @@ struct vnet_ring {
  * @index:	i
  * @features:	Negotiated virtio-net features (MRG_RXBUF, offloads)
  * @hdr_len:	vnet header length in guest buffers (10 or 12)
- * @datapath:	"userspace", "vhost-net" or "idle", for status
- * @why:	One line: why that data path
+ * @datapath:	VNET_DP_USER, VNET_DP_KERNEL or VNET_DP_IDLE, for status;
+ *		written only by vnet_pair_set_datapath()
+ * @why:	One line: why that data path (same writer)
  * @kernel:	The kernel's vhost-net runs this pair: the worker leaves its
  *		rings, kick fds and host queue alone (set by vu_backend with
  *		the pair paused, read by the worker after worker_resume())
@@ -110,5 +111,13 @@ struct vnet_pair {
 	char why[96];
 	bool kernel;
 };
+
+/* struct vnet_pair's @datapath values */
+#define VNET_DP_KERNEL	"vhost-net"
+#define VNET_DP_USER	"userspace"
+#define VNET_DP_IDLE	"idle"
+
+void vnet_pair_set_datapath(struct vnet_pair *p, const char *dp,
+			    const char *fmt, ...) PRINTF_FMT(3, 4);
 
 #endif /* VNET_PAIR_H */

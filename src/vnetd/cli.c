@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "log.h"
+#include "vhost_port.h"
 #include "vnetd.h"
 
 #define CLI_ERR_LEN	160
@@ -517,7 +518,7 @@ static int cli_finish_port(struct vnetd_cfg *cfg, unsigned int i)
 			pc->name, pc->ntap_fds, pc->queues);
 		return -EINVAL;
 	}
-	if (pc->vhost_net == VHOST_MODE_ON && strcmp(pc->backend, "tap")) {
+	if (vhost_port_mode_check(pc->vhost_net, pc->backend)) {
 		cli_err("port %s: --vhost-net on: needs --backend tap (the kernel moves frames to a TAP queue)",
 			pc->name);
 		return -EINVAL;
