@@ -13,8 +13,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
-#define HOST_MAX_PAIRS	64
-#define HOST_MAX_TAP_FDS	HOST_MAX_PAIRS
+#include "util.h"
 
 /**
  * struct host_cfg - What a port asks of its host side

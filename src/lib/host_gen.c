@@ -23,9 +23,8 @@
 #include "host.h"
 #include "host_priv.h"
 #include "util.h"
+#include "vnet_hdr.h"
 
-#define F(bit)		(1ULL << (bit))
-#define GEN_HDR_MAX	12	/* struct virtio_net_hdr_v1 */
 #define GEN_SIZE_DEF	64
 #define GEN_SIZE_MIN	60
 #define GEN_SIZE_MAX	9000
@@ -34,19 +33,19 @@
  * struct host_gen - Generator state, shared by all pairs (read-only per frame)
  * @len:	Template bytes: vnet header (hdr_len) + frame
  * @frame_len:	Frame bytes
- * @buf:	Template: an all-zero vnet header area of GEN_HDR_MAX bytes,
- *		then the frame; a @hdr_len header starts GEN_HDR_MAX - hdr_len in
+ * @buf:	Template: an all-zero vnet header area of VNET_HDR_MAX bytes,
+ *		then the frame; a @hdr_len header starts VNET_HDR_MAX - hdr_len in
  */
 struct host_gen {
 	size_t len;
 	size_t frame_len;
-	uint8_t buf[GEN_HDR_MAX + GEN_SIZE_MAX];
+	uint8_t buf[VNET_HDR_MAX + GEN_SIZE_MAX];
 };
 
 /* Start of the template for a @hdr_len byte vnet header */
 static const uint8_t *host_gen_tmpl(const struct host_gen *g, unsigned int hdr_len)
 {
-	return g->buf + GEN_HDR_MAX - hdr_len;
+	return g->buf + VNET_HDR_MAX - hdr_len;
 }
 
 static uint16_t host_gen_ip_csum(const uint8_t *p, size_t len)
@@ -73,7 +72,7 @@ static void host_gen_build(struct host_gen *g, size_t frame_len)
 	static const uint8_t eth[14] = {
 		0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00,
 	};
-	uint8_t *f = g->buf + GEN_HDR_MAX, *ip = f + 14, *udp = ip + 20;
+	uint8_t *f = g->buf + VNET_HDR_MAX, *ip = f + 14, *udp = ip + 20;
 
 	memset(g->buf, 0, sizeof(g->buf));
 	memcpy(f, eth, sizeof(eth));
@@ -115,9 +114,9 @@ static int host_gen_open(struct host *host, const struct host_cfg *cfg,
 	struct host_gen *g;
 	size_t len;
 
-	if (!cfg->npairs || cfg->npairs > HOST_MAX_PAIRS) {
+	if (!cfg->npairs || cfg->npairs > VNET_MAX_PAIRS) {
 		snprintf(err, errlen, "gen: %u queue pairs: use 1..%u",
-			 cfg->npairs, (unsigned int)HOST_MAX_PAIRS);
+			 cfg->npairs, (unsigned int)VNET_MAX_PAIRS);
 		return -EINVAL;
 	}
 	if (host_gen_size(&len)) {
@@ -143,7 +142,7 @@ static int host_gen_configure(struct host *host, uint64_t features,
 {
 	struct host_gen *g = host->priv;
 
-	if (!g || hdr_len > GEN_HDR_MAX)
+	if (!g || hdr_len > VNET_HDR_MAX)
 		return -EINVAL;
 	host->features = features;
 	host->hdr_len = hdr_len;

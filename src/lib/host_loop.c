@@ -25,11 +25,11 @@
 
 #include "host.h"
 #include "host_priv.h"
-#include "net.h"
+#include "util.h"
+#include "vnet_hdr.h"
 
-#define F(bit)		(1ULL << (bit))
 #define LOOP_SLOTS	256
-#define LOOP_SLOT_SIZE	(NET_FRAME_MAX + NET_HDR_MAX)
+#define LOOP_SLOT_SIZE	(VNET_FRAME_MAX + VNET_HDR_MAX)
 
 /**
  * struct loop_q - One pair's FIFO
@@ -81,9 +81,9 @@ static int host_loop_open(struct host *host, const struct host_cfg *cfg,
 	unsigned int i;
 	int ret;
 
-	if (!cfg->npairs || cfg->npairs > HOST_MAX_PAIRS) {
+	if (!cfg->npairs || cfg->npairs > VNET_MAX_PAIRS) {
 		snprintf(err, errlen, "loop: %u queue pairs: use 1..%u",
-			 cfg->npairs, (unsigned int)HOST_MAX_PAIRS);
+			 cfg->npairs, (unsigned int)VNET_MAX_PAIRS);
 		return -EINVAL;
 	}
 	p = calloc(1, sizeof(*p) + cfg->npairs * sizeof(p->q[0]));
@@ -124,7 +124,7 @@ err_nomem:
 static int host_loop_configure(struct host *host, uint64_t features,
 			     unsigned int hdr_len)
 {
-	if (hdr_len > NET_HDR_MAX)
+	if (hdr_len > VNET_HDR_MAX)
 		return -EINVAL;
 	host->features = features;
 	host->hdr_len = hdr_len;
@@ -136,29 +136,22 @@ static bool host_loop_rx_ok(const struct host *host, const uint8_t *slot)
 {
 	struct virtio_net_hdr h;
 	uint8_t gso;
+	int feat;
 
 	if (host->hdr_len < sizeof(h))
 		return true;
 	memcpy(&h, slot, sizeof(h));
 	if ((h.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
-	    !(host->features & F(VIRTIO_NET_F_GUEST_CSUM)))
+	    !(host->features & BIT(VIRTIO_NET_F_GUEST_CSUM)))
 		return false;
 	if ((h.gso_type & VIRTIO_NET_HDR_GSO_ECN) &&
-	    !(host->features & F(VIRTIO_NET_F_GUEST_ECN)))
+	    !(host->features & BIT(VIRTIO_NET_F_GUEST_ECN)))
 		return false;
 	gso = h.gso_type & (uint8_t)~VIRTIO_NET_HDR_GSO_ECN;
-	switch (gso) {
-	case VIRTIO_NET_HDR_GSO_NONE:
+	if (gso == VIRTIO_NET_HDR_GSO_NONE)
 		return true;
-	case VIRTIO_NET_HDR_GSO_TCPV4:
-		return host->features & F(VIRTIO_NET_F_GUEST_TSO4);
-	case VIRTIO_NET_HDR_GSO_TCPV6:
-		return host->features & F(VIRTIO_NET_F_GUEST_TSO6);
-	case VIRTIO_NET_HDR_GSO_UDP:
-		return host->features & F(VIRTIO_NET_F_GUEST_UFO);
-	default:
-		return false;
-	}
+	feat = vnet_hdr_gso_feature(gso, VNET_HDR_RX);
+	return feat >= 0 && (host->features & BIT(feat));
 }
 
 static ssize_t host_loop_tx(struct host *host, unsigned int pair,

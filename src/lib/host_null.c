@@ -9,15 +9,15 @@
 
 #include "host.h"
 #include "host_priv.h"
+#include "util.h"
 
-#define F(bit)	(1ULL << (bit))
 
 static int host_null_open(struct host *host, const struct host_cfg *cfg,
 			char *err, size_t errlen)
 {
-	if (!cfg->npairs || cfg->npairs > HOST_MAX_PAIRS) {
+	if (!cfg->npairs || cfg->npairs > VNET_MAX_PAIRS) {
 		snprintf(err, errlen, "null: %u queue pairs: use 1..%u",
-			 cfg->npairs, (unsigned int)HOST_MAX_PAIRS);
+			 cfg->npairs, (unsigned int)VNET_MAX_PAIRS);
 		return -EINVAL;
 	}
 	host->npairs = cfg->npairs;
@@ -35,11 +35,11 @@ static int host_null_open(struct host *host, const struct host_cfg *cfg,
 uint64_t host_any_offload(struct host *host)
 {
 	(void)host;
-	return F(VIRTIO_NET_F_CSUM) | F(VIRTIO_NET_F_GUEST_CSUM) |
-	       F(VIRTIO_NET_F_HOST_TSO4) | F(VIRTIO_NET_F_HOST_TSO6) |
-	       F(VIRTIO_NET_F_HOST_ECN) | F(VIRTIO_NET_F_HOST_UFO) |
-	       F(VIRTIO_NET_F_GUEST_TSO4) | F(VIRTIO_NET_F_GUEST_TSO6) |
-	       F(VIRTIO_NET_F_GUEST_ECN) | F(VIRTIO_NET_F_GUEST_UFO);
+	return BIT(VIRTIO_NET_F_CSUM) | BIT(VIRTIO_NET_F_GUEST_CSUM) |
+	       BIT(VIRTIO_NET_F_HOST_TSO4) | BIT(VIRTIO_NET_F_HOST_TSO6) |
+	       BIT(VIRTIO_NET_F_HOST_ECN) | BIT(VIRTIO_NET_F_HOST_UFO) |
+	       BIT(VIRTIO_NET_F_GUEST_TSO4) | BIT(VIRTIO_NET_F_GUEST_TSO6) |
+	       BIT(VIRTIO_NET_F_GUEST_ECN) | BIT(VIRTIO_NET_F_GUEST_UFO);
 }
 
 static int host_null_configure(struct host *host, uint64_t features,

@@ -27,8 +27,8 @@
 
 #include "host.h"
 #include "host_priv.h"
+#include "util.h"
 
-#define F(bit)		(1ULL << (bit))
 #define TAP_OFFLOADS	(TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN)
 
 /**
@@ -39,7 +39,7 @@
  * @name:	Interface name, for messages
  */
 struct tap_priv {
-	int fds[HOST_MAX_PAIRS];
+	int fds[VNET_MAX_PAIRS];
 	bool adopted;
 	unsigned int npairs;
 	char name[IFNAMSIZ];
@@ -160,9 +160,9 @@ static int host_tap_open(struct host *host, const struct host_cfg *cfg,
 	unsigned int i;
 	int ret;
 
-	if (!cfg->npairs || cfg->npairs > HOST_MAX_PAIRS) {
+	if (!cfg->npairs || cfg->npairs > VNET_MAX_PAIRS) {
 		snprintf(err, errlen, "tap: %u queue pairs: use 1..%u",
-			 cfg->npairs, (unsigned int)HOST_MAX_PAIRS);
+			 cfg->npairs, (unsigned int)VNET_MAX_PAIRS);
 		return -EINVAL;
 	}
 	if (cfg->ntap_fds && cfg->ntap_fds != cfg->npairs) {
@@ -213,12 +213,12 @@ static uint64_t host_tap_host_features(struct host *host)
 	if (!p || !p->npairs || ioctl(p->fds[0], TUNSETOFFLOAD, TAP_OFFLOADS) < 0)
 		return 0;
 	/* writes with any gso type are taken with IFF_VNET_HDR */
-	f = F(VIRTIO_NET_F_CSUM) | F(VIRTIO_NET_F_HOST_TSO4) |
-	    F(VIRTIO_NET_F_HOST_TSO6) | F(VIRTIO_NET_F_HOST_ECN) |
-	    F(VIRTIO_NET_F_GUEST_CSUM) | F(VIRTIO_NET_F_GUEST_TSO4) |
-	    F(VIRTIO_NET_F_GUEST_TSO6) | F(VIRTIO_NET_F_GUEST_ECN);
+	f = BIT(VIRTIO_NET_F_CSUM) | BIT(VIRTIO_NET_F_HOST_TSO4) |
+	    BIT(VIRTIO_NET_F_HOST_TSO6) | BIT(VIRTIO_NET_F_HOST_ECN) |
+	    BIT(VIRTIO_NET_F_GUEST_CSUM) | BIT(VIRTIO_NET_F_GUEST_TSO4) |
+	    BIT(VIRTIO_NET_F_GUEST_TSO6) | BIT(VIRTIO_NET_F_GUEST_ECN);
 	if (ioctl(p->fds[0], TUNSETOFFLOAD, TAP_OFFLOADS | TUN_F_UFO) == 0)
-		f |= F(VIRTIO_NET_F_HOST_UFO) | F(VIRTIO_NET_F_GUEST_UFO);
+		f |= BIT(VIRTIO_NET_F_HOST_UFO) | BIT(VIRTIO_NET_F_GUEST_UFO);
 	/* until configure() says what the guest acked */
 	if (ioctl(p->fds[0], TUNSETOFFLOAD, 0) < 0)
 		return 0;
@@ -239,16 +239,16 @@ unsigned int host_tap_offload_flags(uint64_t features)
 {
 	unsigned int fl = 0;
 
-	if (!(features & F(VIRTIO_NET_F_GUEST_CSUM)))
+	if (!(features & BIT(VIRTIO_NET_F_GUEST_CSUM)))
 		return 0;
 	fl |= TUN_F_CSUM;
-	if (features & F(VIRTIO_NET_F_GUEST_TSO4))
+	if (features & BIT(VIRTIO_NET_F_GUEST_TSO4))
 		fl |= TUN_F_TSO4;
-	if (features & F(VIRTIO_NET_F_GUEST_TSO6))
+	if (features & BIT(VIRTIO_NET_F_GUEST_TSO6))
 		fl |= TUN_F_TSO6;
-	if ((features & F(VIRTIO_NET_F_GUEST_ECN)) && (fl & (TUN_F_TSO4 | TUN_F_TSO6)))
+	if ((features & BIT(VIRTIO_NET_F_GUEST_ECN)) && (fl & (TUN_F_TSO4 | TUN_F_TSO6)))
 		fl |= TUN_F_TSO_ECN;
-	if (features & F(VIRTIO_NET_F_GUEST_UFO))
+	if (features & BIT(VIRTIO_NET_F_GUEST_UFO))
 		fl |= TUN_F_UFO;
 	return fl;
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * net.c - the virtio-net device data path of one queue pair: vnet header
- * length and validation, guest TX of one chain to the host side, host RX of
- * one frame into one (or, with MRG_RXBUF, several) guest chains.
+ * validation (its length and gso rules are vnet_hdr.c's), guest TX of one
+ * chain to the host side, host RX of one frame into one (or, with
+ * MRG_RXBUF, several) guest chains.
  *
  * Security model: everything in a TX chain is guest-controlled and may
  * change while we look at it. The vnet header is copied once into a local
@@ -26,39 +27,7 @@
 
 #include "net.h"
 #include "util.h"
-
-#define F(bit)	(1ULL << (bit))
-
-/**
- * net_hdr_len() - vnet header length for a feature set
- * @features:	Negotiated virtio-net features
- *
- * virtio 1.x 5.1.6: the header has num_buffers (12 bytes) with VERSION_1 or
- * MRG_RXBUF, else it is the legacy 10 byte header.
- *
- * Return: 12 or 10
- */
-unsigned int net_hdr_len(uint64_t features)
-{
-	if (features & (F(VIRTIO_F_VERSION_1) | F(VIRTIO_NET_F_MRG_RXBUF)))
-		return NET_HDR_MAX;
-	return NET_HDR_LEGACY;
-}
-
-/* gso type (without the ECN bit) -> the HOST_* feature the device offered */
-static int net_gso_feature(uint8_t gso)
-{
-	switch (gso) {
-	case VIRTIO_NET_HDR_GSO_TCPV4:
-		return VIRTIO_NET_F_HOST_TSO4;
-	case VIRTIO_NET_HDR_GSO_TCPV6:
-		return VIRTIO_NET_F_HOST_TSO6;
-	case VIRTIO_NET_HDR_GSO_UDP:
-		return VIRTIO_NET_F_HOST_UFO;
-	default:
-		return -1;
-	}
-}
+#include "vnet_hdr.h"
 
 /**
  * net_hdr_check() - Validate a guest TX vnet header against its frame
@@ -82,12 +51,12 @@ int net_hdr_check(const struct virtio_net_hdr_v1 *h, uint64_t features,
 	uint8_t gso = h->gso_type & (uint8_t)~VIRTIO_NET_HDR_GSO_ECN;
 	int feat;
 
-	if (frame_len > NET_FRAME_MAX)
+	if (frame_len > VNET_FRAME_MAX)
 		return -E2BIG;
 	if (h->flags & ~VIRTIO_NET_HDR_F_NEEDS_CSUM)
 		return -EINVAL;
 	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
-		if (!(features & F(VIRTIO_NET_F_CSUM)))
+		if (!(features & BIT(VIRTIO_NET_F_CSUM)))
 			return -EINVAL;
 		if (csum_start + csum_offset + 2 > frame_len)
 			return -EINVAL;
@@ -95,10 +64,10 @@ int net_hdr_check(const struct virtio_net_hdr_v1 *h, uint64_t features,
 	if (h->gso_type == VIRTIO_NET_HDR_GSO_NONE)
 		return 0;
 	if ((h->gso_type & VIRTIO_NET_HDR_GSO_ECN) &&
-	    !(features & F(VIRTIO_NET_F_HOST_ECN)))
+	    !(features & BIT(VIRTIO_NET_F_HOST_ECN)))
 		return -EINVAL;
-	feat = net_gso_feature(gso);
-	if (feat < 0 || !(features & F(feat)))
+	feat = vnet_hdr_gso_feature(gso, VNET_HDR_TX);
+	if (feat < 0 || !(features & BIT(feat)))
 		return -EINVAL;
 	if (!(h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM))
 		return -EINVAL;
@@ -209,7 +178,7 @@ int net_tx_prepare(const struct iovec *in, unsigned int nin,
 
 	if (hdr_len > sizeof(*hdr) || total < hdr_len + NET_ETH_HLEN)
 		return -EMSGSIZE;
-	if (total - hdr_len > NET_FRAME_MAX)
+	if (total - hdr_len > VNET_FRAME_MAX)
 		return -E2BIG;
 	/*
 	 * One copy of the header (read once). Common case: it lies whole in
@@ -430,9 +399,9 @@ static void net_rx_complete(const struct net_io *io,
 		used++;
 	}
 	/* 5.1.6.4: num_buffers, 1 without MRG_RXBUF, in the first header */
-	if (io->hdr_len == NET_HDR_MAX) {
+	if (io->hdr_len == VNET_HDR_MAX) {
 		nbuf = htole16((uint16_t)used);
-		if (b->niov && io->s->iov[0].iov_len >= NET_HDR_MAX)
+		if (b->niov && io->s->iov[0].iov_len >= VNET_HDR_MAX)
 			memcpy((uint8_t *)io->s->iov[0].iov_base +
 			       offsetof(struct virtio_net_hdr_v1, num_buffers),
 			       &nbuf, sizeof(nbuf));
@@ -545,7 +514,7 @@ static void net_rx_extend(const struct net_io *io, struct net_rx_bufs *b,
  */
 int net_rx_one(const struct net_io *io)
 {
-	bool mrg = io->features & F(VIRTIO_NET_F_MRG_RXBUF);
+	bool mrg = io->features & BIT(VIRTIO_NET_F_MRG_RXBUF);
 	struct net_rx_bufs b = { 0 };
 	size_t need, want;
 	ssize_t peek, len;
@@ -554,7 +523,7 @@ int net_rx_one(const struct net_io *io)
 	peek = io->host->ops->rx_peek_len(io->host, io->pair);
 	if (!peek)
 		return -EAGAIN;
-	need = peek > 0 ? (size_t)peek : NET_FRAME_MAX + io->hdr_len;
+	need = peek > 0 ? (size_t)peek : VNET_FRAME_MAX + io->hdr_len;
 	want = peek > 0 ? need : net_rx_want(io, need, mrg);
 	ret = net_rx_gather(io, want, mrg, &b);
 	if (ret)

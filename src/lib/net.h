@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * net.h - the virtio-net device data path of one queue pair: the vnet
- * header (length, validation of guest offload metadata), guest TX of one
- * chain to the host side and host RX of one frame into guest buffers
- * (mergeable or not). Knows rings only through vq.h and the host only
+ * net.h - the virtio-net device data path of one queue pair: validation of
+ * guest offload metadata (the header's length and feature rules are
+ * vnet_hdr.h's), guest TX of one chain to the host side and host RX of one
+ * frame into guest buffers (mergeable or not). Knows rings only through vq.h and the host only
  * through host.h; threads, epoll and notifications are worker.c's.
  */
 #ifndef VNET_NET_H
@@ -16,16 +16,13 @@
 
 #include "host.h"
 #include "pair.h"
+#include "vnet_hdr.h"
 #include "vq.h"
 
-#define NET_HDR_MAX		12	/* struct virtio_net_hdr_v1 */
-#define NET_HDR_LEGACY		10	/* struct virtio_net_hdr */
 #define NET_ETH_HLEN		14	/* shortest frame we pass on */
-/* Largest frame after the vnet header: 64 KiB GSO frame + L2 headers */
-#define NET_FRAME_MAX		65550
 #define NET_MAX_IOV		1024	/* UIO_MAXIOV: what one readv/writev takes */
 #define NET_RX_MAX_CHAINS	64	/* mergeable buffers for one frame */
-#define NET_BOUNCE_SIZE		(NET_FRAME_MAX + NET_HDR_MAX + 16)
+#define NET_BOUNCE_SIZE		(VNET_FRAME_MAX + VNET_HDR_MAX + 16)
 
 /**
  * struct net_scratch - Per worker thread buffers, allocated once
@@ -45,7 +42,7 @@ struct net_scratch {
  * @vq:		The ring (TX or RX), owned by the calling thread
  * @host:		Backend of the port
  * @pair:	Queue pair index (host queue)
- * @hdr_len:	vnet header length (net_hdr_len() of @features)
+ * @hdr_len:	vnet header length (vnet_hdr_len() of @features)
  * @features:	Negotiated virtio-net features
  * @s:		Scratch of the calling thread
  * @acc:	Local, non-atomic counter accumulators; the caller adds them
@@ -65,7 +62,6 @@ struct net_io {
 	uint32_t *rx_est;
 };
 
-unsigned int net_hdr_len(uint64_t features);
 int net_hdr_check(const struct virtio_net_hdr_v1 *h, uint64_t features,
 		  uint32_t frame_len);
 size_t net_iov_len(const struct iovec *iov, unsigned int cnt);

@@ -15,34 +15,54 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "util.h"
 #include "vq.h"
 
-#define PORT_MAX_PAIRS	64
+/*
+ * The ring counters, one line each: X(field, Prometheus family suffix,
+ * help). struct ring_counters, the worker's commit and every status format
+ * (text, JSON: the field name; Prometheus: vnetd_queue_<suffix>) are made
+ * from this list, in this order, so a new counter is one line here.
+ */
+#define RING_COUNTERS(X)						\
+	X(packets, "packets_total", "Frames moved by a virtqueue")	\
+	X(bytes, "bytes_total", "Frame bytes moved by a virtqueue")	\
+	X(kicks, "kicks_total", "Wakes by the guest's kick")		\
+	X(calls, "calls_total", "Notifications sent to the guest")	\
+	X(batches, "batches_total", "Used-ring flushes")		\
+	X(breaks, "breaks_total", "Times the ring broke on bad guest data") \
+	X(busy_ns, "busy_nanoseconds_total",				\
+	  "Worker time spent moving this ring's frames (idle polling excluded)")
 
-/* Why a frame was dropped, one counter each */
+/*
+ * Why a frame was dropped, one counter each: X(enum name, reason label).
+ * The label is the status/JSON key and the Prometheus reason="" value.
+ */
+#define RING_DROPS(X)							\
+	X(DROP_NO_RX_BUF, "no_rx_buf")	/* guest posted no (or too few) RX buffers */ \
+	X(DROP_BAD_HDR, "bad_hdr")	/* invalid vnet header from the guest */ \
+	X(DROP_TOO_SHORT, "too_short")	/* chain shorter than the vnet header */ \
+	X(DROP_HOST, "backend")		/* host side refused the frame */ \
+	X(DROP_DISABLED, "disabled")	/* ring started but disabled: drained */ \
+	X(DROP_TOO_BIG, "too_big")	/* frame larger than the buffers offered */
+
+#define RING_DROP_ENUM(e, label)	e,
 enum ring_drop {
-	DROP_NO_RX_BUF,		/* guest posted no (or too few) RX buffers */
-	DROP_BAD_HDR,		/* invalid vnet header from the guest */
-	DROP_TOO_SHORT,		/* chain shorter than the vnet header */
-	DROP_HOST,		/* host side refused the frame */
-	DROP_DISABLED,		/* ring started but disabled: drained */
-	DROP_TOO_BIG,		/* frame larger than the buffers offered */
+	RING_DROPS(RING_DROP_ENUM)
 	DROP_MAX
 };
+#undef RING_DROP_ENUM
 
 /**
- * struct ring_counters - Per-ring statistics (relaxed atomics)
+ * struct ring_counters - Per-ring statistics (relaxed atomics): the fields
+ *			  of RING_COUNTERS(), then one drop counter per reason
  */
+#define RING_COUNTER_FIELD(f, prom, help)	uint64_t f;
 struct ring_counters {
-	uint64_t packets;
-	uint64_t bytes;
+	RING_COUNTERS(RING_COUNTER_FIELD)
 	uint64_t drops[DROP_MAX];
-	uint64_t kicks;		/* wakes by the guest's kick */
-	uint64_t calls;		/* notifications we sent */
-	uint64_t batches;	/* used-ring flushes */
-	uint64_t breaks;	/* times the ring broke */
-	uint64_t busy_ns;	/* worker time spent moving this ring's frames */
 };
+#undef RING_COUNTER_FIELD
 
 /**
  * struct vnet_ring - One virtqueue as the data plane sees it
@@ -71,8 +91,9 @@ struct vnet_ring {
  * @index:	i
  * @features:	Negotiated virtio-net features (MRG_RXBUF, offloads)
  * @hdr_len:	vnet header length in guest buffers (10 or 12)
- * @datapath:	"userspace", "vhost-net" or "idle", for status
- * @why:	One line: why that data path
+ * @datapath:	VNET_DP_USER, VNET_DP_KERNEL or VNET_DP_IDLE, for status;
+ *		written only by vnet_pair_set_datapath()
+ * @why:	One line: why that data path (same writer)
  * @kernel:	The kernel's vhost-net runs this pair: the worker leaves its
  *		rings, kick fds and host queue alone (set by vu_backend with
  *		the pair paused, read by the worker after worker_resume())
@@ -87,5 +108,13 @@ struct vnet_pair {
 	char why[96];
 	bool kernel;
 };
+
+/* struct vnet_pair's @datapath values */
+#define VNET_DP_KERNEL	"vhost-net"
+#define VNET_DP_USER	"userspace"
+#define VNET_DP_IDLE	"idle"
+
+void vnet_pair_set_datapath(struct vnet_pair *p, const char *dp,
+			    const char *fmt, ...) PRINTF_FMT(3, 4);
 
 #endif /* VNET_PAIR_H */

@@ -39,6 +39,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
+#include "devperm.h"
 #include "provision.h"
 #include "util.h"
 
@@ -765,18 +766,18 @@ static const char *prov_lacks(mode_t m, mode_t r, mode_t w)
 }
 
 /* Unix permission check for @uid/@gid against @st; fills @p->detail */
-static void prov_vhost_dac(const struct stat *st, uid_t uid, gid_t gid,
-			   const char *grname, struct prov_vhost_probe *p)
+static void prov_vhost_dac(const struct devperm *st, uid_t uid, gid_t gid,
+			   struct prov_vhost_probe *p)
 {
-	const char *pre = "", *u = p->user;
+	const char *pre = "", *u = p->user, *grname = st->group;
 	char head[224];
-	mode_t m = st->st_mode;
+	mode_t m = st->mode;
 
 	snprintf(head, sizeof(head), "%s %s: user %s", p->mode, p->owner, u);
 	p->state = PROV_VHOST_DENIED;
 	if (uid == 0) {
 		p->state = PROV_VHOST_USABLE;
-	} else if (st->st_uid == uid) {
+	} else if (st->uid == uid) {
 		if ((m & (S_IRUSR | S_IWUSR)) == (S_IRUSR | S_IWUSR))
 			p->state = PROV_VHOST_USABLE;
 		else
@@ -785,7 +786,7 @@ static void prov_vhost_dac(const struct stat *st, uid_t uid, gid_t gid,
 			snprintf(p->detail, sizeof(p->detail),
 				 "%s owns it but the owner lacks %s permission",
 				 head, pre);
-	} else if (prov_user_in_group(u, gid, st->st_gid)) {
+	} else if (prov_user_in_group(u, gid, st->gid)) {
 		if ((m & (S_IRGRP | S_IWGRP)) == (S_IRGRP | S_IWGRP))
 			p->state = PROV_VHOST_USABLE;
 		else
@@ -811,8 +812,6 @@ static void prov_vhost_dac(const struct stat *st, uid_t uid, gid_t gid,
 static int prov_probe_user(const char *user, struct prov_vhost_probe *p,
 			   uid_t *uid, gid_t *gid, bool *self)
 {
-	struct passwd *pw;
-
 	if (user) {
 		snprintf(p->user, sizeof(p->user), "%s", user);
 		if (prov_user_ids(user, uid, gid))
@@ -823,11 +822,7 @@ static int prov_probe_user(const char *user, struct prov_vhost_probe *p,
 	*uid = geteuid();
 	*gid = getegid();
 	*self = true;
-	pw = getpwuid(*uid);
-	if (pw)
-		snprintf(p->user, sizeof(p->user), "%s", pw->pw_name);
-	else
-		snprintf(p->user, sizeof(p->user), "%u", (unsigned int)*uid);
+	devperm_user(*uid, p->user, sizeof(p->user));
 	return 0;
 }
 
@@ -846,14 +841,11 @@ static int prov_probe_user(const char *user, struct prov_vhost_probe *p,
 int prov_vhost_probe(const char *path, const char *user,
 		     struct prov_vhost_probe *p)
 {
-	char grname[64], owname[64];
-	struct passwd *pw;
-	struct group *gr;
-	struct stat st;
+	struct devperm st;
 	bool self;
 	uid_t uid;
 	gid_t gid;
-	int fd;
+	int fd, ret;
 
 	memset(p, 0, sizeof(*p));
 	if (prov_probe_user(user, p, &uid, &gid, &self)) {
@@ -861,32 +853,24 @@ int prov_vhost_probe(const char *path, const char *user,
 		snprintf(p->detail, sizeof(p->detail), "no such user: %s", user);
 		return 0;
 	}
-	if (stat(path, &st) < 0) {
-		p->state = errno == ENOENT ? PROV_VHOST_ABSENT : PROV_VHOST_ERROR;
+	ret = devperm_stat(path, &st);
+	if (ret) {
+		p->state = ret == -ENOENT ? PROV_VHOST_ABSENT : PROV_VHOST_ERROR;
 		snprintf(p->detail, sizeof(p->detail), "%s: %s", path,
-			 errno == ENOENT ? "absent (no vhost-net driver on this host)" :
-			 strerror(errno));
+			 ret == -ENOENT ? "absent (no vhost-net driver on this host)" :
+			 strerror(-ret));
 		return 0;
 	}
-	prov_mode_string(st.st_mode, p->mode);
-	pw = getpwuid(st.st_uid);
-	gr = getgrgid(st.st_gid);
-	snprintf(owname, sizeof(owname), "%s", pw ? pw->pw_name : "?");
-	if (!pw)
-		snprintf(owname, sizeof(owname), "%u", (unsigned int)st.st_uid);
-	if (gr)
-		snprintf(grname, sizeof(grname), "%s", gr->gr_name);
-	else
-		snprintf(grname, sizeof(grname), "%u", (unsigned int)st.st_gid);
-	snprintf(p->owner, sizeof(p->owner), "%s:%s", owname, grname);
-	if (!S_ISCHR(st.st_mode)) {
+	prov_mode_string(st.mode, p->mode);
+	snprintf(p->owner, sizeof(p->owner), "%s:%s", st.owner, st.group);
+	if (!S_ISCHR(st.mode)) {
 		p->state = PROV_VHOST_NOT_CHARDEV;
 		snprintf(p->detail, sizeof(p->detail),
 			 "%s %s: %s is not a character device", p->mode,
 			 p->owner, path);
 		return 0;
 	}
-	prov_vhost_dac(&st, uid, gid, grname, p);
+	prov_vhost_dac(&st, uid, gid, p);
 	if (p->state != PROV_VHOST_USABLE || !self)
 		return 0;
 	fd = open(path, O_RDWR | O_CLOEXEC);

@@ -14,6 +14,9 @@
 #define MAX(a, b)	((a) > (b) ? (a) : (b))
 #define BIT(n)		(1ULL << (n))
 
+/* Queue pairs of one port: the limit of every layer (host, device, worker) */
+#define VNET_MAX_PAIRS	64
+
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 

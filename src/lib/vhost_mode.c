@@ -16,9 +16,7 @@
  * Nothing here reads guest or frontend data.
  */
 #include <errno.h>
-#include <grp.h>
 #include <stdarg.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -29,11 +27,10 @@
 #include <linux/virtio_net.h>
 #include <linux/virtio_ring.h>
 
+#include "devperm.h"
 #include "util.h"
 #include "vhost_kernel.h"
 #include "vhost_mode.h"
-
-#define BIT64(n)	(1ULL << (n))
 
 #ifndef VIRTIO_F_NOTIFICATION_DATA
 #define VIRTIO_F_NOTIFICATION_DATA	38
@@ -47,10 +44,10 @@
  * control plane and passes through.
  */
 static const uint64_t vhost_mode_kernel_ring_bits =
-	BIT64(VIRTIO_F_NOTIFY_ON_EMPTY) | BIT64(VIRTIO_F_ANY_LAYOUT) |
-	BIT64(VIRTIO_RING_F_INDIRECT_DESC) | BIT64(VIRTIO_RING_F_EVENT_IDX) |
-	BIT64(VIRTIO_F_VERSION_1) | BIT64(VIRTIO_NET_F_MRG_RXBUF) |
-	BIT64(VHOST_F_LOG_ALL);
+	BIT(VIRTIO_F_NOTIFY_ON_EMPTY) | BIT(VIRTIO_F_ANY_LAYOUT) |
+	BIT(VIRTIO_RING_F_INDIRECT_DESC) | BIT(VIRTIO_RING_F_EVENT_IDX) |
+	BIT(VIRTIO_F_VERSION_1) | BIT(VIRTIO_NET_F_MRG_RXBUF) |
+	BIT(VHOST_F_LOG_ALL);
 
 /*
  * Never offered while offloading: packed ring and IN_ORDER (vnetd's rings
@@ -61,10 +58,10 @@ static const uint64_t vhost_mode_kernel_ring_bits =
  * neither fills the hash nor steers).
  */
 static const uint64_t vhost_mode_never_bits =
-	BIT64(VIRTIO_F_RING_PACKED) | BIT64(VIRTIO_F_IN_ORDER) |
-	BIT64(VIRTIO_F_ACCESS_PLATFORM) | BIT64(VIRTIO_F_NOTIFICATION_DATA) |
-	BIT64(VIRTIO_F_RING_RESET) | BIT64(VIRTIO_NET_F_HASH_REPORT) |
-	BIT64(VIRTIO_NET_F_RSS);
+	BIT(VIRTIO_F_RING_PACKED) | BIT(VIRTIO_F_IN_ORDER) |
+	BIT(VIRTIO_F_ACCESS_PLATFORM) | BIT(VIRTIO_F_NOTIFICATION_DATA) |
+	BIT(VIRTIO_F_RING_RESET) | BIT(VIRTIO_NET_F_HASH_REPORT) |
+	BIT(VIRTIO_NET_F_RSS);
 
 /**
  * vhost_mode_parse() - Parse the argument of --vhost-net
@@ -121,35 +118,11 @@ static void PRINTF_FMT(3, 4) vhost_mode_say(char *buf, size_t len,
 	va_end(ap);
 }
 
-/* User name of @uid into @buf, or "uid N" */
-static void vhost_mode_user(uid_t uid, char *buf, size_t len)
-{
-	struct passwd pw, *res = NULL;
-	char tmp[1024];
-
-	if (!getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) && res)
-		snprintf(buf, len, "%s", res->pw_name);
-	else
-		snprintf(buf, len, "uid %u", (unsigned int)uid);
-}
-
-/* Group name of @gid into @buf, or "gid N" */
-static void vhost_mode_group(gid_t gid, char *buf, size_t len)
-{
-	struct group gr, *res = NULL;
-	char tmp[1024];
-
-	if (!getgrgid_r(gid, &gr, tmp, sizeof(tmp), &res) && res)
-		snprintf(buf, len, "%s", res->gr_name);
-	else
-		snprintf(buf, len, "gid %u", (unsigned int)gid);
-}
-
 /* The device could not be opened: missing, permission, or other */
 static void vhost_mode_open_failed(struct vhost_decision *d, int err)
 {
-	char user[64], owner[64], group[64];
-	struct stat st;
+	struct devperm dp;
+	char user[64];
 
 	if (err == -ENOENT || err == -ENXIO || err == -ENODEV) {
 		vhost_mode_say(d->reason, sizeof(d->reason), "%s missing (%s)",
@@ -169,27 +142,25 @@ static void vhost_mode_open_failed(struct vhost_decision *d, int err)
 			 "--vhost-net off.", d->dev, strerror(-err));
 		return;
 	}
-	vhost_mode_user(geteuid(), user, sizeof(user));
+	devperm_user(geteuid(), user, sizeof(user));
 	vhost_mode_say(d->reason, sizeof(d->reason), "%s: %s for user %s",
 		 d->dev, strerror(-err), user);
-	if (stat(d->dev, &st)) {
+	if (devperm_stat(d->dev, &dp)) {
 		vhost_mode_say(d->msg, sizeof(d->msg),
 			 "--vhost-net on: %s cannot be opened: %s for user %s. "
 			 "Add %s to group kvm, or start with --vhost-net off.",
 			 d->dev, strerror(-err), user, user);
 		return;
 	}
-	vhost_mode_user(st.st_uid, owner, sizeof(owner));
-	vhost_mode_group(st.st_gid, group, sizeof(group));
 	vhost_mode_say(d->msg, sizeof(d->msg),
 		 "--vhost-net on: %s cannot be opened: %s for user %s; the "
 		 "device is %s:%s mode %04o. Add %s to group kvm%s%s%s, or "
 		 "start with --vhost-net off.",
-		 d->dev, strerror(-err), user, owner, group,
-		 (unsigned int)(st.st_mode & 07777), user,
-		 strcmp(group, "kvm") ? " (or to the device's group " : "",
-		 strcmp(group, "kvm") ? group : "",
-		 strcmp(group, "kvm") ? ")" : "");
+		 d->dev, strerror(-err), user, dp.owner, dp.group,
+		 (unsigned int)(dp.mode & 07777), user,
+		 strcmp(dp.group, "kvm") ? " (or to the device's group " : "",
+		 strcmp(dp.group, "kvm") ? dp.group : "",
+		 strcmp(dp.group, "kvm") ? ")" : "");
 }
 
 /* An ioctl on the opened device failed */
@@ -323,7 +294,7 @@ uint64_t vhost_mode_kernel_features(uint64_t negotiated, uint64_t kernel)
 	uint64_t f = negotiated & kernel;
 
 	/* VIRTIO_F_ANY_LAYOUT shares bit 27; VERSION_1 implies it anyway */
-	return f & ~BIT64(VHOST_NET_F_VIRTIO_NET_HDR);
+	return f & ~BIT(VHOST_NET_F_VIRTIO_NET_HDR);
 }
 
 /**

@@ -31,6 +31,7 @@
 #include "util.h"
 #include "vhost_kernel.h"
 #include "vhost_pair.h"
+#include "vnet_hdr.h"
 
 #define VHOST_OFFLOAD_LOG_ALL	(1ULL << VHOST_F_LOG_ALL)
 
@@ -240,7 +241,7 @@ int vhost_pair_start(struct vhost_pair *o, const char *dev,
 		ret = vhost_pair_ring_ok(o, &p->tx, "TX");
 	if (ret)
 		return ret;
-	if (p->hdr_len != 10 && p->hdr_len != 12)
+	if (!vnet_hdr_len_valid(p->hdr_len))
 		return vhost_pair_fail(o, "vnet header size", -EINVAL);
 	if (tap_fd < 0)
 		return vhost_pair_fail(o, "no TAP queue fd", -EBADF);

@@ -4,7 +4,7 @@
  * event, so that vu_backend needs one call per vhost-user event.
  *
  * What this layer does: make the `--vhost-net` decision once at port start
- * (and log it once); hand a queue pair to the kernel when both its rings
+ * (the one place that knows it needs a TAP queue); hand a queue pair to the kernel when both its rings
  * have started; give the rings back with the kernel's positions on
  * GET_VRING_BASE and disconnect; forward ring enable, eventfd, memory table
  * and dirty log changes; on a kernel refusal under `auto`, log once and
@@ -24,55 +24,98 @@
 #include <string.h>
 
 #include "log.h"
+#include "vhost_kernel.h"
 #include "vhost_port.h"
 
+/* The one host side whose queues the kernel can run (a TAP queue fd each) */
+#define VHOST_PORT_BACKEND	"tap"
+
 /**
- * vhost_port_init() - Decide the port's data path, once, at port start
+ * vhost_port_mode_check() - Can --vhost-net @mode work with @backend at all?
+ * @mode:	--vhost-net value
+ * @backend:	Host side name (--backend)
+ *
+ * For option parsing, before anything is opened: only "tap" ever has a TAP
+ * queue for vhost-net to attach to. vhost_port_decide() applies the same
+ * rule to the opened host side.
+ *
+ * Return: 0, or -EINVAL for `on` with any other backend
+ */
+int vhost_port_mode_check(enum vhost_mode mode, const char *backend)
+{
+	if (mode == VHOST_MODE_ON && (!backend ||
+				      strcmp(backend, VHOST_PORT_BACKEND)))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * vhost_port_decide() - Decide a port's data path, once, at port start
+ * @d:		Decision to fill (kept by the port, never recomputed)
+ * @mode:	--vhost-net value
+ * @dev:	Device path, NULL for /dev/vhost-net
+ * @backend:	Host side name for the reason, NULL if not known
+ * @have_queue_fd: The host side has a TAP queue fd per pair (queue_fd() >= 0)
+ *
+ * The one owner of "vhost-net needs a TAP queue": without one nothing is
+ * probed; `auto` and `off` run userspace only, `on` refuses the port. With
+ * one, vhost_mode_decide() probes the device. Logs nothing: the caller logs
+ * d->reason (or, on failure, d->msg) once, naming the port.
+ *
+ * Return: 0 (the port may start; d->use says which data path), or for `on`
+ *	   -errno with d->msg for the operator: the port must not start
+ */
+int vhost_port_decide(struct vhost_decision *d, enum vhost_mode mode,
+		      const char *dev, const char *backend, bool have_queue_fd)
+{
+	if (have_queue_fd)
+		return vhost_mode_decide(d, mode, dev, NULL);
+	/* nothing for the kernel to attach to: do not even probe */
+	memset(d, 0, sizeof(*d));
+	d->mode = mode;
+	snprintf(d->dev, sizeof(d->dev), "%s", dev ? dev : VHOST_KERNEL_DEV);
+	snprintf(d->reason, sizeof(d->reason),
+		 "%s%s has no kernel queue: userspace only",
+		 backend ? "backend " : "the backend", backend ? backend : "");
+	if (mode != VHOST_MODE_ON)
+		return 0;
+	d->err = -ENODEV;
+	snprintf(d->msg, sizeof(d->msg),
+		 "--vhost-net on: the port's backend has no TAP queue for "
+		 "vhost-net to attach to. Use --backend tap, or start with "
+		 "--vhost-net off.");
+	return -ENODEV;
+}
+
+/**
+ * vhost_port_init() - Decide the port's data path and take it over: for
+ *		       users that decide when the device is made (the
+ *		       guest tests); vnetd decides first and adopts
  * @vp:		Port state to initialise
  * @name:	Port name for log lines (must outlive @vp)
  * @mode:	--vhost-net value
  * @dev:	Device path, NULL for /dev/vhost-net (must outlive @vp)
  * @have_queue_fd: The host side has a TAP queue fd per pair (queue_fd() >= 0)
  *
- * Logs the decision once. Call before the port offers any feature.
+ * vhost_port_decide(), then vhost_port_adopt(); logs the decision once.
+ * Call before the port offers any feature.
  *
- * Return: 0 (the port may start), or for `on` the -errno of the probe after
- *	   logging the operator message (vp->vk.msg): the port must not start
+ * Return: as vhost_port_decide()
  */
 int vhost_port_init(struct vhost_port *vp, const char *name,
 		    enum vhost_mode mode, const char *dev, bool have_queue_fd)
 {
-	struct vhost_decision *d = &vp->vk;
-	unsigned int i;
+	struct vhost_decision d;
 	int ret;
 
-	memset(vp, 0, sizeof(*vp));
-	vp->name = name ? name : "vnet";
-	vp->dev = dev;
-	for (i = 0; i < PORT_MAX_PAIRS; i++)
-		vhost_pair_init(&vp->o[i]);
-	if (mode != VHOST_MODE_OFF && !have_queue_fd) {
-		/* nothing for the kernel to attach to: do not even probe */
-		d->mode = mode;
-		d->err = -ENODEV;
-		snprintf(d->dev, sizeof(d->dev), "%s", dev ? dev : "/dev/vhost-net");
-		snprintf(d->reason, sizeof(d->reason),
-			 "the backend has no TAP queue for vhost-net");
-		ret = mode == VHOST_MODE_ON ? -ENODEV : 0;
-		if (ret)
-			snprintf(d->msg, sizeof(d->msg),
-				 "--vhost-net on: the port's backend has no TAP "
-				 "queue for vhost-net to attach to. Use --backend "
-				 "tap, or start with --vhost-net off.");
-	} else {
-		ret = vhost_mode_decide(d, mode, dev, NULL);
-	}
+	ret = vhost_port_decide(&d, mode, dev, NULL, have_queue_fd);
+	vhost_port_adopt(vp, name, &d, dev);
 	if (ret) {
-		log_err("%s: %s", vp->name, d->msg);
+		log_err("%s: %s", vp->name, d.msg);
 		return ret;
 	}
 	log_info("%s: %s data path: %s", vp->name,
-		 d->use ? VHOST_PORT_DP_KERNEL : VHOST_PORT_DP_USER, d->reason);
+		 d.use ? VNET_DP_KERNEL : VNET_DP_USER, d.reason);
 	return 0;
 }
 
@@ -94,7 +137,7 @@ void vhost_port_adopt(struct vhost_port *vp, const char *name,
 	memset(vp, 0, sizeof(*vp));
 	vp->name = name ? name : "vnet";
 	vp->dev = dev;
-	for (i = 0; i < PORT_MAX_PAIRS; i++)
+	for (i = 0; i < VNET_MAX_PAIRS; i++)
 		vhost_pair_init(&vp->o[i]);
 	if (d) {
 		vp->vk = *d;
@@ -142,14 +185,7 @@ unsigned int vhost_port_max_mem_slots(const struct vhost_port *vp,
  */
 bool vhost_port_offloaded(const struct vhost_port *vp, unsigned int pair)
 {
-	return pair < PORT_MAX_PAIRS && vhost_pair_running(&vp->o[pair]);
-}
-
-static void vhost_port_set_dp(struct vnet_pair *p, const char *dp,
-			      const char *prefix, const char *why)
-{
-	p->datapath = dp;
-	snprintf(p->why, sizeof(p->why), "%s%s", prefix, why);
+	return pair < VNET_MAX_PAIRS && vhost_pair_running(&vp->o[pair]);
 }
 
 /*
@@ -165,14 +201,14 @@ static int vhost_port_refused(struct vhost_port *vp, struct vnet_pair *p,
 	if (vp->vk.mode == VHOST_MODE_ON) {
 		log_err("%s: pair %u: vhost-net refused: %s (--vhost-net on: "
 			"closing the connection)", vp->name, p->index, why);
-		vhost_port_set_dp(p, VHOST_PORT_DP_IDLE, "vhost-net refused: ",
-				  why);
+		vnet_pair_set_datapath(p, VNET_DP_IDLE, "vhost-net refused: %s",
+				       why);
 		return err;
 	}
 	log_warn("%s: pair %u: vhost-net refused: %s; userspace data path for "
 		 "this connection", vp->name, p->index, why);
 	vp->fallback = true;
-	vhost_port_set_dp(p, VHOST_PORT_DP_USER, "vhost-net refused: ", why);
+	vnet_pair_set_datapath(p, VNET_DP_USER, "vhost-net refused: %s", why);
 	return 0;
 }
 
@@ -180,7 +216,7 @@ static int vhost_port_refused(struct vhost_port *vp, struct vnet_pair *p,
  * vhost_port_pair_start() - A ring of @p started (its kick arrived): hand
  *			     the pair to the kernel once both rings run
  * @vp:		Port state
- * @p:		The pair, paused; @p->index < PORT_MAX_PAIRS
+ * @p:		The pair, paused; @p->index < VNET_MAX_PAIRS
  * @m:		Memory table (our mappings)
  * @tap_fd:	The pair's TAP queue fd (the host's queue_fd())
  * @log:	Dirty log if logging is on (VHOST_F_LOG_ALL acked), else NULL
@@ -200,18 +236,18 @@ int vhost_port_pair_start(struct vhost_port *vp, struct vnet_pair *p,
 	struct vhost_pair *o;
 	int ret;
 
-	if (p->index >= PORT_MAX_PAIRS)
+	if (p->index >= VNET_MAX_PAIRS)
 		return -EINVAL;
 	o = &vp->o[p->index];
 	if (!vp->vk.use) {
-		vhost_port_set_dp(p, VHOST_PORT_DP_USER, "", vp->vk.reason);
+		vnet_pair_set_datapath(p, VNET_DP_USER, "%s", vp->vk.reason);
 		return 0;
 	}
 	if (vhost_pair_running(o))
 		return 0;
 	if (vp->fallback) {
-		vhost_port_set_dp(p, VHOST_PORT_DP_USER, "",
-				  "vhost-net refused earlier on this connection");
+		vnet_pair_set_datapath(p, VNET_DP_USER, "vhost-net refused "
+				       "earlier on this connection");
 		return 0;
 	}
 	if (!p->rx.started || !p->tx.started)
@@ -220,7 +256,7 @@ int vhost_port_pair_start(struct vhost_port *vp, struct vnet_pair *p,
 				  log, log_fd);
 	if (ret)
 		return vhost_port_refused(vp, p, ret);
-	vhost_port_set_dp(p, VHOST_PORT_DP_KERNEL, "", o->why.msg);
+	vnet_pair_set_datapath(p, VNET_DP_KERNEL, "%s", o->why.msg);
 	log_info("%s: pair %u: %s", vp->name, p->index, o->why.msg);
 	return 0;
 }
@@ -272,7 +308,7 @@ int vhost_port_ring_stop(struct vhost_port *vp, struct vnet_pair *p,
 			vhost_pair_stop(o, p);
 	}
 	if (!vhost_pair_running(o))
-		vhost_port_set_dp(p, VHOST_PORT_DP_IDLE, "", "rings stopped");
+		vnet_pair_set_datapath(p, VNET_DP_IDLE, "rings stopped");
 	return ret;
 }
 
@@ -352,7 +388,7 @@ int vhost_port_set_mem(struct vhost_port *vp, struct vnet_pair *pairs,
 	unsigned int i;
 	int ret, first = 0;
 
-	for (i = 0; i < npairs && i < PORT_MAX_PAIRS; i++) {
+	for (i = 0; i < npairs && i < VNET_MAX_PAIRS; i++) {
 		if (!vhost_port_offloaded(vp, i))
 			continue;
 		ret = vhost_pair_set_mem(&vp->o[i], &pairs[i], m);
@@ -384,7 +420,7 @@ int vhost_port_set_log(struct vhost_port *vp, struct vnet_pair *pairs,
 	unsigned int i;
 	int ret, first = 0;
 
-	for (i = 0; i < npairs && i < PORT_MAX_PAIRS; i++) {
+	for (i = 0; i < npairs && i < VNET_MAX_PAIRS; i++) {
 		if (!vhost_port_offloaded(vp, i))
 			continue;
 		ret = vhost_pair_set_log(&vp->o[i], &pairs[i], m, log, log_fd);
@@ -409,13 +445,13 @@ void vhost_port_disconnect(struct vhost_port *vp, struct vnet_pair *pairs,
 {
 	unsigned int i;
 
-	for (i = 0; i < npairs && i < PORT_MAX_PAIRS; i++) {
+	for (i = 0; i < npairs && i < VNET_MAX_PAIRS; i++) {
 		if (vhost_port_offloaded(vp, i) &&
 		    vhost_pair_stop(&vp->o[i], &pairs[i]))
 			log_warn("%s: pair %u: %s", vp->name, i, vp->o[i].why.msg);
 		if (pairs[i].datapath)
-			vhost_port_set_dp(&pairs[i], VHOST_PORT_DP_IDLE, "",
-					  "no frontend");
+			vnet_pair_set_datapath(&pairs[i], VNET_DP_IDLE,
+					       "no frontend");
 	}
 	vp->fallback = false;
 }

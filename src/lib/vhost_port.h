@@ -21,11 +21,6 @@
 #include "vhost_mode.h"
 #include "vhost_pair.h"
 
-/* struct vnet_pair's @datapath values */
-#define VHOST_PORT_DP_KERNEL	"vhost-net"
-#define VHOST_PORT_DP_USER	"userspace"
-#define VHOST_PORT_DP_IDLE	"idle"
-
 /**
  * struct vhost_port - One port's offload state
  * @name:	Port name for log lines
@@ -40,9 +35,12 @@ struct vhost_port {
 	const char *dev;
 	struct vhost_decision vk;
 	bool fallback;
-	struct vhost_pair o[PORT_MAX_PAIRS];
+	struct vhost_pair o[VNET_MAX_PAIRS];
 };
 
+int vhost_port_mode_check(enum vhost_mode mode, const char *backend);
+int vhost_port_decide(struct vhost_decision *d, enum vhost_mode mode,
+		      const char *dev, const char *backend, bool have_queue_fd);
 int vhost_port_init(struct vhost_port *vp, const char *name,
 		    enum vhost_mode mode, const char *dev, bool have_queue_fd);
 void vhost_port_adopt(struct vhost_port *vp, const char *name,

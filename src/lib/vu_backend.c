@@ -420,14 +420,13 @@ static void vu_pairs_init(struct vu_dev *d)
 {
 	unsigned int i;
 
-	for (i = 0; i < PORT_MAX_PAIRS; i++) {
+	for (i = 0; i < VNET_MAX_PAIRS; i++) {
 		struct vnet_pair *p = &d->pairs[i];
 
 		p->index = i;
 		p->rx.kick_fd = p->rx.call_fd = p->rx.err_fd = -1;
 		p->tx.kick_fd = p->tx.call_fd = p->tx.err_fd = -1;
-		p->datapath = "idle";
-		snprintf(p->why, sizeof(p->why), "no frontend connected");
+		vnet_pair_set_datapath(p, VNET_DP_IDLE, "no frontend connected");
 	}
 }
 
@@ -451,7 +450,7 @@ int vu_dev_create(struct vu_dev **d, const struct vu_dev_cfg *cfg)
 	struct vu_dev *n;
 	int ret;
 
-	if (!cfg->queues || cfg->queues > PORT_MAX_PAIRS ||
+	if (!cfg->queues || cfg->queues > VNET_MAX_PAIRS ||
 	    (!cfg->host && !cfg->no_workers))	/* workers need a host side */
 		return -EINVAL;
 	n = calloc(1, sizeof(*n));

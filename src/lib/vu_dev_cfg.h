@@ -17,7 +17,7 @@
 /**
  * struct vu_dev_cfg - A port's fixed configuration, decided at start
  * @name:		Port name for log lines and status
- * @queues:		Queue pairs the frontend may use (1..PORT_MAX_PAIRS)
+ * @queues:		Queue pairs the frontend may use (1..VNET_MAX_PAIRS)
  * @features_mask:	virtio feature bits the operator allows (--features)
  * @mac:		MAC for the config space
  * @mtu:		MTU for the config space and NET_SET_MTU checks (0: none)

@@ -114,23 +114,19 @@ void vu_reply_u64(struct vu_msg *m, uint64_t v)
 void vu_pair_status(struct vu_dev *d, unsigned int pair)
 {
 	struct vnet_pair *p = &d->pairs[pair];
-	const char *dp = "idle";
 
 	if (vhost_port_offloaded(&d->vp, pair))
 		return;		/* vhost_port keeps "vhost-net" and its why */
-	if (p->rx.started || p->tx.started) {
-		dp = "userspace";
-		snprintf(p->why, sizeof(p->why),
-			 "%s rings served by vnetd's worker (RX %s, TX %s)",
-			 vu_packed(d) ? "packed" : "split",
-			 p->rx.started ? "started" : "stopped",
-			 p->tx.started ? "started" : "stopped");
-	} else {
-		snprintf(p->why, sizeof(p->why), "%s",
-			 d->sock >= 0 ? "rings not started by the frontend" :
-					"no frontend connected");
-	}
-	__atomic_store_n(&p->datapath, dp, __ATOMIC_RELAXED);
+	if (p->rx.started || p->tx.started)
+		vnet_pair_set_datapath(p, VNET_DP_USER,
+				       "%s rings served by vnetd's worker (RX %s, TX %s)",
+				       vu_packed(d) ? "packed" : "split",
+				       p->rx.started ? "started" : "stopped",
+				       p->tx.started ? "started" : "stopped");
+	else
+		vnet_pair_set_datapath(p, VNET_DP_IDLE, "%s",
+				       d->sock >= 0 ? "rings not started by the frontend" :
+						      "no frontend connected");
 }
 
 /**

@@ -25,7 +25,7 @@
 
 struct vu_msg;
 
-#define VU_MAX_RINGS	(2 * PORT_MAX_PAIRS)
+#define VU_MAX_RINGS	(2 * VNET_MAX_PAIRS)
 
 /**
  * struct vu_ring - What the frontend told us about one ring, kept apart
@@ -110,7 +110,7 @@ struct vu_dev {
 	struct gmem_log log;
 	int log_fd;
 	struct vu_ring rings[VU_MAX_RINGS];
-	struct vnet_pair pairs[PORT_MAX_PAIRS];
+	struct vnet_pair pairs[VNET_MAX_PAIRS];
 	struct worker_pool *wp;
 	struct reason why;
 	struct vhost_port vp;

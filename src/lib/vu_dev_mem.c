@@ -177,7 +177,7 @@ void vu_ring_update_log(struct vu_dev *d, unsigned int idx)
 
 	if (!r->vq_ready)
 		return;
-	if (!(d->features & (1ULL << VHOST_F_LOG_ALL_BIT)) || !d->log.base) {
+	if (!(d->features & BIT(VHOST_F_LOG_ALL_BIT)) || !d->log.base) {
 		vq_set_log(&vr->vq, NULL, 0);
 		return;
 	}
@@ -201,7 +201,7 @@ void vu_ring_update_log(struct vu_dev *d, unsigned int idx)
  */
 int vu_offload_log(struct vu_dev *d)
 {
-	bool on = (d->features & (1ULL << VHOST_F_LOG_ALL_BIT)) && d->log.base;
+	bool on = (d->features & BIT(VHOST_F_LOG_ALL_BIT)) && d->log.base;
 	int ret;
 
 	ret = vhost_port_set_log(&d->vp, d->pairs, d->cfg.queues, d->mem,

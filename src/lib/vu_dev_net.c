@@ -21,6 +21,7 @@
 #include <linux/virtio_ring.h>
 
 #include "log.h"
+#include "vnet_hdr.h"
 #include "vu_dev_net.h"
 #include "vu_msg.h"
 
@@ -79,18 +80,10 @@ int vu_get_features(struct vu_dev *d, struct vu_msg *m,
 	return 0;
 }
 
-/* virtio 5.1.6: 12-byte header with VERSION_1 or MRG_RXBUF, else 10 */
-static unsigned int vu_hdr_len(uint64_t features)
-{
-	if (features & (BIT(VIRTIO_F_VERSION_1) | BIT(VIRTIO_NET_F_MRG_RXBUF)))
-		return sizeof(struct virtio_net_hdr_mrg_rxbuf);
-	return sizeof(struct virtio_net_hdr);
-}
-
 static int vu_apply_features(struct vu_dev *d, uint64_t f)
 {
 	uint64_t changed = (f ^ d->features) & ~BIT(VHOST_F_LOG_ALL_BIT);
-	unsigned int i, hdr_len = vu_hdr_len(f);
+	unsigned int i, hdr_len = vnet_hdr_len(f);
 	struct host *host = d->cfg.host;
 	int ret;
 

@@ -68,7 +68,7 @@ static int vu_pair_offload(struct vu_dev *d, unsigned int pair)
 {
 	struct vnet_pair *p = &d->pairs[pair];
 	struct host *host = d->cfg.host;
-	bool log = (d->features & (1ULL << VHOST_F_LOG_ALL_BIT)) && d->log.base;
+	bool log = (d->features & BIT(VHOST_F_LOG_ALL_BIT)) && d->log.base;
 	int fd = -1, ret;
 
 	if (host && host->ops->queue_fd)

@@ -13,7 +13,7 @@
 #define VNET_VU_FRONTEND_CORE_H
 
 #include "reason.h"
-#include "vu_frontend.h"
+#include "vu_frontend_types.h"
 #include "util.h"
 
 /* TX frames longer than this are split into descriptors of this size */

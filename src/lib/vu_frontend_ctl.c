@@ -38,8 +38,10 @@
 
 #include "util.h"
 #include "vu_msg.h"
+#include "vu_frontend.h"
 #include "vu_frontend_data.h"
 #include "vu_frontend_mem.h"
+#include "vnet_hdr.h"
 
 /* virtio-net feature bits the library drives (VIRTIO 1.2, 5.1.3) */
 #define FE_SUPPORTED_FEATURES						\
@@ -381,7 +383,7 @@ static int fe_negotiate(struct vu_frontend *f)
 	ret = vu_frontend_send(f, VHOST_USER_SET_FEATURES, &feat, sizeof(feat), NULL, 0);
 	if (ret)
 		return ret;
-	f->hdr_len = VU_FRONTEND_HDR_LEN;	/* VERSION_1: always 12 bytes */
+	f->hdr_len = vnet_hdr_len(f->features);	/* VERSION_1: always 12 */
 	f->mrg_rxbuf = f->features & (1ULL << VIRTIO_NET_F_MRG_RXBUF);
 	return 0;
 }

@@ -23,7 +23,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "vu_frontend.h"
 #include "vu_frontend_data.h"
+#include "vnet_hdr.h"
 
 /**
  * vu_frontend_data_kick() - Notify the backend on @q's kick eventfd
@@ -222,20 +224,16 @@ static bool fe_tx_hdr_ok(const struct vu_frontend *f,
 			 const struct virtio_net_hdr_v1 *h)
 {
 	uint64_t need = 0;
+	int feat;
 
 	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
-		need |= 1ULL << VIRTIO_NET_F_CSUM;
-	switch (h->gso_type) {
-	case VIRTIO_NET_HDR_GSO_NONE:
-		break;
-	case VIRTIO_NET_HDR_GSO_TCPV4:
-		need |= 1ULL << VIRTIO_NET_F_HOST_TSO4;
-		break;
-	case VIRTIO_NET_HDR_GSO_TCPV6:
-		need |= 1ULL << VIRTIO_NET_F_HOST_TSO6;
-		break;
-	default:
-		return false;	/* UFO, ECN: never negotiated by us */
+		need |= BIT(VIRTIO_NET_F_CSUM);
+	if (h->gso_type != VIRTIO_NET_HDR_GSO_NONE) {
+		/* ECN is no type; UFO maps to HOST_UFO, never negotiated by us */
+		feat = vnet_hdr_gso_feature(h->gso_type, VNET_HDR_TX);
+		if (feat < 0)
+			return false;
+		need |= BIT(feat);
 	}
 	return (f->features & need) == need;
 }

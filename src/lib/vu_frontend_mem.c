@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <linux/virtio_config.h>
 
+#include "vu_frontend.h"
 #include "vu_frontend_mem.h"
 
 #define FE_ALIGN	4096ULL

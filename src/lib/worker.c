@@ -147,7 +147,7 @@ struct worker {
 	bool need_poll_events;
 	bool need_sleep_timeout;
 	unsigned int npairs;
-	struct wpair wp[PORT_MAX_PAIRS];
+	struct wpair wp[VNET_MAX_PAIRS];
 	struct net_scratch s;
 	struct log_ratelimit rl;
 };
@@ -171,7 +171,7 @@ struct worker_pool {
 	unsigned int npairs;
 	pthread_mutex_t lock;
 	unsigned int nworkers;
-	struct worker *w[PORT_MAX_PAIRS];
+	struct worker *w[VNET_MAX_PAIRS];
 };
 
 static uint64_t worker_now_ns(void)
@@ -234,15 +234,11 @@ static void worker_commit(struct wring *t)
 
 #define WORKER_ADD(f) \
 	do { if (a->f) __atomic_fetch_add(&c->f, a->f, __ATOMIC_RELAXED); } while (0)
-	WORKER_ADD(packets);
-	WORKER_ADD(bytes);
-	WORKER_ADD(kicks);
-	WORKER_ADD(calls);
-	WORKER_ADD(batches);
-	WORKER_ADD(breaks);
-	WORKER_ADD(busy_ns);
+#define WORKER_ADD_CTR(f, prom, help)	WORKER_ADD(f);
+	RING_COUNTERS(WORKER_ADD_CTR)
 	for (i = 0; i < DROP_MAX; i++)
 		WORKER_ADD(drops[i]);
+#undef WORKER_ADD_CTR
 #undef WORKER_ADD
 	memset(a, 0, sizeof(*a));
 }
@@ -499,7 +495,7 @@ static bool worker_notify_on(struct worker *w)
 
 static void worker_event(struct worker *w, uint64_t tag)
 {
-	struct wpair *wp = &w->wp[(tag >> 8) % PORT_MAX_PAIRS];
+	struct wpair *wp = &w->wp[(tag >> 8) % VNET_MAX_PAIRS];
 
 	switch (tag & 0xff) {
 	case WEV_CTL:
@@ -767,7 +763,7 @@ static int worker_new(struct worker_pool *pool, unsigned int id,
  * @port_name:	For log lines
  * @pairs:	The port's pairs, @pairs[i].index == i; they stay owned by the
  *		caller and must outlive the pool
- * @npairs:	1..PORT_MAX_PAIRS
+ * @npairs:	1..VNET_MAX_PAIRS
  * @host:	Opened host side
  * @o:		Options (zero fields take defaults); NULL for all defaults
  *
@@ -786,7 +782,7 @@ int worker_pool_create(struct worker_pool **poolp, const char *port_name,
 	unsigned int i;
 	int ret = 0;
 
-	if (!npairs || npairs > PORT_MAX_PAIRS || !pairs || !host || !host->ops)
+	if (!npairs || npairs > VNET_MAX_PAIRS || !pairs || !host || !host->ops)
 		return -EINVAL;
 	pool = calloc(1, sizeof(*pool));
 	if (!pool)

@@ -37,7 +37,7 @@
 #define CONNECT_TRIES	100		/* x 50 ms */
 #define TSO_MSS		1448
 #define L2_PLAIN_MAX	9018	/* jumbo frame; larger ones go as TSO */
-#define TSO_NEEDS	((1ULL << VIRTIO_NET_F_HOST_TSO4) | (1ULL << VIRTIO_NET_F_CSUM))
+#define TSO_NEEDS	(BIT(VIRTIO_NET_F_HOST_TSO4) | BIT(VIRTIO_NET_F_CSUM))
 
 /**
  * struct bench_mark - What each frame carries after its headers

@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "log.h"
+#include "vhost_port.h"
 #include "vnetd.h"
 
 #define CLI_ERR_LEN	160
@@ -250,7 +251,7 @@ static const char *cli_tap_fds_parse(struct vnetd_port_cfg *pc,
 	     tok = strtok_r(NULL, seps, &save)) {
 		if (cli_uint(tok, 0, 1 << 20, &v))
 			return "must be an open file descriptor number";
-		if (pc->ntap_fds >= HOST_MAX_TAP_FDS)
+		if (pc->ntap_fds >= VNET_MAX_PAIRS)
 			return "at most 64 fds (one per queue pair)";
 		pc->tap_fds[pc->ntap_fds++] = (int)v;
 	}
@@ -273,12 +274,12 @@ static const char *cli_set_num(struct vnetd_port_cfg *pc, int opt,
 
 	switch (opt) {
 	case OPT_QUEUES:
-		if (cli_uint(val, 1, PORT_MAX_PAIRS, &v))
+		if (cli_uint(val, 1, VNET_MAX_PAIRS, &v))
 			return "must be 1..64";
 		pc->queues = (unsigned int)v;
 		return NULL;
 	case OPT_THREADS:
-		if (cli_uint(val, 0, PORT_MAX_PAIRS, &v))
+		if (cli_uint(val, 0, VNET_MAX_PAIRS, &v))
 			return "must be 0..64 (0: one per queue pair)";
 		pc->wopts.nthreads = (unsigned int)v;
 		return NULL;
@@ -517,7 +518,7 @@ static int cli_finish_port(struct vnetd_cfg *cfg, unsigned int i)
 			pc->name, pc->ntap_fds, pc->queues);
 		return -EINVAL;
 	}
-	if (pc->vhost_net == VHOST_MODE_ON && strcmp(pc->backend, "tap")) {
+	if (vhost_port_mode_check(pc->vhost_net, pc->backend)) {
 		cli_err("port %s: --vhost-net on: needs --backend tap (the kernel moves frames to a TAP queue)",
 			pc->name);
 		return -EINVAL;

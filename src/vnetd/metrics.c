@@ -9,6 +9,7 @@
  * guest), "tx" the TX virtqueue (guest to host).
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,14 +17,31 @@
 #include "log.h"
 #include "vnetd.h"
 
-static const char *const metrics_drop_names[DROP_MAX] = {
-	[DROP_NO_RX_BUF] = "no_rx_buf",
-	[DROP_BAD_HDR] = "bad_hdr",
-	[DROP_TOO_SHORT] = "too_short",
-	[DROP_HOST] = "backend",
-	[DROP_DISABLED] = "disabled",
-	[DROP_TOO_BIG] = "too_big",
+/*
+ * The ring counters as every format reads them, made from pair.h's
+ * RING_COUNTERS(): text and JSON name a counter by its field, Prometheus
+ * by its family. One table, so the three formats cannot disagree.
+ */
+static const struct metrics_ctr {
+	const char *name;
+	const char *family;
+	const char *help;
+	size_t off;
+} metrics_ctrs[] = {
+#define METRICS_CTR(f, prom, h) \
+	{ #f, "vnetd_queue_" prom, h, offsetof(struct ring_counters, f) },
+	RING_COUNTERS(METRICS_CTR)
+#undef METRICS_CTR
 };
+
+static const char *const metrics_drop_names[DROP_MAX] = {
+#define METRICS_DROP(e, label)	[e] = label,
+	RING_DROPS(METRICS_DROP)
+#undef METRICS_DROP
+};
+
+#define METRICS_DROPS_FAMILY	"vnetd_queue_drops_total"
+#define METRICS_DROPS_HELP	"Frames dropped, by reason"
 
 /**
  * metrics_printf() - Append formatted text, growing the buffer
@@ -100,6 +118,17 @@ static uint64_t metrics_ld(const uint64_t *p)
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
+/* Counter @i of metrics_ctrs[] in @c */
+static unsigned long long metrics_ctr(const struct ring_counters *c,
+				      size_t i)
+{
+	const char *base = (const char *)c;
+
+	return (unsigned long long)
+	       metrics_ld((const uint64_t *)(const void *)(base +
+							   metrics_ctrs[i].off));
+}
+
 /* The data path a pair uses now, and why */
 static const char *metrics_datapath(const struct vnet_pair *vp,
 				    const char **why)
@@ -160,14 +189,10 @@ static void metrics_ring_text(struct sbuf *b, const char *dir,
 			       "started" : "stopped",
 			       __atomic_load_n(&r->enabled, __ATOMIC_RELAXED) ?
 			       "enabled" : "disabled");
-	metrics_printf(b, " packets %llu bytes %llu kicks %llu calls %llu batches %llu breaks %llu busy_ns %llu drops",
-		    (unsigned long long)metrics_ld(&c->packets),
-		    (unsigned long long)metrics_ld(&c->bytes),
-		    (unsigned long long)metrics_ld(&c->kicks),
-		    (unsigned long long)metrics_ld(&c->calls),
-		    (unsigned long long)metrics_ld(&c->batches),
-		    (unsigned long long)metrics_ld(&c->breaks),
-		    (unsigned long long)metrics_ld(&c->busy_ns));
+	for (i = 0; i < ARRAY_SIZE(metrics_ctrs); i++)
+		metrics_printf(b, " %s %llu", metrics_ctrs[i].name,
+			       metrics_ctr(c, i));
+	metrics_printf(b, " drops");
 	for (i = 0; i < DROP_MAX; i++)
 		metrics_printf(b, " %s=%llu", metrics_drop_names[i],
 			    (unsigned long long)metrics_ld(&c->drops[i]));
@@ -222,20 +247,17 @@ static void metrics_ring_json(struct sbuf *b, const struct vnet_ring *r)
 	const struct ring_counters *c = &r->ctr;
 	unsigned int i;
 
-	metrics_printf(b, "{\"ring\":\"%s\",\"size\":%u,\"started\":%s,\"enabled\":%s,\"packets\":%llu,\"bytes\":%llu,\"kicks\":%llu,\"calls\":%llu,\"batches\":%llu,\"breaks\":%llu,\"busy_ns\":%llu,\"drops\":{",
+	metrics_printf(b, "{\"ring\":\"%s\",\"size\":%u,\"started\":%s,\"enabled\":%s",
 		    r->vq.layout == VQ_PACKED ? "packed" : "split",
 		    (unsigned int)r->vq.num,
 		    __atomic_load_n(&r->started, __ATOMIC_RELAXED) ?
 		    "true" : "false",
 		    __atomic_load_n(&r->enabled, __ATOMIC_RELAXED) ?
-		    "true" : "false",
-		    (unsigned long long)metrics_ld(&c->packets),
-		    (unsigned long long)metrics_ld(&c->bytes),
-		    (unsigned long long)metrics_ld(&c->kicks),
-		    (unsigned long long)metrics_ld(&c->calls),
-		    (unsigned long long)metrics_ld(&c->batches),
-		    (unsigned long long)metrics_ld(&c->breaks),
-		    (unsigned long long)metrics_ld(&c->busy_ns));
+		    "true" : "false");
+	for (i = 0; i < ARRAY_SIZE(metrics_ctrs); i++)
+		metrics_printf(b, ",\"%s\":%llu", metrics_ctrs[i].name,
+			       metrics_ctr(c, i));
+	metrics_printf(b, ",\"drops\":{");
 	for (i = 0; i < DROP_MAX; i++)
 		metrics_printf(b, "%s\"%s\":%llu", i ? "," : "",
 			    metrics_drop_names[i],
@@ -302,39 +324,6 @@ void metrics_status_json(struct sbuf *b, struct vnetd_port *ports,
 	metrics_printf(b, "]}\n");
 }
 
-/* One Prometheus family: which counter of a ring it reports */
-enum metrics_field { MF_PACKETS, MF_BYTES, MF_KICKS, MF_CALLS, MF_BATCHES,
-		     MF_BREAKS, MF_BUSY, MF_DROPS };
-
-static const struct {
-	const char *name;
-	const char *help;
-} metrics_families[] = {
-	[MF_PACKETS] = { "vnetd_queue_packets_total", "Frames moved by a virtqueue" },
-	[MF_BYTES] = { "vnetd_queue_bytes_total", "Frame bytes moved by a virtqueue" },
-	[MF_KICKS] = { "vnetd_queue_kicks_total", "Wakes by the guest's kick" },
-	[MF_CALLS] = { "vnetd_queue_calls_total", "Notifications sent to the guest" },
-	[MF_BATCHES] = { "vnetd_queue_batches_total", "Used-ring flushes" },
-	[MF_BREAKS] = { "vnetd_queue_breaks_total", "Times the ring broke on bad guest data" },
-	[MF_BUSY] = { "vnetd_queue_busy_nanoseconds_total", "Worker time spent moving this ring's frames (idle polling excluded)" },
-	[MF_DROPS] = { "vnetd_queue_drops_total", "Frames dropped, by reason" },
-};
-
-static uint64_t metrics_field(const struct ring_counters *c,
-			      enum metrics_field f)
-{
-	switch (f) {
-	case MF_PACKETS: return metrics_ld(&c->packets);
-	case MF_BYTES:	 return metrics_ld(&c->bytes);
-	case MF_KICKS:	 return metrics_ld(&c->kicks);
-	case MF_CALLS:	 return metrics_ld(&c->calls);
-	case MF_BATCHES: return metrics_ld(&c->batches);
-	case MF_BREAKS:	 return metrics_ld(&c->breaks);
-	case MF_BUSY:	 return metrics_ld(&c->busy_ns);
-	default:	 return 0;
-	}
-}
-
 static void metrics_prom_labels(struct sbuf *b, const struct vnetd_port *p,
 				unsigned int q, const char *dir)
 {
@@ -343,15 +332,20 @@ static void metrics_prom_labels(struct sbuf *b, const struct vnetd_port *p,
 	metrics_printf(b, ",queue=\"%u\",dir=\"%s\"", q, dir);
 }
 
+/*
+ * One Prometheus family per ring counter: @f indexes metrics_ctrs[], and
+ * ARRAY_SIZE(metrics_ctrs) is the drops family (one series per reason)
+ */
 static void metrics_prom_family(struct sbuf *b, struct vnetd_port *ports,
-				unsigned int nports, enum metrics_field f)
+				unsigned int nports, size_t f)
 {
+	bool drops = f == ARRAY_SIZE(metrics_ctrs);
+	const char *name = drops ? METRICS_DROPS_FAMILY : metrics_ctrs[f].family;
 	unsigned int i, q, d, r, npairs;
 	struct vnet_pair *vp;
 
-	metrics_printf(b, "# HELP %s %s\n# TYPE %s counter\n",
-		    metrics_families[f].name, metrics_families[f].help,
-		    metrics_families[f].name);
+	metrics_printf(b, "# HELP %s %s\n# TYPE %s counter\n", name,
+		       drops ? METRICS_DROPS_HELP : metrics_ctrs[f].help, name);
 	for (i = 0; i < nports; i++) {
 		vp = vu_dev_pairs(ports[i].dev, &npairs);
 		for (q = 0; vp && q < npairs; q++) {
@@ -359,16 +353,16 @@ static void metrics_prom_family(struct sbuf *b, struct vnetd_port *ports,
 				const struct vnet_ring *ring = d ? &vp[q].tx :
 								   &vp[q].rx;
 
-				if (f != MF_DROPS) {
-					metrics_printf(b, "%s", metrics_families[f].name);
+				if (!drops) {
+					metrics_printf(b, "%s", name);
 					metrics_prom_labels(b, &ports[i], q,
 							    d ? "tx" : "rx");
-					metrics_printf(b, "} %llu\n", (unsigned long long)
-						    metrics_field(&ring->ctr, f));
+					metrics_printf(b, "} %llu\n",
+						       metrics_ctr(&ring->ctr, f));
 					continue;
 				}
 				for (r = 0; r < DROP_MAX; r++) {
-					metrics_printf(b, "%s", metrics_families[f].name);
+					metrics_printf(b, "%s", name);
 					metrics_prom_labels(b, &ports[i], q,
 							    d ? "tx" : "rx");
 					metrics_printf(b, ",reason=\"%s\"} %llu\n",
@@ -421,9 +415,9 @@ static void metrics_prom_ports(struct sbuf *b, struct vnetd_port *ports,
 void metrics_prometheus(struct sbuf *b, struct vnetd_port *ports,
 			unsigned int nports)
 {
-	unsigned int f;
+	size_t f;
 
 	metrics_prom_ports(b, ports, nports);
-	for (f = MF_PACKETS; f <= MF_DROPS; f++)
-		metrics_prom_family(b, ports, nports, (enum metrics_field)f);
+	for (f = 0; f <= ARRAY_SIZE(metrics_ctrs); f++)	/* <=: the drops */
+		metrics_prom_family(b, ports, nports, f);
 }

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "vhost_port.h"
 #include "vnetd.h"
 
 #define VNETD_IO_TIMEOUT_S	5
@@ -321,22 +322,18 @@ err_errno:
 }
 
 /*
- * --vhost-net: decided once, before any feature is offered. Only a TAP has
- * kernel queues to hand to vhost-net; "on" without a usable device refuses
- * to start the port.
+ * --vhost-net: decided once, before any feature is offered, by the library
+ * (vhost_port_decide(): only a TAP queue can be handed to vhost-net; "on"
+ * without one, or without a usable device, refuses to start the port).
  */
 static int port_vhost_decide(struct vnetd_port *p, char *err, size_t errlen)
 {
+	const struct host_ops *ops = p->host.ops;
+	bool queue = ops->queue_fd && ops->queue_fd(&p->host, 0) >= 0;
 	int ret;
 
-	if (!p->host.ops->queue_fd || p->host.ops->queue_fd(&p->host, 0) < 0) {
-		p->vhost.mode = p->cfg.vhost_net;
-		snprintf(p->vhost.reason, sizeof(p->vhost.reason),
-			 "backend %s has no kernel queue: userspace only",
-			 p->cfg.backend);
-		return 0;
-	}
-	ret = vhost_mode_decide(&p->vhost, p->cfg.vhost_net, NULL, NULL);
+	ret = vhost_port_decide(&p->vhost, p->cfg.vhost_net, NULL,
+				p->cfg.backend, queue);
 	if (ret) {
 		snprintf(err, errlen, "%s", p->vhost.msg[0] ? p->vhost.msg :
 			 p->vhost.reason);

@@ -37,7 +37,7 @@
  * @tap:		tap: interface name ("" = kernel picks)
  * @tap_fds:		tap: already-open queue fds
  * @ntap_fds:		How many in @tap_fds
- * @queues:		Queue pairs (1..PORT_MAX_PAIRS)
+ * @queues:		Queue pairs (1..VNET_MAX_PAIRS)
  * @mac:		MAC for the config space
  * @mtu:		MTU (0: not advertised)
  * @features_mask:	virtio feature bits allowed
@@ -50,7 +50,7 @@ struct vnetd_port_cfg {
 	char socket[VNETD_PATH_LEN];
 	char backend[VNETD_NAME_LEN];
 	char tap[VNETD_NAME_LEN];
-	int tap_fds[HOST_MAX_TAP_FDS];
+	int tap_fds[VNET_MAX_PAIRS];
 	unsigned int ntap_fds;
 	unsigned int queues;
 	uint8_t mac[6];

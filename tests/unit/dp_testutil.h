@@ -119,7 +119,7 @@ static inline int dp_init_cfg(struct dp_env *e, enum vq_layout l,
 	memset(e, 0, sizeof(*e));
 	e->layout = l;
 	e->features = features;
-	e->hdr_len = net_hdr_len(features);
+	e->hdr_len = vnet_hdr_len(features);
 	e->npairs = npairs;
 	e->buf = aligned_alloc(4096, DP_MEM_SIZE);
 	if (!e->buf)

@@ -28,11 +28,11 @@
 
 static void test_hdr_len(void)
 {
-	CHECK_EQ(net_hdr_len(0), 10);
-	CHECK_EQ(net_hdr_len(F_MRG), 12);
-	CHECK_EQ(net_hdr_len(F_V1), 12);
-	CHECK_EQ(net_hdr_len(F_V1 | F_MRG), 12);
-	CHECK_EQ(net_hdr_len(F(VIRTIO_NET_F_CSUM)), 10);
+	CHECK_EQ(vnet_hdr_len(0), 10);
+	CHECK_EQ(vnet_hdr_len(F_MRG), 12);
+	CHECK_EQ(vnet_hdr_len(F_V1), 12);
+	CHECK_EQ(vnet_hdr_len(F_V1 | F_MRG), 12);
+	CHECK_EQ(vnet_hdr_len(F(VIRTIO_NET_F_CSUM)), 10);
 }
 
 static struct virtio_net_hdr_v1 mkhdr(uint8_t flags, uint8_t gso,
@@ -59,7 +59,7 @@ static void test_hdr_check(void)
 
 	h = mkhdr(0, 0, 0, 0, 0, 0);
 	CHECK_EQ(net_hdr_check(&h, 0, 60), 0);
-	CHECK_EQ(net_hdr_check(&h, 0, NET_FRAME_MAX + 1), -E2BIG);
+	CHECK_EQ(net_hdr_check(&h, 0, VNET_FRAME_MAX + 1), -E2BIG);
 	/* checksum offload: needs CSUM, field inside the frame */
 	h = mkhdr(NC, 0, 0, 0, 34, 16);
 	CHECK_EQ(net_hdr_check(&h, 0, 100), -EINVAL);
@@ -213,7 +213,7 @@ static int tnet_init(struct tnet *t, enum vq_layout l, uint64_t features,
 
 	memset(t, 0, sizeof(*t));
 	t->features = features;
-	t->hdr_len = net_hdr_len(features);
+	t->hdr_len = vnet_hdr_len(features);
 	ret = tenv_init(&t->rx, l, RING, features);
 	if (!ret)
 		ret = tenv_init(&t->tx, l, RING, features);

@@ -137,7 +137,33 @@ static void test_no_queue_fd(void)
 	CHECK_EQ(vhost_port_init(&vp, "p0", VHOST_MODE_AUTO, "/nonexistent",
 				 false), 0);
 	CHECK(!vp.vk.use);
-	CHECK(!strcmp(vp.vk.reason, "the backend has no TAP queue for vhost-net"));
+	CHECK(!strcmp(vp.vk.reason,
+		      "the backend has no kernel queue: userspace only"));
+}
+
+/* The one owner of the rule: vnetd's port start and option parsing use it */
+static void test_decide_rule(void)
+{
+	struct vhost_decision d;
+
+	CHECK_EQ(vhost_port_decide(&d, VHOST_MODE_AUTO, "/nonexistent", "loop",
+				   false), 0);
+	CHECK(!d.use);
+	CHECK(!strcmp(d.reason, "backend loop has no kernel queue: userspace only"));
+	CHECK_EQ(vhost_port_decide(&d, VHOST_MODE_OFF, "/nonexistent", "null",
+				   false), 0);
+	CHECK(!strcmp(d.reason, "backend null has no kernel queue: userspace only"));
+	/* on without a TAP queue refuses: it used to run userspace in vnetd */
+	CHECK_EQ(vhost_port_decide(&d, VHOST_MODE_ON, "/nonexistent", "loop",
+				   false), -ENODEV);
+	CHECK(strstr(d.msg, "no TAP queue for vhost-net"));
+	CHECK_EQ(vhost_port_decide(&d, VHOST_MODE_OFF, "/nonexistent", "tap",
+				   true), 0);
+	CHECK(!strcmp(d.reason, "--vhost-net off"));
+	CHECK_EQ(vhost_port_mode_check(VHOST_MODE_ON, "tap"), 0);
+	CHECK_EQ(vhost_port_mode_check(VHOST_MODE_ON, "null"), -EINVAL);
+	CHECK_EQ(vhost_port_mode_check(VHOST_MODE_AUTO, "null"), 0);
+	CHECK_EQ(vhost_port_mode_check(VHOST_MODE_OFF, "loop"), 0);
 }
 
 static void test_missing_device(void)
@@ -184,7 +210,7 @@ static void test_adopt(void)
 	CHECK(!strcmp(vp.vk.reason, "decided by vnetd"));
 	CHECK_EQ(vhost_port_max_mem_slots(&vp, 509), 32);
 	CHECK(!vhost_port_offloaded(&vp, 0));
-	CHECK_EQ(vp.o[PORT_MAX_PAIRS - 1].fd, -1);
+	CHECK_EQ(vp.o[VNET_MAX_PAIRS - 1].fd, -1);
 	vhost_port_adopt(&vp, "p0", NULL, NULL);
 	CHECK(!vp.vk.use);
 	CHECK_EQ(vhost_port_features(&vp, 0x1234), 0x1234);
@@ -278,6 +304,7 @@ int main(void)
 	}
 	RUN(test_off);
 	RUN(test_no_queue_fd);
+	RUN(test_decide_rule);
 	RUN(test_missing_device);
 	RUN(test_features_when_usable);
 	RUN(test_adopt);

@@ -52,7 +52,7 @@
 
 struct worker_pool {
 	unsigned int npairs;
-	int paused[PORT_MAX_PAIRS];
+	int paused[VNET_MAX_PAIRS];
 	int all;
 	int max_depth;
 };
