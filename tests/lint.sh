@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/lint.sh - static analysis of every C file with cppcheck; fails on
 # any finding. Skips (77) with a reason if cppcheck is not installed.
+# needs: cppcheck
 set -u
 cd "$(dirname "$0")/.." || exit 1
 command -v cppcheck >/dev/null || { echo "SKIP: cppcheck not installed (apt-get install cppcheck)"; exit 77; }

@@ -7,6 +7,7 @@
 #   ok NAME / not_ok NAME        one TAP line ("ok N - $TAP_PREFIX NAME"); N counts them,
 #                                FAILS counts failures, FAILED is 1 after any
 #   check NAME CMD...            ok or not_ok from CMD's exit status
+#   tap_result ok|notok NAME [DETAIL]   ok NAME, or not_ok "NAME (DETAIL)"
 #   ok_skip NAME WHY             "ok N - NAME # SKIP WHY"
 #   skip_all WHY...              "SKIP: WHY", exit 77
 #   need_built FILE...           skip_all unless each FILE is executable (run make)
@@ -15,19 +16,22 @@
 #   netns_new NS                 ip netns add NS + lo up, deleted at exit
 #   cleanup_pid PID / cleanup_path PATH / cleanup_run CMD...   at exit: stop, rm -rf, run
 #   bench_field NAME JSON        a number from the "total" object of vnet-bench --json
-# TESTS_TOP is the repository root.
 
-TESTS_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck disable=SC2034  # N, FAILS, FAILED are read by the scripts that source this
 N=0 FAILS=0 FAILED=0
 TAP_PREFIX=${TAP_PREFIX:-}
 CLEANUP_PIDS=() CLEANUP_NETNS=() CLEANUP_PATHS=() CLEANUP_CMDS=()
 
 ok() { N=$((N + 1)); echo "ok $N - $TAP_PREFIX$*"; }
+# shellcheck disable=SC2034
 not_ok() { N=$((N + 1)); FAILS=$((FAILS + 1)); FAILED=1; echo "not ok $N - $TAP_PREFIX$*"; }
 check() {
 	local name=$1
 	shift
 	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+tap_result() {
+	if [ "$1" = ok ]; then ok "$2"; else not_ok "$2${3:+ ($3)}"; fi
 }
 ok_skip() { N=$((N + 1)); echo "ok $N - $TAP_PREFIX$1 # SKIP $2"; }
 skip_all() { echo "SKIP: $*"; exit 77; }
