@@ -4,6 +4,9 @@
 #   make check      everything: unit tests, the same under ASan+UBSan, static analysis,
 #                   integration and real-peer tests (skipping, with a reason, what cannot run)
 #   make check-fast unit + ASan/UBSan unit + local integration (seconds)
+#   make deps       apt-get install what the tests need (make check does it as root)
+#   make vnetd-asan build-asan/vnetd, for VNET_VNETD= of the peer and guest tests
+#   make guest-tools build/guest/*: static helpers the guest tests run in the guest
 #   make fuzz       libFuzzer harnesses, each for FUZZ_SECONDS (clang)
 #   make bench      ring micro-benchmark
 #   make lint       cppcheck
@@ -42,7 +45,8 @@ FUZZERS  := $(patsubst fuzz/%.c,%,$(FUZZ_SRC))
 LIB_OBJ      := $(patsubst src/lib/%.c,$(BUILD)/obj/lib/%.o,$(LIB_SRC))
 ASAN_LIB_OBJ := $(patsubst src/lib/%.c,$(ASAN_DIR)/obj/lib/%.o,$(LIB_SRC))
 
-.PHONY: all check check-fast unit unit-asan lint fuzz fuzz-build bench clean install
+.PHONY: all check check-fast unit unit-asan lint fuzz fuzz-build bench clean install \
+	vnetd-asan guest-tools deps
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/libvnet.a $(addprefix $(BUILD)/,$(PROGS)) \
@@ -85,6 +89,23 @@ $(ASAN_DIR)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(ASAN_DIR)/libvn
 unit: $(addprefix $(BUILD)/tests/,$(TESTS))
 unit-asan: $(addprefix $(ASAN_DIR)/tests/,$(TESTS))
 
+# vnetd under ASan+UBSan, for the real-peer and guest suites:
+#   VNET_VNETD=build-asan/vnetd tests/run.sh tests/peers/dpdk-virtio-user.sh
+vnetd-asan: $(ASAN_DIR)/vnetd
+$(ASAN_DIR)/vnetd: $(vnetd_SRC) $(wildcard src/vnetd/*.h) $(ASAN_DIR)/libvnet.a $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ASAN_CFLAGS) -Isrc/vnetd $(vnetd_SRC) $(ASAN_DIR)/libvnet.a -o $@ -pthread $(SAN)
+
+# ---- guest tools: static helpers the guest tests put into the test guest ----
+GUEST_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 $(WARN) -Isrc/lib
+guest-tools: $(BUILD)/guest/vhost-net-dp $(BUILD)/guest/vhost-net-txgen
+$(BUILD)/guest/vhost-net-dp: tests/guest/vhost-net-dp.c $(BUILD)/libvnet.a $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(GUEST_CFLAGS) -static $< $(BUILD)/libvnet.a -o $@
+$(BUILD)/guest/vhost-net-txgen: tests/guest/vhost-net-txgen.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GUEST_CFLAGS) -static $< -o $@
+
 # ---- tests -----------------------------------------------------------------
 # tests/run.sh runs every program/script it is given (exit 0 pass, 77 skip,
 # anything else fail) and ends with "N passed, N failed, N skipped".
@@ -93,7 +114,13 @@ check-fast: all unit-asan
 		$(addprefix $(ASAN_DIR)/tests/,$(TESTS)) \
 		$(sort $(wildcard tests/integration/*.sh))
 
+# deps: apt-get install what the tests need (tests/deps.sh, the list CI uses); check runs
+# it first as root, so a fresh Debian 12 skips nothing CI runs (VNET_NO_DEPS=1: don't)
+deps:
+	tests/deps.sh
+
 check: all unit-asan
+	@if [ "$(VNET_NO_DEPS)" != 1 ] && [ "$$(id -u)" = 0 ]; then tests/deps.sh; fi
 	tests/run.sh --lint $(addprefix $(BUILD)/tests/,$(TESTS)) \
 		$(addprefix $(ASAN_DIR)/tests/,$(TESTS)) \
 		$(sort $(wildcard tests/integration/*.sh)) \

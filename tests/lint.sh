@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/lint.sh - static analysis of every C file with cppcheck; fails on
 # any finding. Skips (77) with a reason if cppcheck is not installed.
+# needs: cppcheck
 set -u
 cd "$(dirname "$0")/.." || exit 1
 bash tests/lint-includes.sh || exit 1	# vu_: cycles being fixed on their branch

@@ -10,20 +10,38 @@
 #   anything else fail. A non-zero exit with TAP lines adds a failure unless
 #   one of its lines already failed (a crash after the last case counts).
 #   --lint runs tests/lint.sh first, as one test.
+#   A script's "# needs: WORD..." line (tests/lib/needs.sh, docs/testing.md) is read
+#   first: a need that is absent skips the script with the reason, a word outside the
+#   vocabulary fails it.
 # Environment: VNET_TEST_TIMEOUT (seconds per test, default 600),
 #   VNET_TEST_VERBOSE=1 shows every test's output.
 set -u
 cd "$(dirname "$0")/.." || exit 1
+. tests/lib/needs.sh
 PASS=0 FAIL=0 SKIP=0
 TIMEOUT=${VNET_TEST_TIMEOUT:-600}
 LOGDIR=$(mktemp -d /tmp/vnet-tests.XXXXXX)
 trap 'rm -rf "$LOGDIR"' EXIT
 FAILED_NAMES=()
 
+# run_needs SCRIPT NAME: 0 when SCRIPT's needs are present; else counts a skip (absent)
+# or a failure (unknown word), prints its line and returns 1
+run_needs() {
+	local why rc
+	why=$(needs_check "$1"); rc=$?
+	case $rc in
+	0) return 0 ;;
+	1) echo "SKIP  $2 (0.0s): $why"; SKIP=$((SKIP + 1)) ;;
+	*) echo "FAIL  $2: '# needs:$(needs_line "$1")': $why"; FAIL=$((FAIL + 1)); FAILED_NAMES+=("$2") ;;
+	esac
+	return 1
+}
+
 run_one() {
 	local t=$1 name log rc start end secs npass nfail nskip
 	name=${t#./}
 	log=$LOGDIR/$(echo "$name" | tr '/' '_').log
+	case $t in *.sh) run_needs "$t" "$name" || return 0 ;; esac
 	start=$(date +%s.%N)
 	case $t in
 	*.sh) timeout -k 10 "$TIMEOUT" bash "$t" > "$log" 2>&1 < /dev/null ;;

@@ -10,6 +10,7 @@
 # One override, said in the output: Debian's QEMU 7.2 crashes with vhost-user + MSI-X
 # under TCG (see tools/guest/README.md), so with QEMU < 10 vectors=6 becomes vectors=0.
 # The plan itself must still print vectors=2N+2 (checked first).
+# needs: root netns tun qemu busybox cpio
 . "$(dirname "$0")/lib/vu-test.sh" || { echo "SKIP: tests/guest/lib/vu-test.sh missing"; exit 77; }
 CTL=$VT_TOP/build/vnetctl
 [ -x "$CTL" ] || { echo "SKIP: build/vnetctl not built (run make)"; exit 77; }

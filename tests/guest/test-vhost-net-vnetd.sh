@@ -18,37 +18,27 @@
 # Output: TAP lines; "# VHOST-BENCH ..." lines. Exit: 0 passed, 1 failed, 77 skipped.
 # Environment: VNET_VKD_SECS (bench seconds, default 4), VNET_VKD_FRAMES (RX frames,
 # default 20000).
+# needs: root
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 GUEST=$TOP/tests/guest/lib/guest.sh
 SECS=${VNET_VKD_SECS:-4}
 FRAMES=${VNET_VKD_FRAMES:-20000}
-N=0 FAILS=0
+TAP_PREFIX="vhost-net-vnetd: "
+. "$TOP/tests/lib/common.sh"
 
-skip() { echo "SKIP: $*"; exit 77; }
-tap() { # ok|notok NAME [DETAIL]
-	N=$((N + 1))
-	if [ "$1" = ok ]; then echo "ok $N - vhost-net-vnetd: $2"
-	else FAILS=$((FAILS + 1)); echo "not ok $N - vhost-net-vnetd: $2${3:+ ($3)}"; fi
-}
-tap_skip() { N=$((N + 1)); echo "ok $N - vhost-net-vnetd: $1 # SKIP $2"; }
 
-[ "$(id -u)" = 0 ] || skip "needs root (TAP and QEMU guest)"
+[ "$(id -u)" = 0 ] || skip_all "needs root (TAP and QEMU guest)"
 for b in vnetd vnetctl vnet-bench; do
-	[ -x "$TOP/build/$b" ] || skip "build/$b missing (run make first)"
+	[ -x "$TOP/build/$b" ] || skip_all "build/$b missing (run make first)"
 done
 
 W=$(mktemp -d /tmp/vnet-vkd-test.XXXXXX)
-HPID=''
-cleanup() {
-	[ -n "$HPID" ] && kill "$HPID" 2> /dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT
+cleanup_path "$W"
 
 # host: --vhost-net on refuses with the operator message (exit 1)
 if [ -e /dev/vhost-net ]; then
-	tap_skip "on_fails_on_host_with_operator_message" "this host has /dev/vhost-net"
+	ok_skip "on_fails_on_host_with_operator_message" "this host has /dev/vhost-net"
 else
 	timeout 20 "$TOP/build/vnetd" --backend tap --tap "vkh$$" --vhost-net on \
 		--socket "$W/h.sock" --ctl-socket "$W/h.ctl" > "$W/host.log" 2>&1
@@ -57,35 +47,32 @@ else
 	echo "# host: rc=$rc: $msg"
 	if [ "$rc" = 1 ] && echo "$msg" | grep -q '/dev/vhost-net is missing' &&
 		echo "$msg" | grep -q 'modprobe vhost_net'; then
-		tap ok "on_fails_on_host_with_operator_message"
+		tap_result ok "on_fails_on_host_with_operator_message"
 	else
-		tap notok "on_fails_on_host_with_operator_message" "rc=$rc, $(tail -n 1 "$W/host.log")"
+		tap_result notok "on_fails_on_host_with_operator_message" "rc=$rc, $(tail -n 1 "$W/host.log")"
 	fi
 fi
 
-[ -x "$GUEST" ] || skip "tests/guest/lib/guest.sh missing (shared guest tooling)"
+[ -x "$GUEST" ] || skip_all "tests/guest/lib/guest.sh missing (shared guest tooling)"
 command -v "${VNET_QEMU:-qemu-system-x86_64}" > /dev/null ||
-	skip "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
-command -v busybox > /dev/null || skip "busybox missing (apt-get install busybox-static)"
-command -v cpio > /dev/null || skip "cpio missing (apt-get install cpio)"
+	skip_all "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
+command -v busybox > /dev/null || skip_all "busybox missing (apt-get install busybox-static)"
+command -v cpio > /dev/null || skip_all "cpio missing (apt-get install cpio)"
 
-WERR=''
-{ [ "${CI:-}" = true ] || [ "${WERROR:-}" = 1 ]; } && WERR=-Werror
-if ! ${CC:-gcc} -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Wshadow -Wstrict-prototypes \
-	-Wmissing-prototypes -Wvla -Wformat=2 $WERR -static \
-	"$TOP/tests/guest/vhost-net-txgen.c" -o "$W/vhost-net-txgen" > "$W/cc.log" 2>&1; then
-	grep -q "cannot find -lc" "$W/cc.log" && skip "no static libc (libc6-dev)"
+# the helper: static, so it runs in the busybox guest as is (make guest-tools)
+if ! make -s -C "$TOP" build/guest/vhost-net-txgen > "$W/cc.log" 2>&1; then
+	grep -q "cannot find -lc" "$W/cc.log" && skip_all "no static libc (libc6-dev)"
 	head -20 "$W/cc.log"
-	tap notok "build txgen helper" "gcc failed"
+	tap_result notok "build txgen helper" "make build/guest/vhost-net-txgen failed"
 	exit 1
 fi
 if ! "$GUEST" kernel > "$W/kernel.log" 2>&1; then
 	tail -n 3 "$W/kernel.log"
-	skip "no guest kernel (Debian linux-image-cloud-amd64 could not be fetched)"
+	skip_all "no guest kernel (Debian linux-image-cloud-amd64 could not be fetched)"
 fi
 # default extras: build/vnetd, vnetctl, vnet-bench
-"$GUEST" build-initramfs -o "$W/initrd.gz" "$W/vhost-net-txgen" > "$W/initrd.log" 2>&1 ||
-	{ tail -n 5 "$W/initrd.log"; tap notok "initramfs" "build failed"; exit 1; }
+"$GUEST" build-initramfs -o "$W/initrd.gz" "$TOP/build/guest/vhost-net-txgen" > "$W/initrd.log" 2>&1 ||
+	{ tail -n 5 "$W/initrd.log"; tap_result notok "initramfs" "build failed"; exit 1; }
 
 cat > "$W/guest.sh" << EOF
 D=$SECS
@@ -217,16 +204,16 @@ echo "# host load average before/after the guest: $load0 / $(cut -d' ' -f1-3 /pr
 tr -d '\r' < "$W/guest.log" > "$W/guest.txt"
 if ! grep -q '^VKD-CHECK ' "$W/guest.txt"; then
 	tail -n 30 "$W/guest.txt"
-	tap notok "guest ran the checks" "guest rc=$rc, no VKD-CHECK output"
+	tap_result notok "guest ran the checks" "guest rc=$rc, no VKD-CHECK output"
 	exit 1
 fi
 while read -r _ st rest; do
 	name=${rest%%:*} detail=${rest#*: }
-	if [ "$st" = ok ]; then tap ok "$name"; echo "#   $detail"
-	else tap notok "$name" "$detail"; fi
+	if [ "$st" = ok ]; then tap_result ok "$name"; echo "#   $detail"
+	else tap_result notok "$name" "$detail"; fi
 done < <(grep '^VKD-CHECK ' "$W/guest.txt")
 grep '^VKD-BENCH ' "$W/guest.txt" | sed 's/^VKD-BENCH/# VHOST-BENCH/'
-grep -q '^VKD-DONE' "$W/guest.txt" || tap notok "guest script finished" "rc=$rc"
+grep -q '^VKD-DONE' "$W/guest.txt" || tap_result notok "guest script finished" "rc=$rc"
 if [ "$FAILS" != 0 ] && [ -n "${VNET_GUEST_KEEP:-}" ]; then
 	cp "$W/guest.txt" "/tmp/vnet-vkd-guest.$$.txt"; echo "# guest log: /tmp/vnet-vkd-guest.$$.txt"
 fi

@@ -2,17 +2,17 @@
 # vnetctl-dispatch.sh - vnetctl's command dispatcher: each command reaches its
 # handler, help goes to stdout with exit 0, a missing or unknown command is a
 # usage error (exit 2) that names what was typed.
+# needs: none
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 BIN=${VNETCTL:-build/vnetctl}
-[ -x "$BIN" ] || { echo "SKIP: $BIN not built (run make)"; exit 77; }
-n=0 FAILED=0
+need_built "$BIN"
 t() { # NAME WANT_RC WANT_SUBSTRING CMD_ARGS...
 	local name=$1 rc=$2 want=$3 out got; shift 3
 	out=$("$BIN" "$@" 2>&1); got=$?
-	n=$((n + 1))
-	if [ "$got" = "$rc" ] && [[ "$out" == *"$want"* ]]; then echo "ok $n - $name"
-	else echo "not ok $n - $name"; echo "#   rc=$got (want $rc):"; echo "$out" | head -5 | sed 's/^/#   /'; FAILED=1; fi
+	if [ "$got" = "$rc" ] && [[ "$out" == *"$want"* ]]; then ok "$name"
+	else not_ok "$name"; echo "#   rc=$got (want $rc):"; echo "$out" | head -5 | sed 's/^/#   /'; fi
 }
 t "no command: usage, exit 2" 2 "usage: vnetctl COMMAND"
 t "--help: exit 0" 0 "usage: vnetctl COMMAND" --help
@@ -29,7 +29,5 @@ t "probe without what" 2 "usage: vnetctl probe vhost-net" probe
 t "probe bad flag" 2 "vnetctl probe: unknown argument '--frob'" probe vhost-net --frob
 # status belongs to cmd_status.c: only check that the dispatcher hands it over
 out=$("$BIN" status 2>&1)
-n=$((n + 1))
-[[ "$out" != *"unknown command"* ]] && echo "ok $n - status reaches cmd_status" ||
-	{ echo "not ok $n - status reaches cmd_status"; FAILED=1; }
+check "status reaches cmd_status" test "${out/unknown command/}" = "$out"
 exit $FAILED

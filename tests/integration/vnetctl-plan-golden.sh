@@ -7,11 +7,13 @@
 # --vhost-net-dev pin everything the host would otherwise decide) and
 # compares stdout, stderr and the exit status with tests/golden/plan/NAME.out.
 # UPDATE_GOLDEN=1 rewrites the golden files instead (review the diff!).
+# needs: none
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 BIN=${VNETCTL:-build/vnetctl}
 GOLD=tests/golden/plan
-[ -x "$BIN" ] || { echo "SKIP: $BIN not built (run make)"; exit 77; }
+need_built "$BIN"
 unset VNET_MAX_QUEUES VNET_VHOST VNET_VHOST_NET_DEV	# node settings must not leak in
 command -v python3 >/dev/null && HAVE_PY=1 || HAVE_PY=0
 
@@ -60,32 +62,27 @@ CASES=(
 	"refuse-no-socket|--vcpus 4 --qemu-version 7.2"
 )
 
-n=0 fail=0
 for c in "${CASES[@]}"; do
 	name=${c%%|*}
 	read -r -a args <<< "${c#*|}"
-	n=$((n + 1))
 	out=$(mktemp) err=$(mktemp)
 	"$BIN" plan "${args[@]}" > "$out" 2> "$err"
 	rc=$?
 	got=$( { cat "$out"; echo "--- stderr ---"; cat "$err"; echo "--- exit $rc ---"; } )
 	if [ "$HAVE_PY" = 1 ] && [[ " ${args[*]} " == *" --json "* ]] &&
 	   ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$out"; then
-		echo "not ok $n - $name: --json output is not valid JSON"
-		fail=1
+		not_ok "$name: --json output is not valid JSON"
 	elif [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
 		printf '%s\n' "$got" > "$GOLD/$name.out"
-		echo "ok $n - $name (golden file written)"
+		ok "$name (golden file written)"
 	elif [ ! -f "$GOLD/$name.out" ]; then
-		echo "not ok $n - $name: $GOLD/$name.out missing (UPDATE_GOLDEN=1 to create)"
-		fail=1
+		not_ok "$name: $GOLD/$name.out missing (UPDATE_GOLDEN=1 to create)"
 	elif diff -u "$GOLD/$name.out" <(printf '%s\n' "$got") > "$out.diff"; then
-		echo "ok $n - $name"
+		ok "$name"
 	else
-		echo "not ok $n - $name: vnetctl plan ${args[*]}"
+		not_ok "$name: vnetctl plan ${args[*]}"
 		sed 's/^/#   /' "$out.diff"
-		fail=1
 	fi
 	rm -f "$out" "$err" "$out.diff"
 done
-exit $fail
+exit $FAILED

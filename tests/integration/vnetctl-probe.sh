@@ -4,26 +4,26 @@
 # missing file, a regular file, a character device the user may not open,
 # and one it may: state, the sentence (mode, owner:group, which permission),
 # exit status, and what `vnetctl plan --backend tap` then does.
+# needs: root
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 BIN=$PWD/${VNETCTL:-build/vnetctl}
-[ -x "$BIN" ] || { echo "SKIP: $BIN not built (run make)"; exit 77; }
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (mknod, chown)"; exit 77; }
-id nobody >/dev/null 2>&1 || { echo "SKIP: no user nobody"; exit 77; }
+need_built "$BIN"
+[ "$(id -u)" = 0 ] || skip_all "needs root (mknod, chown)"
+id nobody >/dev/null 2>&1 || skip_all "no user nobody"
 D=$(mktemp -d /tmp/vnprobe.XXXXXX)
-trap 'rm -rf "$D"' EXIT
+cleanup_path "$D"
 G=$(id -gn nobody)
 getent group kvm >/dev/null && G2=kvm || G2=root
 touch "$D/regular"
-mknod "$D/vhost-net" c 1 3 || { echo "SKIP: mknod not allowed here"; exit 77; }
+mknod "$D/vhost-net" c 1 3 || skip_all "mknod not allowed here"
 chown root:$G2 "$D/vhost-net"; chmod 660 "$D/vhost-net"
-n=0 FAILED=0
 t() { # NAME WANT_RC WANT_SUBSTRING CMD...
 	local name=$1 rc=$2 want=$3 out got; shift 3
 	out=$("$@" 2>&1); got=$?
-	n=$((n + 1))
-	if [ "$got" = "$rc" ] && [[ "$out" == *"$want"* ]]; then echo "ok $n - $name"
-	else echo "not ok $n - $name"; echo "#   rc=$got (want $rc), output:"; echo "$out" | sed 's/^/#   /'; FAILED=1; fi
+	if [ "$got" = "$rc" ] && [[ "$out" == *"$want"* ]]; then ok "$name"
+	else not_ok "$name"; echo "#   rc=$got (want $rc), output:"; echo "$out" | sed 's/^/#   /'; fi
 }
 t "absent (env)" 1 "vhost-net: absent: $D/none: absent" env VNET_VHOST_NET_DEV=$D/none "$BIN" probe vhost-net
 t "absent: says the fallback" 1 "falls back to vhost=off with 1 queue pair" env VNET_VHOST_NET_DEV=$D/none "$BIN" probe vhost-net
@@ -49,9 +49,8 @@ t "plan, defaulted vhost: degrades with a warning, 1 pair" 0 \
 	"warning: vhost is not available (crw-rw---- root:$G2: user nobody is not in group $G2): falling back to vhost off, 1 queue pair by default" \
 	"$BIN" plan --vcpus 4 --backend tap --user nobody --vhost-net-dev "$D/vhost-net" --output qemu
 out=$("$BIN" plan --vcpus 4 --backend tap --user nobody --vhost-net-dev "$D/vhost-net" --output qemu 2>/dev/null)
-n=$((n + 1))
 [[ "$out" == *",vhost=off"* ]] && [[ "$out" != *"queues="* ]] &&
-	echo "ok $n - plan fallback prints vhost=off without queues=" || { echo "not ok $n - plan fallback output"; echo "$out" | sed 's/^/#   /'; FAILED=1; }
+	ok "plan fallback prints vhost=off without queues=" || { not_ok "plan fallback output"; echo "$out" | sed 's/^/#   /'; }
 t "plan, explicit --vhost on: fails loudly" 1 \
 	"vhost was requested (--vhost on) but cannot be used: crw-rw---- root:$G2: user nobody is not in group $G2" \
 	"$BIN" plan --vcpus 4 --backend tap --user nobody --vhost on --vhost-net-dev "$D/vhost-net"

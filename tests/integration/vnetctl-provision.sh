@@ -5,20 +5,23 @@
 # failures that leave nothing behind (a bridge that does not exist, a
 # "bridge" the kernel refuses halfway through), refusing foreign devices,
 # and a macvtap (its /dev/tapN, owner, queues, the bridge-port check).
+# needs: root netns tun python3
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 BIN=$PWD/${VNETCTL:-build/vnetctl}
 PY=/usr/bin/python3
-[ -x "$BIN" ] || { echo "SKIP: $BIN not built (run make)"; exit 77; }
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (network namespaces, TAP creation)"; exit 77; }
-[ -c /dev/net/tun ] || { echo "SKIP: no /dev/net/tun"; exit 77; }
-[ -x $PY ] || { echo "SKIP: $PY not installed (opens TAP queues)"; exit 77; }
-command -v setpriv >/dev/null || { echo "SKIP: setpriv not installed"; exit 77; }
+need_built "$BIN"
+[ "$(id -u)" = 0 ] || skip_all "needs root (network namespaces, TAP creation)"
+[ -c /dev/net/tun ] || skip_all "no /dev/net/tun"
+[ -x $PY ] || skip_all "$PY not installed (opens TAP queues)"
+command -v setpriv >/dev/null || skip_all "setpriv not installed"
 NS=vnprov$$
-ip netns add $NS 2>/dev/null || { echo "SKIP: cannot create a network namespace"; exit 77; }
+netns_new $NS || skip_all "cannot create a network namespace"
 TMP=$(mktemp -d /tmp/vnprov.XXXXXX) && chmod 755 "$TMP"
+cleanup_path "$TMP"
 HOLD=''
-trap '[ -n "$HOLD" ] && kill $HOLD 2>/dev/null; ip netns del $NS 2>/dev/null; rm -rf "$TMP"' EXIT
+cleanup_run 'stop_pid "$HOLD"'
 X() { ip netns exec $NS "$@"; }
 U=nobody G=$(id -gn nobody) UID_N=$(id -u nobody) GID_N=$(id -g nobody)
 
@@ -48,10 +51,7 @@ if len(sys.argv) > 4:       # "hold": keep the queues open until killed
 PY
 attach() { X setpriv --reuid "$UID_N" --regid "$GID_N" --clear-groups $PY "$TMP/attach.py" "$@"; }
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; FAILED=1; }
-FAILED=0
+bad() { not_ok "$1"; shift; for l in "$@"; do echo "#   $l"; done; }
 exists() { X ip link show "$1" >/dev/null 2>&1; }
 run() { OUT=$(X "$BIN" "$@" 2>&1); RC=$?; }
 
@@ -162,6 +162,6 @@ if X ip link add vnmt$$ link vnv1 type macvtap 2>/dev/null; then
 	for i in 1 2 3 4 5 6 7 8 9 10; do [ -e /dev/tap$idx ] || break; sleep 0.1; done
 	[ ! -e /dev/tap$idx ] && ok "/dev/tap$idx is gone" || bad "/dev/tap$idx left behind"
 else
-	n=$((n + 1)); echo "ok $n - macvtap # SKIP kernel has no macvtap"
+	ok_skip macvtap "kernel has no macvtap"
 fi
 exit $FAILED

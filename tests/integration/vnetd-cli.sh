@@ -3,15 +3,14 @@
 # names the option, the value and what is allowed; --help lists every option
 # with its default; --print-capabilities prints the vhost-user JSON; --port
 # groups and --config files are checked the same way. Prints TAP lines.
+# needs: none
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 VNETD=${VNETD:-build/vnetd}
-[ -x "$VNETD" ] || { echo "SKIP: $VNETD not built (run make)"; exit 77; }
+need_built "$VNETD"
 TMP=$(mktemp -d /tmp/vnetd-cli.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-N=0 FAILED=0
-ok()     { N=$((N+1)); echo "ok $N - $1"; }
-not_ok() { N=$((N+1)); FAILED=1; echo "not ok $N - $1"; }
+cleanup_path "$TMP"
 
 # expect_usage NAME PATTERN ARGS...: exit 2 and stderr matching PATTERN
 expect_usage() {

@@ -6,24 +6,16 @@
 # other port's frontend connected, a stale socket file is replaced but a live
 # one is not, --client reconnects, SIGTERM/SIGINT exit 0 with sockets removed.
 # Prints TAP lines.
+# needs: python3
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 VNETD=${VNETD:-build/vnetd}
 VNETCTL=${VNETCTL:-build/vnetctl}
-[ -x "$VNETD" ] || { echo "SKIP: $VNETD not built (run make)"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
+need_built "$VNETD"
+command -v python3 >/dev/null || skip_all "python3 missing"
 TMP=$(mktemp -d /tmp/vnetd-life.XXXXXX)
-PIDS=()
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-N=0 FAILED=0
-ok()     { N=$((N+1)); echo "ok $N - $1"; }
-not_ok() { N=$((N+1)); FAILED=1; echo "not ok $N - $1"; }
-check()  { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+cleanup_path "$TMP"
 
 # vu.py: tiny vhost-user frontend pieces (the protocol's framing only)
 cat > "$TMP/vu.py" <<'PY'
@@ -100,8 +92,7 @@ elif cmd == 'listen-accept':   # client mode: accept twice, drop the first
 PY
 VU="python3 $TMP/vu.py"
 
-wait_sock() { for _ in $(seq 50); do [ -S "$1" ] && return 0; sleep 0.1; done; return 1; }
-start() { "$VNETD" "$@" 2>>"$TMP/vnetd.log" & PID=$!; PIDS+=("$PID"); }
+start() { "$VNETD" "$@" 2>>"$TMP/vnetd.log" & PID=$!; cleanup_pid "$PID"; }
 
 S=$TMP/p.sock C=$TMP/ctl.sock
 start --socket "$S" --backend null --queues 2 --ctl-socket "$C"
@@ -122,7 +113,7 @@ check "metrics: Prometheus families with port/queue/dir labels" \
 bad=$($VU ctl "$C" 'frobnicate')
 check "unknown control request gets an error line" grep -q '^error: unknown request' <<< "$bad"
 if "$VNETCTL" status --socket "$C" 2>&1 | grep -q 'not built yet'; then
-	N=$((N+1)); echo "ok $N - vnetctl status # SKIP vnetctl main does not dispatch 'status' yet"
+	ok_skip "vnetctl status" "vnetctl main does not dispatch 'status' yet"
 else
 	out=$("$VNETCTL" status --socket "$C" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["ports"][0]["name"])')
 	check "vnetctl status --json talks to the control socket" [ "$out" = port0 ]
@@ -175,7 +166,7 @@ check "two ports: both sockets removed on exit" bash -c '[ ! -e "$1" ] && [ ! -e
 
 # --client: connects to a listening frontend and reconnects after a drop
 rm -f "$TMP/f.sock"
-$VU listen-accept "$TMP/f.sock" > "$TMP/client.out" 2>&1 & LP=$!; PIDS+=("$LP")
+$VU listen-accept "$TMP/f.sock" > "$TMP/client.out" 2>&1 & LP=$!; cleanup_pid "$LP"
 sleep 0.2
 start --socket "$TMP/f.sock" --client --backend null --ctl-socket "$C"
 wait "$LP"; r=$(cat "$TMP/client.out")
@@ -220,7 +211,7 @@ PY
 	check "--tap-fd that is not a TAP: exit 1 with a message ($r: $(tail -1 "$TMP/tapfd.err"))" \
 		bash -c '[ "$1" = "False 1" ] && grep -q "error: port port0: backend tap" "$2"' _ "$r" "$TMP/tapfd.err"
 else
-	N=$((N+1)); echo "ok $N - --tap-fd # SKIP needs root and /dev/net/tun"
+	ok_skip "--tap-fd" "needs root and /dev/net/tun"
 fi
 
 echo "1..$N"

@@ -11,29 +11,26 @@
 # out of order or on another queue. Losses are allowed: testpmd drops when
 # our RX ring is full, as a NIC would.
 # Skips (77) when dpdk-testpmd is not installed.
+# needs: dpdk
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 BENCH=${VNET_BENCH:-$PWD/build/vnet-bench}
 TESTPMD=${PEER_TESTPMD:-dpdk-testpmd}
-[ -x "$BENCH" ] || { echo "SKIP: $BENCH not built (run make)"; exit 77; }
-command -v "$TESTPMD" >/dev/null || { echo "SKIP: $TESTPMD not installed (apt install dpdk)"; exit 77; }
+need_built "$BENCH"
+command -v "$TESTPMD" >/dev/null || skip_all "$TESTPMD not installed (apt install dpdk)"
 DUR=${BENCH_DUR:-2}
 TMPD=$(mktemp -d /tmp/vnb-dpdk.XXXXXX)
 PREFIX=vnbdpdk$$
 TP=
-# shellcheck disable=SC2317  # invoked via trap
+# stop_testpmd: SIGINT (testpmd prints its totals), then SIGKILL after 5 s
 stop_testpmd() {
-	if [ -n "$TP" ] && kill -0 "$TP" 2>/dev/null; then
-		kill -INT "$TP" 2>/dev/null
-		for _ in $(seq 50); do kill -0 "$TP" 2>/dev/null || break; sleep 0.1; done
-		kill -0 "$TP" 2>/dev/null && kill -KILL "$TP" 2>/dev/null
-		wait "$TP" 2>/dev/null
-	fi
+	stop_pid "$TP" INT
 	TP=
 	rm -rf "/var/run/dpdk/$PREFIX"
 }
-trap 'stop_testpmd; rm -rf "$TMPD"' EXIT
-N=0 FAILED=0
+cleanup_path "$TMPD"
+cleanup_run stop_testpmd
 
 # start_testpmd FWD_MODE QUEUES: net_vhost listening on $TMPD/vhost.sock
 start_testpmd() {
@@ -52,9 +49,7 @@ start_testpmd() {
 	return 1
 }
 
-field() {
-	sed -n 's/.*"total": {\(.*\)}.*/\1/p' <<< "$2" | grep -o "\"$1\": [0-9.]*" | awk '{print $2}'
-}
+field() { bench_field "$@"; }
 
 # testpmd's accumulated RX-packets / TX-packets after it stopped
 pmd_count() {
@@ -66,11 +61,10 @@ pmd_count() {
 case_run() {
 	local name=$1 fwd=$2 q=$3 out rc why="" tx rx ptx prx mode
 	shift 3
-	N=$((N + 1))
 	if ! start_testpmd "$fwd" "$q"; then
-		echo "not ok $N - $name: testpmd did not create its socket"
+		not_ok "$name: testpmd did not create its socket"
 		sed 's/^/# /' "$TMPD/testpmd.log" | tail -n 10
-		FAILED=1; stop_testpmd; return
+		stop_testpmd; return
 	fi
 	out=$(timeout 60 "$BENCH" --socket "$TMPD/vhost.sock" --json --no-check-seq \
 		-d "$DUR" "$@" 2>&1)
@@ -91,12 +85,11 @@ case_run() {
 	   done ;;
 	esac
 	if [ -z "$why" ]; then
-		echo "ok $N - $name (sent ${tx:-0}, got ${rx:-0}; testpmd rx ${prx:-0} tx ${ptx:-0})"
+		ok "$name (sent ${tx:-0}, got ${rx:-0}; testpmd rx ${prx:-0} tx ${ptx:-0})"
 	else
-		echo "not ok $N - $name:$why"
+		not_ok "$name:$why"
 		sed 's/^/# /' <<< "$out" | tail -n 12
 		sed 's/\x1b\[[0-9;]*[A-Za-z]//g; s/^/# testpmd: /' "$TMPD/testpmd.log" | grep -iE "error|fail|vhost|link" | tail -n 8
-		FAILED=1
 	fi
 }
 

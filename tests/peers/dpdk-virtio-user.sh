@@ -14,31 +14,33 @@
 # At the end, per queue pair: testpmd's xstats (tx_qN/rx_qN_good_packets) equal vnetd's own
 # counters (vnetctl status --prometheus) and every pair carried frames.
 # With loop the backend applies back-pressure instead of dropping, so equality is exact.
+# While connected, vnetd's status must show the ring layout and the mrg_rxbuf asked for, the
+# userspace data path and every ring started and enabled.
+# Then, vnetd only (VNET_PEER_BACKEND=vnetd), what a VMM's life does to it:
+#   tap-*: vnetd --backend tap in a private netns: testpmd txonly frames are counted on the
+#     TAP (TAP count = vnetd TX - drops = testpmd TX), frames written to the TAP arrive in
+#     testpmd rxonly (vnetd RX = testpmd RX, every frame accounted for);
+#   frontend killed mid-traffic: vnetd stays up, shows the port disconnected, a second
+#     testpmd passes traffic and vnetd's counters carry on (vnetctl status, text and JSON);
+#   SIGTERM mid-traffic: vnetd exits 0 within 5 s and removes its sockets.
 #
 # Env: VNET_PEER_BACKEND=vnetd (default) | testpmd (net_vhost io/loop: checks the harness),
 #      VNET_PEER_SECS=T (default 2), VNET_PEER_ONLY="name" (run one configuration),
 #      VNET_VNETD=PATH (another vnetd binary, e.g. an ASan build), VNET_PEER_KEEP=1 (keep logs).
 # Prints TAP lines; exits 77 with the reason when testpmd is missing or not root.
+# (This file took in tests/integration/vnetd-e2e-dpdk.sh, which drove the same peer.)
+# needs: root dpdk python3
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
+TAP_PREFIX="dpdk-virtio-user: "
+. "$TOP/tests/lib/common.sh"
 BACKEND=${VNET_PEER_BACKEND:-vnetd}
 VNETD=${VNET_VNETD:-$TOP/build/vnetd}	# e.g. an ASan build of vnetd
+VNETCTL=$TOP/build/vnetctl
 SECS=${VNET_PEER_SECS:-2}
-N=0 FAILS=0 T0=$SECONDS
-W='' BPID='' TPID='' FIFO_FD=''
-
-ok() { N=$((N + 1)); echo "ok $N - dpdk-virtio-user: $*"; }
-notok() { N=$((N + 1)); FAILS=$((FAILS + 1)); echo "not ok $N - dpdk-virtio-user: $*"; }
-
-stop_pid() { # PID SIG
-	local p=$1 _
-	[ -n "$p" ] && kill -0 "$p" 2>/dev/null || return 0
-	kill "-$2" "$p" 2>/dev/null
-	for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-	kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null
-	wait "$p" 2>/dev/null
-	return 0
-}
+T0=$SECONDS
+W='' BPID='' TPID='' FIFO_FD='' NS=''
+notok() { not_ok "$@"; }
 
 stop_all() {
 	[ -n "$FIFO_FD" ] && { exec {FIFO_FD}>&-; FIFO_FD=''; }
@@ -48,22 +50,26 @@ stop_all() {
 }
 cleanup() { stop_all; [ -n "$W" ] && [ -z "${VNET_PEER_KEEP:-}" ] && rm -rf "$W"; }
 
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (testpmd, /var/run/dpdk)"; exit 77; }
-command -v dpdk-testpmd > /dev/null || { echo "SKIP: dpdk-testpmd missing (apt-get install dpdk)"; exit 77; }
+[ "$(id -u)" = 0 ] || skip_all "needs root (testpmd, /var/run/dpdk)"
+command -v dpdk-testpmd > /dev/null || skip_all "dpdk-testpmd missing (apt-get install dpdk)"
 if [ "$BACKEND" = vnetd ] && [ ! -x "$VNETD" ]; then
 	notok "$VNETD exists (run make first)"; exit 1
 fi
 W=$(mktemp -d /tmp/vnet-peer-dpdk.XXXXXX)
-trap cleanup EXIT
+cleanup_run cleanup
 trap 'exit 130' INT TERM
 
-# start_backend NAME QUEUES: vnetd --backend loop (or testpmd net_vhost io) listening on $SOCK
+# start_backend NAME QUEUES [VNETD_ARGS...]: vnetd --backend loop (or the given backend
+# arguments; or testpmd net_vhost io) listening on $SOCK; inside $NS when NS is set
 start_backend() {
-	local name=$1 q=$2 _
-	SOCK=$W/$name.sock; BLOG=$W/$name.backend.log
+	local name=$1 q=$2 _ pre=() args=(--backend loop)
+	shift 2
+	[ $# -gt 0 ] && args=("$@")
+	[ -n "$NS" ] && pre=(ip netns exec "$NS")
+	SOCK=$W/$name.sock; BLOG=$W/$name.backend.log; CTL=$W/$name.ctl
 	if [ "$BACKEND" = vnetd ]; then
-		"$VNETD" --socket "$SOCK" --backend loop --queues "$q" \
-			--ctl-socket "$W/$name.ctl" > "$BLOG" 2>&1 < /dev/null &
+		"${pre[@]}" "$VNETD" --socket "$SOCK" "${args[@]}" --queues "$q" \
+			--ctl-socket "$CTL" > "$BLOG" 2>&1 < /dev/null &
 	else
 		dpdk-testpmd --lcores '0@0,1@0' --no-pci --no-huge -m 512 --no-shconf \
 			--file-prefix "vpu$$-b$name" --log-level=lib.eal:notice \
@@ -136,7 +142,7 @@ drain() {
 # check NAME PHASE MIN: since the last check, RX == TX (packets and bytes), TX >= MIN,
 # no RX errors (LAST holds the previous counters)
 LAST="0 0 0 0 0"
-check() {
+check_phase() {
 	local name=$1 phase=$2 min=$3 rxp rxb rxe txp txb r0 rb0 t0 tb0
 	read -r rxp rxb rxe txp txb < <(port_stats)
 	read -r r0 rb0 _ t0 tb0 <<< "$LAST"
@@ -195,13 +201,14 @@ run_config() {
 	ok "$name: testpmd net_virtio_user$dev queues=$q connected to $BACKEND"
 	tp "set fwd txonly"; tp "start"; sleep "$SECS"; tp "stop"; sleep 0.3
 	drain
-	check "$name" "txonly ${SECS}s + rxonly" 64
+	check_phase "$name" "txonly ${SECS}s + rxonly" 64
 	tp "set fwd io"; tp "start tx_first"; sleep "$SECS"; tp "stop"; sleep 0.3
 	drain
-	check "$name" "io (tx_first) ${SECS}s + rxonly" 2000
+	check_phase "$name" "io (tx_first) ${SECS}s + rxonly" 2000
 	if [ "$BACKEND" = vnetd ]; then
 		if kill -0 "$BPID" 2>/dev/null; then ok "$name: vnetd still running"
 		else notok "$name: vnetd still running"; tail -n 10 "$BLOG" | sed 's/^/# vnetd: /'; fi
+		status_connected "$name" "$dev"
 	fi
 	per_queue "$name" "$q"
 	tp "quit"
@@ -213,6 +220,146 @@ run_config() {
 	echo "# $name took $((SECONDS - t0))s"
 }
 
+# status_json: vnetd's status (vnetctl status --json) on $CTL
+status_json() { "$VNETCTL" status --socket "$CTL" --json 2>&1; }
+
+# vnetd_sum JSONFILE: "rx_pkts tx_pkts rx_drops tx_drops pairs_with_traffic connected"
+vnetd_sum() {
+	python3 -c 'import json,sys
+p=json.load(open(sys.argv[1]))["ports"][0]
+rx=sum(q["rx"]["packets"] for q in p["pairs"]); tx=sum(q["tx"]["packets"] for q in p["pairs"])
+rd=sum(sum(q["rx"]["drops"].values()) for q in p["pairs"]); td=sum(sum(q["tx"]["drops"].values()) for q in p["pairs"])
+busy=sum(1 for q in p["pairs"] if q["tx"]["packets"] or q["rx"]["packets"])
+print(rx, tx, rd, td, busy, int(p["connected"]))' "$1" 2>/dev/null || echo "0 0 0 0 0 0"
+}
+
+# status_connected NAME DEVARGS: while testpmd is connected, vnetd's status shows the
+# ring layout and mrg_rxbuf DEVARGS asked for, the userspace data path, every ring up
+status_connected() {
+	local name=$1 dev=$2 r want_ring=split want_mrg=True
+	case $dev in *packed_vq=1*) want_ring=packed ;; esac
+	case $dev in *mrg_rxbuf=0*) want_mrg=False ;; esac
+	status_json > "$W/$name.status.json"
+	r=$(python3 -c 'import json,sys
+p=json.load(open(sys.argv[1]))["ports"][0]
+rings={q[d]["ring"] for q in p["pairs"] for d in ("rx","tx")}
+dps={q["datapath"] for q in p["pairs"]}
+up=all(q[d]["started"] and q[d]["enabled"] for q in p["pairs"] for d in ("rx","tx"))
+print(p["connected"], ",".join(sorted(rings)), ",".join(sorted(dps)), up, "mrg_rxbuf" in p["features"])' \
+		"$W/$name.status.json" 2>&1)
+	check "$name: vnetd status while connected: $want_ring rings, userspace, all up, mrg_rxbuf $want_mrg ($r)" \
+		[ "$r" = "True $want_ring userspace True $want_mrg" ]
+}
+
+# want NAME: whether VNET_PEER_ONLY lets scenario NAME run
+want() { [ -z "${VNET_PEER_ONLY:-}" ] || [ "$VNET_PEER_ONLY" = "$1" ]; }
+
+# tap_stat NAME: a counter of the TAP in $NS
+tap_stat() { ip netns exec "$NS" cat "/sys/class/net/$TAP/statistics/$1"; }
+
+# tap_tx NAME QUEUES DEVARGS: testpmd txonly through vnetd --backend tap; frames counted
+# on the TAP
+tap_tx() {
+	local name=$1 q=$2 dev=$3 before got v_rx v_tx v_rd v_td _
+	want "$name" || return 0
+	if ! start_backend "$name" "$q" --backend tap --tap "$TAP"; then notok "$name: vnetd listens"; stop_all; return; fi
+	ip -n "$NS" link set "$TAP" up
+	if ! start_testpmd "$name" "$q" "$dev"; then notok "$name: testpmd virtio-user port up"; stop_all; return; fi
+	before=$(tap_stat rx_packets)
+	tp "set fwd txonly"; tp "start"; sleep 1; tp "stop"; sleep 0.5
+	read -r _ _ _ TP_TX _ < <(port_stats)
+	got=$(($(tap_stat rx_packets) - before))
+	status_json > "$W/$name.status.json"
+	read -r v_rx v_tx v_rd v_td _ _ < <(vnetd_sum "$W/$name.status.json")
+	tp "quit"; stop_all
+	local r="testpmd tx=$TP_TX; tap rx_packets +$got; vnetd tx=$v_tx txdrop=$v_td"
+	check "$name: frames reach the TAP in the netns ($r)" [ "$got" -gt 1000 ]
+	check "$name: TAP count = vnetd TX - drops = testpmd TX" \
+		bash -c "[ $got = $((v_tx - v_td)) ] && [ $v_tx = ${TP_TX:-x} ]"
+}
+
+# tap_rx NAME QUEUES DEVARGS: frames written to the TAP arrive in testpmd rxonly
+tap_rx() {
+	local name=$1 q=$2 dev=$3 n=3000 kdrop0 kdrop v_rx v_tx v_rd v_td rxp _
+	want "$name" || return 0
+	if ! start_backend "$name" "$q" --backend tap --tap "$TAP"; then notok "$name: vnetd listens"; stop_all; return; fi
+	# a deep TAP queue: on a loaded host vnetd may not run for a while
+	ip -n "$NS" link set "$TAP" txqueuelen 10000 up
+	if ! start_testpmd "$name" "$q" "$dev"; then notok "$name: testpmd virtio-user port up"; stop_all; return; fi
+	tp "set fwd rxonly"; tp "start"; sleep 1
+	kdrop0=$(tap_stat tx_dropped)
+	# n broadcast frames from varying source ports (spread over the queues)
+	ip netns exec "$NS" python3 -c 'import socket,struct,sys,time
+s=socket.socket(socket.AF_PACKET, socket.SOCK_RAW); s.bind((sys.argv[1], 0))
+for i in range(int(sys.argv[2])):
+    f=b"\xff"*6+b"\x02\x00\x00\x00\x00\x01"+b"\x08\x00"+bytes(20)+struct.pack("!HH",1000+i%64,9)+bytes(30)
+    s.send(f)
+    if i % 50 == 49: time.sleep(0.002)' "$TAP" "$n"
+	sleep 1
+	tp "stop"; sleep 0.3
+	read -r rxp _ < <(port_stats)
+	status_json > "$W/$name.status.json"
+	read -r v_rx v_tx v_rd v_td _ _ < <(vnetd_sum "$W/$name.status.json")
+	kdrop=$(($(tap_stat tx_dropped) - kdrop0))
+	tp "quit"; stop_all
+	local r="sent $n; testpmd rx=$rxp; vnetd rx=$v_rx rxdrop=$v_rd; TAP queue overflow $kdrop"
+	# Under load the TAP's own queue may overflow before vnetd reads it; every frame must
+	# still be accounted for, and nearly all arrive
+	check "$name: frames written to the TAP arrive in testpmd ($r)" \
+		bash -c "[ ${rxp:-0} -ge $((n * 9 / 10)) ] && [ $((${rxp:-0} + v_rd + kdrop)) -ge $n ]"
+	check "$name: vnetd RX count = testpmd RX count" [ "$v_rx" = "${rxp:-x}" ]
+}
+
+# kill_reconnect NAME: SIGKILL the frontend mid-traffic; vnetd stays, a second one works
+kill_reconnect() {
+	local name=$1 v_tx v2_tx conn tx1 tx2 rx2 _
+	want "$name" || return 0
+	if ! start_backend "$name" 2; then notok "$name: vnetd listens"; stop_all; return; fi
+	if ! start_testpmd "$name" 2 ",packed_vq=1"; then notok "$name: testpmd virtio-user port up"; stop_all; return; fi
+	tp "set fwd io"; tp "start tx_first 4"; sleep 2
+	exec {FIFO_FD}>&-; FIFO_FD=''
+	{ stop_pid "$TPID" KILL; } 2> /dev/null	# (bash's "Killed" job notice is noise here)
+	TPID=''
+	sleep 0.5
+	check "$name: vnetd still running after testpmd was SIGKILLed" kill -0 "$BPID"
+	status_json > "$W/$name.st1.json"
+	read -r _ v_tx _ _ _ conn < <(vnetd_sum "$W/$name.st1.json")
+	check "$name: status shows the port disconnected (had tx=$v_tx)" [ "$conn" = 0 ]
+	if ! start_testpmd "$name-2" 2 ""; then notok "$name: second testpmd port up"; stop_all; return; fi
+	read -r _ _ _ tx1 _ < <(port_stats)
+	tp "set fwd io"; tp "start tx_first 4"; sleep 2; tp "stop"; sleep 0.5
+	read -r rx2 _ _ tx2 _ < <(port_stats)
+	status_json > "$W/$name.st2.json"
+	read -r _ v2_tx _ _ _ _ < <(vnetd_sum "$W/$name.st2.json")
+	local r="second testpmd rx=$rx2 tx=$((tx2 - tx1)); vnetd tx $v_tx -> $v2_tx"
+	check "$name: a second frontend passes traffic ($r)" [ "${rx2:-0}" -gt 1000 ]
+	check "$name: vnetd counters carry on: TX grew by the second testpmd's TX" \
+		[ "$((v2_tx - v_tx))" = "$((tx2 - tx1))" ]
+	check "$name: vnetctl status --json counts 2 connections" \
+		python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["ports"][0]["connections"] != 2)' "$W/$name.st2.json"
+	"$VNETCTL" status --socket "$CTL" > "$W/$name.st2.txt" 2>&1
+	check "$name: vnetctl status (text) shows per-queue counters" grep -q 'tx: .* packets [1-9]' "$W/$name.st2.txt"
+	tp "quit"
+	stop_pid "$TPID" INT; TPID=''
+	kill -TERM "$BPID"; wait "$BPID"; local rc=$?; BPID=''
+	check "$name: vnetd exits 0 on SIGTERM (rc=$rc)" [ "$rc" = 0 ]
+	stop_all
+}
+
+# sigterm_busy NAME: SIGTERM while a frontend is connected and forwarding
+sigterm_busy() {
+	local name=$1 rc t0
+	want "$name" || return 0
+	if ! start_backend "$name" 2; then notok "$name: vnetd listens"; stop_all; return; fi
+	if ! start_testpmd "$name" 2 ""; then notok "$name: testpmd virtio-user port up"; stop_all; return; fi
+	tp "set fwd io"; tp "start tx_first 4"; sleep 1
+	t0=$SECONDS
+	kill -TERM "$BPID"; wait "$BPID"; rc=$?; BPID=''
+	check "$name: vnetd exits 0 within 5 s (rc=$rc, $((SECONDS - t0)) s), sockets removed" \
+		bash -c "[ $rc = 0 ] && [ $((SECONDS - t0)) -le 5 ] && [ ! -e '$SOCK' ] && [ ! -e '$CTL' ]"
+	stop_all
+}
+
 run_config split-q1-mrg1 1 ",packed_vq=0,mrg_rxbuf=1,in_order=0"
 run_config split-q1-mrg0 1 ",packed_vq=0,mrg_rxbuf=0,in_order=0"
 run_config split-q2-mrg1 2 ",packed_vq=0,mrg_rxbuf=1,in_order=0"
@@ -220,5 +367,22 @@ run_config split-q1-inorder 1 ",packed_vq=0,mrg_rxbuf=1,in_order=1"
 run_config packed-q1-mrg1 1 ",packed_vq=1,mrg_rxbuf=1,in_order=0"
 run_config packed-q2-mrg0 2 ",packed_vq=1,mrg_rxbuf=0,in_order=0"
 run_config packed-q2-inorder 2 ",packed_vq=1,mrg_rxbuf=1,in_order=1"
+run_config packed-q4-mrg1 4 ",packed_vq=1,mrg_rxbuf=1,in_order=0"
+if [ "$BACKEND" = vnetd ]; then
+	NS=vnpeer$$ TAP=vpt$$
+	if netns_new "$NS"; then
+		# no IPv6 chatter (router solicitations, MLD) on the TAP: only the frames we send
+		ip netns exec "$NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+		tap_tx tap-tx-split-q1 1 ""
+		tap_tx tap-tx-packed-q4-mrg0 4 ",packed_vq=1,mrg_rxbuf=0"
+		tap_rx tap-rx-split-q1-mrg1 1 ",mrg_rxbuf=1"
+		tap_rx tap-rx-packed-q2-mrg0 2 ",packed_vq=1,mrg_rxbuf=0"
+	else
+		ok_skip "tap scenarios" "cannot create a network namespace"
+	fi
+	NS=''
+	kill_reconnect frontend-killed
+	sigterm_busy sigterm-busy
+fi
 echo "# total $((SECONDS - T0))s"
 [ "$FAILS" = 0 ]

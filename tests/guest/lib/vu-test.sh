@@ -23,24 +23,20 @@ VT_GUEST_IP=10.77.0.2
 VT_N=0 VT_FAILS=0 VT_BPID='' VT_CFGPID='' VT_QPID='' VT_GPID='' VT_EXTRA_PIDS=()
 VT_T0=$SECONDS VT_BSTARTS=0
 
-vt_ok() { VT_N=$((VT_N + 1)); echo "ok $VT_N - $VT_NAME: $*"; }
-vt_notok() { VT_N=$((VT_N + 1)); VT_FAILS=$((VT_FAILS + 1)); echo "not ok $VT_N - $VT_NAME: $*"; }
+# TAP lines, skips, stopping processes, cleanup at exit: tests/lib/common.sh
+. "$VT_TOP/tests/lib/common.sh"
+# shellcheck disable=SC2034  # VT_N, VT_FAILS: read by scenarios (docs: tests/guest/lib/README.md)
+vt_ok() { ok "$VT_NAME: $*"; VT_N=$N; }
+# shellcheck disable=SC2034
+vt_notok() { not_ok "$VT_NAME: $*"; VT_N=$N VT_FAILS=$FAILS; }
 vt_check() { # NAME CMD... : one TAP line from CMD's status
 	local n=$1; shift
 	if "$@"; then vt_ok "$n"; else vt_notok "$n"; fi
 }
-vt_skip() { echo "SKIP: $*"; exit 77; }
+vt_skip() { skip_all "$@"; }
 vt_step() { echo "# step: $* (t=$((SECONDS - VT_T0))s)"; }
 
-vt_kill_pid() { # PID [SIG]: stop a process we started, wait up to 5 s, then SIGKILL
-	local p=$1 sig=${2:-TERM} _
-	[ -n "$p" ] && kill -0 "$p" 2>/dev/null || return 0
-	kill "-$sig" "$p" 2>/dev/null
-	for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-	kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null
-	wait "$p" 2>/dev/null
-	return 0
-}
+vt_kill_pid() { stop_pid "$@"; } # PID [SIG]: TERM (SIG), up to 5 s, then SIGKILL
 
 vt_cleanup() {
 	local p
@@ -84,7 +80,7 @@ vt_init() {
 	VT_TAP=vtg$$
 	VT_SOCK=$VT_W/vu.sock
 	VT_PREFIX=vtg$$
-	trap vt_cleanup EXIT
+	cleanup_run vt_cleanup
 	trap 'exit 130' INT TERM
 	echo "# $VT_NAME: backend $VT_BACKEND, workdir $VT_W"
 	local t0=$SECONDS

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-loop.sh - vnet-bench (the frontend library) against vnetd's loop
+# vnet-bench-loop.sh - vnet-bench (the frontend library) against vnetd's loop
 # backend: every mode that gets frames back from loop (tx-only,
 # bidirectional, ping-pong), split and packed rings, 1 and 4 queue pairs,
 # plus 64 KiB TSO frames, several memory regions, two VMs, busy polling and a
@@ -9,27 +9,22 @@
 # check, re-verified here from its --json output: every frame sent came back
 # exactly once, in order, on the queue it was sent on (loop echoes each pair's
 # TX to the same pair's RX), and the counts are non-zero.
-# rx-only needs a host-side sender: see bench-tap-rx.sh.
+# rx-only needs a host-side sender: see vnetd-tap-rx.sh. This is a correctness test
+# (short windows); the throughput of the same paths is measured by bench/loop.sh.
+# needs: none
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 BENCH=${VNET_BENCH:-build/vnet-bench}	# e.g. a sanitizer build
 VNETD=build/vnetd
-for b in $BENCH $VNETD; do
-	[ -x "$b" ] || { echo "SKIP: $b not built (run make)"; exit 77; }
-done
+need_built "$BENCH" "$VNETD"
 export VNETD
-DUR=${BENCH_DUR:-1}
-N=0 FAILED=0
-
-# field NAME JSON: the value of NAME in the "total" object
-field() {
-	sed -n 's/.*"total": {\(.*\)}.*/\1/p' <<< "$2" | grep -o "\"$1\": [0-9.]*" | awk '{print $2}'
-}
+DUR=${BENCH_DUR:-0.5}
+field() { bench_field "$@"; }
 
 run() {
 	local name=$1 out rc tx rx why=""
 	shift
-	N=$((N + 1))
 	out=$(timeout 60 "$BENCH" --spawn --check-seq --json -d "$DUR" "$@" 2>&1)
 	rc=$?
 	tx=$(field tx_frames "$out"); rx=$(field rx_frames "$out")
@@ -41,11 +36,10 @@ run() {
 	[ -n "$tx" ] && [ "$tx" -gt 0 ] || why="$why, nothing sent"
 	[ "$tx" = "$rx" ] || why="$why, tx $tx != rx $rx"
 	if [ -z "$why" ]; then
-		echo "ok $N - $name ($tx frames, $(field rx_mpps "$out") Mpps)"
+		ok "$name ($tx frames, $(field rx_mpps "$out") Mpps)"
 	else
-		echo "not ok $N - $name:$why"
+		not_ok "$name:$why"
 		sed 's/^/# /' <<< "$out" | tail -n 20
-		FAILED=1
 	fi
 }
 
@@ -73,16 +67,14 @@ run "bidirectional split, 4 memory regions via SET_MEM_TABLE, no REPLY_ACK" \
 	--mem-regions 4 --pairs 4 --no-mem-slots --no-reply-ack
 # GET_CONFIG: vnetd offers PROTOCOL_F_CONFIG, so the MAC must be vnetd's
 # (02:.. derived from the socket path), not the library's 52:54:00 default
-N=$((N + 1))
 out=$(timeout 60 "$BENCH" --spawn --json -d 0.3 2>&1)
 pf=$(grep -o '"protocol_features": "0x[0-9a-f]*"' <<< "$out" | cut -d'"' -f4)
 mac=$(grep -o '"mac": "[0-9a-f:]*"' <<< "$out" | cut -d'"' -f4)
 if [ -z "$pf" ] || [ $(( pf & (1 << 9) )) = 0 ]; then
-	echo "ok $N - MAC from config space # SKIP vnetd does not offer PROTOCOL_F_CONFIG ($pf)"
+	ok_skip "MAC from config space" "vnetd does not offer PROTOCOL_F_CONFIG ($pf)"
 elif [ -n "$mac" ] && [ "$mac" != 52:54:00:12:34:56 ]; then
-	echo "ok $N - MAC from vnetd's config space via GET_CONFIG ($mac)"
+	ok "MAC from vnetd's config space via GET_CONFIG ($mac)"
 else
-	echo "not ok $N - MAC from config space: got '$mac'"
-	FAILED=1
+	not_ok "MAC from config space: got '$mac'"
 fi
 exit $FAILED

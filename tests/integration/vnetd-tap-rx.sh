@@ -1,37 +1,31 @@
 #!/usr/bin/env bash
-# bench-tap-rx.sh - vnet-bench rx-only against vnetd's tap backend: frames
+# vnetd-tap-rx.sh - vnet-bench rx-only against vnetd's tap backend: frames
 # written into the TAP interface from the host side (an AF_PACKET socket in
 # a private network namespace) must reach the frontend's RX ring, each once
 # and in order. The injected frames carry vnet-bench's marker (VM 0, pair 0,
 # sequence 0..N-1), so vnet-bench's sequence check applies; split and packed.
 # The kernel drops what overflows the tap's queue when the reader is slow, so
-# the injector is paced and the queue made long.
+# the injector is paced and the queue made long. (A correctness test: the injector runs
+# at ~30 kpps, so the rate it shows is not a measurement.)
+# needs: root netns tun python3
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 BENCH=${VNET_BENCH:-$PWD/build/vnet-bench}
 VNETD=$PWD/build/vnetd
-for b in "$BENCH" "$VNETD"; do
-	[ -x "$b" ] || { echo "SKIP: $b not built (run make)"; exit 77; }
-done
-command -v python3 >/dev/null || { echo "SKIP: python3 missing (frame injector)"; exit 77; }
-[ -c /dev/net/tun ] || { echo "SKIP: no /dev/net/tun"; exit 77; }
+need_built "$BENCH" "$VNETD"
+command -v python3 >/dev/null || skip_all "python3 missing (frame injector)"
+[ -c /dev/net/tun ] || skip_all "no /dev/net/tun"
 NS=vnbrx$$
 TAP=vnbt$$
 SOCK=/tmp/vnet-bench-rx-$$.sock
 CTL=/tmp/vnet-bench-rx-$$.ctl
 LOG=/tmp/vnet-bench-rx-$$.log
-ip netns add "$NS" 2>/dev/null || { echo "SKIP: cannot create a network namespace"; exit 77; }
+netns_new "$NS" || skip_all "cannot create a network namespace"
 VPID=
-# shellcheck disable=SC2317  # invoked via trap
-cleanup() {
-	[ -n "$VPID" ] && kill "$VPID" 2>/dev/null && wait "$VPID" 2>/dev/null
-	VPID=
-	ip netns del "$NS" 2>/dev/null
-	rm -f "$SOCK" "$CTL" "$LOG"
-}
-trap cleanup EXIT
+cleanup_run 'stop_pid "$VPID"'
+cleanup_path "$SOCK"; cleanup_path "$CTL"; cleanup_path "$LOG"
 COUNT=${RX_FRAMES:-20000}
-N=0 FAILED=0
 
 inject() {	# COUNT frames with marker seq 0..COUNT-1 out of the tap
 	ip netns exec "$NS" python3 - "$TAP" "$COUNT" <<'PY'
@@ -54,18 +48,15 @@ for seq in range(count):
 PY
 }
 
-field() {
-	sed -n 's/.*"total": {\(.*\)}.*/\1/p' <<< "$2" | grep -o "\"$1\": [0-9.]*" | awk '{print $2}'
-}
+field() { bench_field "$@"; }
 
 for ring in split packed; do
-	N=$((N + 1))
 	rf=; [ $ring = packed ] && rf=--packed
 	rm -f "$SOCK"
 	ip netns exec "$NS" "$VNETD" --socket "$SOCK" --backend tap --tap "$TAP" \
 		--ctl-socket "$CTL" > "$LOG" 2>&1 &
 	VPID=$!
-	for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.05; done
+	wait_sock "$SOCK" 5 "$VPID"
 	out=$(mktemp /tmp/vnet-bench-rx-out.XXXXXX)
 	# a long window, ended by SIGINT once everything is injected: a slow
 	# (loaded) machine cannot cut the injection short
@@ -92,12 +83,11 @@ for ring in split packed; do
 		[ "$(field $f "$res")" = 0 ] || why="$why, $f=$(field $f "$res")"
 	done
 	if [ -z "$why" ]; then
-		echo "ok $N - rx-only $ring ring: $COUNT injected frames received once, in order (+$foreign host frames)"
+		ok "rx-only $ring ring: $COUNT injected frames received once, in order (+$foreign host frames)"
 	else
-		echo "not ok $N - rx-only $ring ring:$why"
+		not_ok "rx-only $ring ring:$why"
 		sed 's/^/# /' <<< "$res" | tail -n 12
 		sed 's/^/# vnetd: /' "$LOG" | tail -n 8
-		FAILED=1
 	fi
 	kill "$VPID" 2>/dev/null; wait "$VPID" 2>/dev/null; VPID=
 done

@@ -1,0 +1,91 @@
+# shellcheck shell=bash
+# tests/lib/common.sh - what test scripts share (source it, don't run it): TAP output,
+# skipping, stopping processes, waiting for sockets, network namespaces and cleanup at
+# exit. Sourcing it installs an EXIT trap that runs the cleanups registered below; a script
+# that sets its own EXIT trap calls cleanup_all from it.
+#
+#   ok NAME / not_ok NAME        one TAP line ("ok N - $TAP_PREFIX NAME"); N counts them,
+#                                FAILS counts failures, FAILED is 1 after any
+#   check NAME CMD...            ok or not_ok from CMD's exit status
+#   tap_result ok|notok NAME [DETAIL]   ok NAME, or not_ok "NAME (DETAIL)"
+#   ok_skip NAME WHY             "ok N - NAME # SKIP WHY"
+#   skip_all WHY...              "SKIP: WHY", exit 77
+#   need_built FILE...           skip_all unless each FILE is executable (run make)
+#   stop_pid PID [SIG]           SIG (TERM), up to 5 s, then SIGKILL; waits; always 0
+#   wait_sock PATH [SECS [PID]]  PATH becomes a socket within SECS (5); 1 if PID exits first
+#   netns_new NS                 ip netns add NS + lo up, deleted at exit
+#   cleanup_pid PID / cleanup_path PATH / cleanup_run CMD...   at exit: stop, rm -rf, run
+#   bench_field NAME JSON        a number from the "total" object of vnet-bench --json
+
+# shellcheck disable=SC2034  # N, FAILS, FAILED are read by the scripts that source this
+N=0 FAILS=0 FAILED=0
+TAP_PREFIX=${TAP_PREFIX:-}
+CLEANUP_PIDS=() CLEANUP_NETNS=() CLEANUP_PATHS=() CLEANUP_CMDS=()
+
+ok() { N=$((N + 1)); echo "ok $N - $TAP_PREFIX$*"; }
+# shellcheck disable=SC2034
+not_ok() { N=$((N + 1)); FAILS=$((FAILS + 1)); FAILED=1; echo "not ok $N - $TAP_PREFIX$*"; }
+check() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+tap_result() {
+	if [ "$1" = ok ]; then ok "$2"; else not_ok "$2${3:+ ($3)}"; fi
+}
+ok_skip() { N=$((N + 1)); echo "ok $N - $TAP_PREFIX$1 # SKIP $2"; }
+skip_all() { echo "SKIP: $*"; exit 77; }
+need_built() {
+	local f
+	for f in "$@"; do
+		[ -x "$f" ] || skip_all "$f not built (run make)"
+	done
+}
+
+stop_pid() {
+	local p=$1 sig=${2:-TERM} _
+	[ -n "$p" ] && kill -0 "$p" 2> /dev/null || return 0
+	kill "-$sig" "$p" 2> /dev/null
+	for _ in $(seq 50); do kill -0 "$p" 2> /dev/null || break; sleep 0.1; done
+	kill -0 "$p" 2> /dev/null && kill -KILL "$p" 2> /dev/null
+	wait "$p" 2> /dev/null
+	return 0
+}
+
+wait_sock() {
+	local path=$1 secs=${2:-5} pid=${3:-} _
+	for _ in $(seq $((secs * 10))); do
+		[ -S "$path" ] && return 0
+		[ -n "$pid" ] && ! kill -0 "$pid" 2> /dev/null && return 1
+		sleep 0.1
+	done
+	[ -S "$path" ]
+}
+
+netns_new() {
+	ip netns add "$1" 2> /dev/null || return 1
+	CLEANUP_NETNS+=("$1")
+	ip -n "$1" link set lo up
+}
+
+cleanup_pid() { CLEANUP_PIDS+=("$1"); }
+cleanup_path() { CLEANUP_PATHS+=("$1"); }
+cleanup_run() { CLEANUP_CMDS+=("$*"); }
+
+# cleanup_all: registered commands first (newest first), then processes, namespaces, paths
+cleanup_all() {
+	local i
+	for ((i = ${#CLEANUP_CMDS[@]} - 1; i >= 0; i--)); do eval "${CLEANUP_CMDS[$i]}"; done
+	CLEANUP_CMDS=()
+	for i in "${CLEANUP_PIDS[@]+"${CLEANUP_PIDS[@]}"}"; do stop_pid "$i"; done
+	CLEANUP_PIDS=()
+	for i in "${CLEANUP_NETNS[@]+"${CLEANUP_NETNS[@]}"}"; do ip netns del "$i" 2> /dev/null; done
+	CLEANUP_NETNS=()
+	for i in "${CLEANUP_PATHS[@]+"${CLEANUP_PATHS[@]}"}"; do rm -rf "$i"; done
+	CLEANUP_PATHS=()
+}
+trap cleanup_all EXIT
+
+bench_field() {
+	sed -n 's/.*"total": {\(.*\)}.*/\1/p' <<< "$2" | grep -o "\"$1\": [0-9.]*" | awk '{print $2}'
+}
