@@ -58,11 +58,11 @@ install: $(addprefix $(BUILD)/,$(PROGS)) man $(BUILD)/50-vnetd.json
 	$(INSTALL) -m 644 $(BUILD)/50-vnetd.json $(DESTDIR)$(QEMUVUDIR)/50-vnetd.json
 	$(INSTALL) -m 644 $(COMPS) $(DESTDIR)$(BASHCOMPDIR)/
 	@# The operator's file: never overwritten
-	@if [ -e $(DESTDIR)$(SYSCONFDIR)/vnetd/vnetd.conf ]; then \
-		echo "keeping $(DESTDIR)$(SYSCONFDIR)/vnetd/vnetd.conf"; \
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/vnetd/ports.conf ]; then \
+		echo "keeping $(DESTDIR)$(SYSCONFDIR)/vnetd/ports.conf"; \
 	else \
-		echo "$(INSTALL) -D -m 644 contrib/vnetd.conf $(DESTDIR)$(SYSCONFDIR)/vnetd/vnetd.conf"; \
-		$(INSTALL) -D -m 644 contrib/vnetd.conf $(DESTDIR)$(SYSCONFDIR)/vnetd/vnetd.conf; \
+		echo "$(INSTALL) -D -m 644 contrib/ports.conf $(DESTDIR)$(SYSCONFDIR)/vnetd/ports.conf"; \
+		$(INSTALL) -D -m 644 contrib/ports.conf $(DESTDIR)$(SYSCONFDIR)/vnetd/ports.conf; \
 	fi
 	@set -e; for u in $(UNITS); do \
 		echo "install $$u -> $(DESTDIR)$(SYSTEMDUNITDIR)/$${u##*/}"; \
@@ -83,8 +83,8 @@ uninstall:
 		rm -f $(DESTDIR)$(MANDIR)/man$${p##*.}/$$p; \
 	done
 	@# The operator's file goes only if it is still the one we installed
-	@if cmp -s contrib/vnetd.conf $(DESTDIR)$(SYSCONFDIR)/vnetd/vnetd.conf; then \
-		echo "rm -f $(DESTDIR)$(SYSCONFDIR)/vnetd/vnetd.conf"; \
-		rm -f $(DESTDIR)$(SYSCONFDIR)/vnetd/vnetd.conf; \
+	@if cmp -s contrib/ports.conf $(DESTDIR)$(SYSCONFDIR)/vnetd/ports.conf; then \
+		echo "rm -f $(DESTDIR)$(SYSCONFDIR)/vnetd/ports.conf"; \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/vnetd/ports.conf; \
 	fi
 	@rmdir $(DESTDIR)$(SYSCONFDIR)/vnetd $(DESTDIR)$(QEMUVUDIR) 2>/dev/null || true

@@ -22,7 +22,7 @@
 
 static const char usage_text[] =
 "Usage: vnet-bench [--socket PATH]... [OPTION]...\n"
-"       vnet-bench --spawn [OPTION]...     start vnetd --backend loop and run against it\n"
+"       vnet-bench --spawn [OPTION]...     start vnetd (loop backend) and run against it\n"
 "       vnet-bench ring [ARGS]             ring micro-benchmark\n"
 "\n"
 "Acts as one or more VMs (a userspace virtio-net driver over vhost-user).\n"
@@ -30,7 +30,7 @@ static const char usage_text[] =
 "      --spawn            start vnetd (next to vnet-bench, or $VNETD) on a temp socket;\n"
 "                         with no other option: bidirectional, 1 pair, 64 B, 3 s,\n"
 "                         sequence numbers checked\n"
-"      --spawn-backend B  vnetd --backend for --spawn (default: loop)\n"
+"      --spawn-backend B  the backend vnetd uses for --spawn (default: loop)\n"
 "  -m, --mode MODE        tx-only | rx-only | bidirectional | ping-pong (default: bidirectional)\n"
 "  -l, --size BYTES       frame size, 60..65536; above 9018 sent as TSO frames (default: 64)\n"
 "  -q, --pairs N          queue pairs per VM, one thread each (default: 1)\n"
