@@ -30,6 +30,9 @@ COMPS     := $(sort $(wildcard contrib/bash-completion/*))
 BIN_PROGS := vnetctl vnet-bench
 SBIN_PROGS := vnetd
 
+.PHONY: programs
+programs: $(addprefix $(BUILD)/,$(PROGS))
+
 man: $(MAN_PAGES)
 
 $(BUILD)/man/%: docs/man/%.scd
