@@ -60,7 +60,7 @@ static int fz_init(void)
 	struct vu_dev_cfg c = {
 		.name = "fuzz", .queues = 4, .features_mask = ~0ULL,
 		.mac = { 0x52, 0x54, 0, 1, 2, 3 }, .mtu = 1500,
-		.no_workers = true,
+		.no_workers = true, .config_space = true,	/* keep GET_CONFIG reachable */
 	};
 
 	log_max_level = LOG_ERR;

@@ -470,7 +470,8 @@ int vu_dev_create(struct vu_dev **d, const struct vu_dev_cfg *cfg)
 	/* The decision was made once, before this first offer: adopt it */
 	vhost_port_adopt(&n->vp, n->cfg.name, cfg->vhost, NULL);
 	n->offered = vhost_port_features(&n->vp, vu_net_offer(cfg));
-	n->offered_proto = VU_PROTO_FEATURES;
+	n->offered_proto = VU_PROTO_FEATURES &
+		~(cfg->config_space ? 0 : BIT(VHOST_USER_PROTOCOL_F_CONFIG));
 	vu_pairs_init(n);
 	if (!cfg->no_workers) {
 		ret = worker_pool_create(&n->wp, n->cfg.name, n->pairs,

@@ -28,6 +28,9 @@
  * @vhost:		The port's --vhost-net decision (vhost_mode_decide(),
  *			made once before the device exists; must outlive it),
  *			NULL: userspace data path only
+ * @config_space:	Offer VHOST_USER_PROTOCOL_F_CONFIG (GET/SET_CONFIG).
+ *			Off by default: QEMU's vhost-user-net does not use
+ *			it and warns once per queue pair when it is offered
  */
 struct vu_dev_cfg {
 	const char *name;
@@ -39,6 +42,7 @@ struct vu_dev_cfg {
 	struct worker_opts wopts;
 	bool no_workers;
 	const struct vhost_decision *vhost;
+	bool config_space;
 };
 
 #endif /* VNET_VU_DEV_CFG_H */

@@ -18,10 +18,11 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "version.h"
 
 static const char usage_text[] =
 "Usage: vnet-bench [--socket PATH]... [OPTION]...\n"
-"       vnet-bench --spawn [OPTION]...     start vnetd --backend loop and run against it\n"
+"       vnet-bench --spawn [OPTION]...     start vnetd (loop backend) and run against it\n"
 "       vnet-bench ring [ARGS]             ring micro-benchmark\n"
 "\n"
 "Acts as one or more VMs (a userspace virtio-net driver over vhost-user).\n"
@@ -29,7 +30,7 @@ static const char usage_text[] =
 "      --spawn            start vnetd (next to vnet-bench, or $VNETD) on a temp socket;\n"
 "                         with no other option: bidirectional, 1 pair, 64 B, 3 s,\n"
 "                         sequence numbers checked\n"
-"      --spawn-backend B  vnetd --backend for --spawn (default: loop)\n"
+"      --spawn-backend B  the backend vnetd uses for --spawn (default: loop)\n"
 "  -m, --mode MODE        tx-only | rx-only | bidirectional | ping-pong (default: bidirectional)\n"
 "  -l, --size BYTES       frame size, 60..65536; above 9018 sent as TSO frames (default: 64)\n"
 "  -q, --pairs N          queue pairs per VM, one thread each (default: 1)\n"
@@ -50,14 +51,15 @@ static const char usage_text[] =
 "      --caller-mem       give the library our own memfd region and eventfds (borrowed)\n"
 "                         instead of letting it make its own\n"
 "      --json             one JSON object instead of the table\n"
-"  -h, --help\n"
+"  -h, --help             this text\n"
+"      --version          print the version and exit\n"
 "Exit status: 0 ok, 1 a check failed, 2 usage or setup error.\n";
 
 enum {
 	OPT_SPAWN = 256, OPT_SPAWN_BACKEND, OPT_VMS, OPT_POLL, OPT_PACKED,
 	OPT_RING, OPT_BATCH, OPT_MEM_REGIONS, OPT_FEATURES, OPT_CHECK,
 	OPT_NO_CHECK, OPT_RESTART, OPT_JSON, OPT_NO_REPLY_ACK, OPT_NO_MEM_SLOTS,
-	OPT_CALLER_MEM,
+	OPT_CALLER_MEM, OPT_VERSION,
 };
 
 static const struct option opts[] = {
@@ -83,6 +85,7 @@ static const struct option opts[] = {
 	{ "no-mem-slots", no_argument, NULL, OPT_NO_MEM_SLOTS },
 	{ "caller-mem", no_argument, NULL, OPT_CALLER_MEM },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -164,7 +167,9 @@ static int parse_opt(struct bench_cfg *c, int o, const char *arg, int *check)
 	case OPT_RESTART:
 		d = strtod(arg, &end);
 		if (end == arg || *end || d <= 0 || d > 86400)
-			return usage_err("'%s': seconds, > 0", arg);
+			return usage_err(o == 'd' ?
+					 "--duration '%s': seconds, > 0 and <= 86400" :
+					 "--restart-at '%s': seconds, > 0 and <= 86400", arg);
 		*(o == 'd' ? &c->duration : &c->restart_at) = d;
 		return 0;
 	case OPT_POLL: c->poll = true; return 0;
@@ -196,6 +201,7 @@ static int parse_opt(struct bench_cfg *c, int o, const char *arg, int *check)
 	case OPT_NO_MEM_SLOTS: c->no_mem_slots = true; return 0;
 	case OPT_CALLER_MEM: c->caller_mem = true; return 0;
 	case 'h': fputs(usage_text, stdout); exit(0);
+	case OPT_VERSION: printf("vnet-bench %s\n", VNET_VERSION); exit(0);
 	default: return 2;
 	}
 }

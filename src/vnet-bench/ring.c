@@ -170,9 +170,9 @@ static int rb_run(struct rb_env *e, const struct rb_case *k, uint16_t num,
 	return ret;
 }
 
-static int rb_usage(void)
+static int rb_usage(FILE *f)
 {
-	fprintf(stderr, "usage: vnet-bench ring [-n CHAINS] [-q RING_SIZE]\n"
+	fprintf(f, "usage: vnet-bench ring [-n CHAINS] [-q RING_SIZE]\n"
 		"  ns per chain for pop+push+flush, split and packed rings,\n"
 		"  1- and 19-descriptor chains; exits 1 if anything allocated\n");
 	return 2;
@@ -187,17 +187,21 @@ static int rb_parse(int argc, char **argv, unsigned long *chains,
 		char *end;
 		unsigned long v;
 
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			rb_usage(stdout);
+			exit(0);
+		}
 		if (i + 1 >= argc || (strcmp(argv[i], "-n") &&
 				      strcmp(argv[i], "-q")))
-			return rb_usage();
+			return rb_usage(stderr);
 		v = strtoul(argv[i + 1], &end, 0);
 		if (*end || !v)
-			return rb_usage();
+			return rb_usage(stderr);
 		if (!strcmp(argv[i], "-n")) {
 			*chains = v;
 		} else {
 			if (v < 32 || v > 32768 || (v & (v - 1)))
-				return rb_usage();
+				return rb_usage(stderr);
 			*num = (uint16_t)v;
 		}
 		i++;

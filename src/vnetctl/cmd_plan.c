@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "mac.h"
 #include "plan.h"
 #include "provision.h"
 
@@ -138,18 +139,6 @@ static void plan_node_defaults(struct plan_opts *o)
 	}
 }
 
-static bool plan_mac_ok(const char *m)
-{
-	int i;
-
-	if (strlen(m) != 17)
-		return false;
-	for (i = 0; i < 17; i++)
-		if (i % 3 == 2 ? m[i] != ':' : !strchr("0123456789abcdefABCDEF", m[i]))
-			return false;
-	return true;
-}
-
 /* A decimal size without a leading zero, with an optional K, M, G or T */
 static bool plan_size_ok(const char *s)
 {
@@ -168,6 +157,8 @@ static int plan_check_values(struct plan_opts *o)
 	static const char *const outputs[] = { "all", "qemu", "libvirt",
 		"cloud-hypervisor", "vnetd", "hint", NULL };
 	char err[PLAN_MSG_LEN];
+	const char *why;
+	uint8_t mac[6];
 	int idx = 0;
 
 	if (!o->vcpus)
@@ -189,9 +180,8 @@ static int plan_check_values(struct plan_opts *o)
 				 PLAN_VHOST_AUTO;
 	if (o->output && plan_one_of("--output", o->output, outputs, &idx))
 		return CMD_USAGE;
-	if (o->vm.mac && !plan_mac_ok(o->vm.mac))
-		return plan_usage_err("--mac '%s' is not a MAC address like %s",
-				      o->vm.mac, "52:54:00:12:34:56");
+	if (o->vm.mac && (why = mac_parse(o->vm.mac, mac)))
+		return plan_usage_err("--mac '%s': %s", o->vm.mac, why);
 	if (!plan_size_ok(o->vm.memory))
 		return plan_usage_err("--memory '%s' is not a size like %s",
 				      o->vm.memory, "512M, 1G, 2048M");

@@ -91,6 +91,7 @@ static int status_query(const char *path, const char *req)
 int cmd_status(int argc, char **argv)
 {
 	const char *path = ctl_default_path(), *req = "status\n", *v;
+	const char *format = NULL;	/* the --json/--prometheus flag given */
 	bool missing;
 	int i;
 
@@ -102,11 +103,18 @@ int cmd_status(int argc, char **argv)
 			fprintf(stderr, "vnetctl status: %s: needs a value\n",
 				argv[i]);
 			return CMD_USAGE;
-		} else if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j")) {
-			req = "status json\n";
-		} else if (!strcmp(argv[i], "--prometheus") ||
+		} else if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j") ||
+			   !strcmp(argv[i], "--prometheus") ||
 			   !strcmp(argv[i], "-p")) {
-			req = "metrics\n";
+			v = strstr(argv[i], "j") ? "status json\n" :
+						    "metrics\n";
+			if (format && strcmp(req, v)) {
+				fprintf(stderr, "vnetctl status: %s and %s: give one output format, not both\n",
+					format, argv[i]);
+				return CMD_USAGE;
+			}
+			format = argv[i];
+			req = v;
 		} else if (cmd_is_help(argv[i])) {
 			status_usage(stdout);
 			return CMD_OK;

@@ -129,6 +129,10 @@ static int tap_create(int argc, char **argv)
 	char err[PROV_ERR_LEN];
 	int ret;
 
+	if (cmd_wants_help(argc, argv)) {
+		fputs(tap_usage, stdout);
+		return CMD_OK;
+	}
 	ret = tap_parse(argc, argv, &o) ?: tap_build_req(&o, &req);
 	if (ret)
 		return ret;
@@ -157,6 +161,10 @@ static int tap_delete(int argc, char **argv)
 	bool existed, force = false;
 	int i, ret;
 
+	if (cmd_wants_help(argc, argv)) {
+		fputs(tap_usage, stdout);
+		return CMD_OK;
+	}
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--force"))
 			force = true;
@@ -231,6 +239,10 @@ int cmd_probe(int argc, char **argv)
 	if (argc < 1 || cmd_is_help(argv[0]) || strcmp(argv[0], "vhost-net")) {
 		fputs(probe_usage, argc >= 1 && cmd_is_help(argv[0]) ? stdout : stderr);
 		return argc >= 1 && cmd_is_help(argv[0]) ? CMD_OK : CMD_USAGE;
+	}
+	if (cmd_wants_help(argc - 1, argv + 1)) {
+		fputs(probe_usage, stdout);
+		return CMD_OK;
 	}
 	for (i = 1; i < argc; i++) {
 		if ((v = cmd_opt(argc, argv, &i, "--user", &missing)))

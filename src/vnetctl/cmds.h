@@ -22,5 +22,6 @@ int cmd_status(int argc, char **argv);	/* src/vnetctl/cmd_status.c */
 const char *cmd_opt(int argc, char **argv, int *i, const char *name,
 		    bool *missing);
 bool cmd_is_help(const char *arg);
+bool cmd_wants_help(int argc, char **argv);
 
 #endif /* VNETCTL_CMDS_H */

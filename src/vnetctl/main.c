@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "version.h"
 
 static const char vnetctl_usage[] =
 	"usage: vnetctl COMMAND [ARGS]\n"
@@ -23,6 +24,7 @@ static const char vnetctl_usage[] =
 	"  probe vhost-net [--user U] [--dev PATH]\n"
 	"                       can this user open /dev/vhost-net, and what the plan does if not\n"
 	"  status ...           ask a running vnetd\n"
+	"  --version            print the version and exit\n"
 	"\n"
 	"Exit status: 0 success, 1 the operation failed, 2 usage error.\n"
 	"See docs/vnetctl.md.\n";
@@ -69,6 +71,26 @@ bool cmd_is_help(const char *arg)
 	       !strcmp(arg, "help");
 }
 
+/**
+ * cmd_wants_help() - Does any argument ask for help?
+ * @argc:	Argument count
+ * @argv:	Arguments (a subcommand's, after its name)
+ *
+ * Only -h and --help count here, so that a positional NAME "help" stays a
+ * name.
+ *
+ * Return: true if one of @argv is -h or --help
+ */
+bool cmd_wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
@@ -79,6 +101,10 @@ int main(int argc, char **argv)
 	}
 	if (cmd_is_help(cmd)) {
 		fputs(vnetctl_usage, stdout);
+		return CMD_OK;
+	}
+	if (!strcmp(cmd, "--version")) {
+		printf("vnetctl %s\n", VNET_VERSION);
 		return CMD_OK;
 	}
 	if (!strcmp(cmd, "plan"))

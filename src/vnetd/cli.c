@@ -18,9 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "log.h"
 #include "vhost_port.h"
+#include "mac.h"
+#include "version.h"
 #include "vnetd.h"
 
 #define CLI_ERR_LEN	160
@@ -50,7 +53,7 @@ enum {
 	OPT_TAP = 0x100, OPT_TAP_FD, OPT_THREADS, OPT_MAC, OPT_MTU,
 	OPT_FEATURES, OPT_POLL_US, OPT_BUDGET_PKTS, OPT_BUDGET_BYTES,
 	OPT_CLIENT, OPT_VHOST_NET, OPT_NAME, OPT_CTL, OPT_CONFIG, OPT_PORT,
-	OPT_CAPS, OPT_LOG_LEVEL,
+	OPT_CAPS, OPT_LOG_LEVEL, OPT_VERSION, OPT_CONFIG_SPACE,
 };
 
 static const struct option cli_opts[] = {
@@ -69,12 +72,14 @@ static const struct option cli_opts[] = {
 	{ "client",		no_argument,	   NULL, OPT_CLIENT },
 	{ "vhost-net",		required_argument, NULL, OPT_VHOST_NET },
 	{ "name",		required_argument, NULL, OPT_NAME },
+	{ "config-space",	required_argument, NULL, OPT_CONFIG_SPACE },
 	{ "ctl-socket",		required_argument, NULL, OPT_CTL },
 	{ "config",		required_argument, NULL, OPT_CONFIG },
 	{ "port",		required_argument, NULL, OPT_PORT },
 	{ "print-capabilities",	no_argument,	   NULL, OPT_CAPS },
 	{ "log-level",		required_argument, NULL, OPT_LOG_LEVEL },
 	{ "help",		no_argument,	   NULL, OPT_HELP },
+	{ "version",		no_argument,	   NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -108,6 +113,8 @@ void cli_usage(FILE *f)
 "                           100 ms .. 5 s (default: listen)\n"
 "      --vhost-net MODE     kernel vhost-net data path: auto|on|off (default: auto)\n"
 "      --name NAME          port name in status and logs (default: port<N>)\n"
+"      --config-space MODE  on|off: offer VHOST_USER_PROTOCOL_F_CONFIG (GET_CONFIG\n"
+"                           reads the MAC, MTU, queue count) (default: off)\n"
 "\n"
 "Process options:\n"
 "      --port KEY=VAL,...   one more port; keys are the port options above without\n"
@@ -118,6 +125,7 @@ void cli_usage(FILE *f)
 "      --log-level LEVEL    error|warn|info|debug (default: info)\n"
 "      --print-capabilities print the vhost-user backend capabilities JSON and exit\n"
 "  -h, --help               this text\n"
+"      --version            print the version and exit\n"
 "\n"
 "Exit status: 0 clean exit (SIGTERM/SIGINT), 1 runtime failure, 2 bad usage.\n",
 		host_names(), ctl_default_path());
@@ -220,24 +228,6 @@ static const char *cli_features_parse(const char *val, char sep,
 	return NULL;
 }
 
-static const char *cli_mac_parse(const char *val, uint8_t mac[6])
-{
-	unsigned int b[6];
-	char tail;
-	int i;
-
-	if (sscanf(val, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2],
-		   &b[3], &b[4], &b[5], &tail) != 6 || strlen(val) != 17)
-		return "must be a MAC like 52:54:00:12:34:56";
-	if (b[0] & 1)
-		return "must be a unicast MAC (lowest bit of the first byte clear)";
-	if (!(b[0] | b[1] | b[2] | b[3] | b[4] | b[5]))
-		return "must not be all zeros";
-	for (i = 0; i < 6; i++)
-		mac[i] = (uint8_t)b[i];
-	return NULL;
-}
-
 static const char *cli_tap_fds_parse(struct vnetd_port_cfg *pc,
 				     const char *val, char sep)
 {
@@ -337,7 +327,7 @@ static const char *cli_set(struct vnetd_port_cfg *pc, int opt,
 	case OPT_TAP_FD:
 		return cli_tap_fds_parse(pc, val, sep);
 	case OPT_MAC:
-		return cli_mac_parse(val, pc->mac);
+		return mac_parse(val, pc->mac);
 	case OPT_FEATURES:
 		return cli_features_parse(val, sep, &pc->features_mask);
 	case OPT_CLIENT:
@@ -348,6 +338,11 @@ static const char *cli_set(struct vnetd_port_cfg *pc, int opt,
 	case OPT_VHOST_NET:
 		if (vhost_mode_parse(val, &pc->vhost_net))
 			return "must be auto, on or off";
+		return NULL;
+	case OPT_CONFIG_SPACE:
+		if (strcmp(val, "on") && strcmp(val, "off"))
+			return "must be on or off";
+		pc->config_space = !strcmp(val, "on");
 		return NULL;
 	}
 	return cli_set_num(pc, opt, val);
@@ -361,7 +356,7 @@ static int cli_key(const char *key)
 	for (o = cli_opts; o->name; o++) {
 		switch (o->val) {
 		case OPT_CTL: case OPT_CONFIG: case OPT_PORT: case OPT_CAPS:
-		case OPT_LOG_LEVEL: case OPT_HELP:
+		case OPT_LOG_LEVEL: case OPT_HELP: case OPT_VERSION:
 			continue;
 		}
 		if (!strcmp(o->name, key))
@@ -416,7 +411,7 @@ static int cli_group(struct vnetd_port_cfg *pc, const char *text,
 			*eq = '\0';
 		opt = cli_key(tok);
 		if (opt < 0) {
-			cli_err("%s '%s': unknown key (keys: socket, backend, tap, tap-fd, queues, threads, mac, mtu, features, poll-us, budget-pkts, budget-bytes, client, vhost-net, name)",
+			cli_err("%s '%s': unknown key (keys: socket, backend, tap, tap-fd, queues, threads, mac, mtu, features, poll-us, budget-pkts, budget-bytes, client, vhost-net, name, config-space)",
 				where, tok);
 			return -EINVAL;
 		}
@@ -465,12 +460,20 @@ static int cli_config_file(struct vnetd_cfg *cfg,
 {
 	char line[2048], where[VNETD_PATH_LEN + 16];
 	unsigned int lineno = 0;
+	struct stat st;
 	int ret = 0;
 	FILE *f;
 
 	f = fopen(path, "re");
 	if (!f) {
 		cli_err("--config %s: %s", path, strerror(errno));
+		return -EINVAL;
+	}
+	/* fopen() opens a directory; only reading it fails, with EISDIR */
+	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		cli_err("--config %s: is a directory (give a file of port lines)",
+			path);
+		fclose(f);
 		return -EINVAL;
 	}
 	while (!ret && fgets(line, sizeof(line), f)) {
@@ -588,6 +591,9 @@ static int cli_options(struct vnetd_cfg *cfg, struct vnetd_port_cfg *tmpl,
 		case OPT_HELP:
 			cli_usage(stdout);
 			exit(0);
+		case OPT_VERSION:
+			printf("vnetd %s\n", VNET_VERSION);
+			exit(0);
 		case OPT_CAPS:
 			cfg->print_caps = true;
 			break;
@@ -644,7 +650,7 @@ static int cli_options(struct vnetd_cfg *cfg, struct vnetd_port_cfg *tmpl,
  * @argc:	Argument count
  * @argv:	Arguments
  *
- * Exits 0 for --help. Messages go to stderr.
+ * Exits 0 for --help and --version. Messages go to stderr.
  *
  * Return: 0, or VNETD_EXIT_USAGE after printing what is wrong
  */

@@ -118,8 +118,31 @@ static int port_attach(struct vnetd_port *p, int fd)
 		return ret;
 	}
 	vu_dev_connect(p->dev, fd);
-	p->connects++;
+	/* Listening: counted at the first byte (port_spoke()) */
+	p->fresh = !p->cfg.client;
+	p->connects += p->cfg.client;
 	return 0;
+}
+
+/*
+ * A listening port's connection counts, and is logged, once it sends its
+ * first byte: a liveness check (connect, close: another vnetd's
+ * port_unix_listen() on the same path) is neither. Return: false if the
+ * peer closed (or failed) without sending anything
+ */
+static bool port_spoke(struct vnetd_port *p)
+{
+	char c;
+
+	if (!p->fresh)
+		return true;
+	if (recv(vu_dev_sock(p->dev), &c, 1, MSG_PEEK | MSG_DONTWAIT) != 1)
+		return false;
+	p->fresh = false;
+	p->connects++;
+	log_info("port %s: frontend connected on %s", p->cfg.name,
+		 p->cfg.socket);
+	return true;
 }
 
 static void port_timer_arm(struct vnetd_port *p, unsigned int ms)
@@ -187,13 +210,9 @@ static void port_accept(struct vnetd_port *p)
 		close(fd);
 		return;
 	}
-	if (port_attach(p, fd)) {
+	if (port_attach(p, fd))
 		log_err("port %s: cannot watch the new connection",
 			p->cfg.name);
-		return;
-	}
-	log_info("port %s: frontend connected on %s", p->cfg.name,
-		 p->cfg.socket);
 }
 
 /* Tear down the connection; client mode schedules a reconnect */
@@ -205,7 +224,11 @@ static void port_drop(struct vnetd_port *p, int why)
 		epoll_ctl(p->epfd, EPOLL_CTL_DEL, fd, NULL);
 	vu_dev_disconnect(p->dev);
 	/* vu_backend already logged the one line naming a bad message */
-	if (why == -ECONNRESET || why == -EPIPE || why == -ENOTCONN) {
+	if (p->fresh) {
+		p->fresh = false;
+		log_debug("port %s: a connection closed before its first byte (a liveness check?)",
+			  p->cfg.name);
+	} else if (why == -ECONNRESET || why == -EPIPE || why == -ENOTCONN) {
 		log_info("port %s: frontend disconnected", p->cfg.name);
 	} else {
 		p->errors++;
@@ -247,7 +270,8 @@ void port_event(struct vnetd_port *p, enum vnetd_ev_type type,
 	case EV_CONN:
 		if (!vu_dev_connected(p->dev))
 			break;
-		ret = (events & EPOLLIN) ? vu_dev_handle(p->dev) : -ECONNRESET;
+		ret = (events & EPOLLIN) && port_spoke(p) ?
+		      vu_dev_handle(p->dev) : -ECONNRESET;
 		if (ret < 0)
 			port_drop(p, ret);
 		break;
@@ -383,6 +407,7 @@ int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
 	dc.host = &p->host;
 	dc.wopts = p->cfg.wopts;
 	dc.vhost = &p->vhost;	/* decided once above, adopted by the device */
+	dc.config_space = p->cfg.config_space;
 	ret = vu_dev_create(&p->dev, &dc);
 	if (ret) {
 		p->dev = NULL;

@@ -44,6 +44,7 @@
  * @client:		Connect to the frontend instead of listening
  * @vhost_net:		Kernel vhost-net offload policy
  * @wopts:		Data path tuning
+ * @config_space:	Offer PROTOCOL_F_CONFIG (--config-space on)
  */
 struct vnetd_port_cfg {
 	char name[VNETD_NAME_LEN];
@@ -59,6 +60,7 @@ struct vnetd_port_cfg {
 	bool client;
 	enum vhost_mode vhost_net;
 	struct worker_opts wopts;
+	bool config_space;
 };
 
 /**
@@ -114,6 +116,7 @@ struct vnetd_ev {
  * @connects:	Connections served
  * @refused:	Connections refused (one already active)
  * @errors:	Connections closed on a protocol error
+ * @fresh:	Listening port: the connection has not sent a byte yet
  */
 struct vnetd_port {
 	struct vnetd_port_cfg cfg;
@@ -130,6 +133,7 @@ struct vnetd_port {
 	uint64_t connects;
 	uint64_t refused;
 	uint64_t errors;
+	bool fresh;
 };
 
 /* cli.c */

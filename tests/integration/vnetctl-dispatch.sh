@@ -27,6 +27,16 @@ t "tap create --mode without a parent" 2 "--mode applies only with --macvtap-par
 t "tap delete without a name" 2 "vnetctl tap delete: needs an interface NAME" tap delete
 t "probe without what" 2 "usage: vnetctl probe vhost-net" probe
 t "probe bad flag" 2 "vnetctl probe: unknown argument '--frob'" probe vhost-net --frob
+# --help exits 0 at every level (issue 16)
+t "tap create --help: exit 0" 0 "usage: vnetctl tap create" tap create --help
+t "tap create NAME --help: exit 0" 0 "usage: vnetctl tap create" tap create t0 --help
+t "tap delete --help: exit 0" 0 "vnetctl tap delete NAME" tap delete --help
+t "probe vhost-net --help: exit 0" 0 "usage: vnetctl probe vhost-net" probe vhost-net --help
+t "status --help: exit 0" 0 "Usage: vnetctl status" status --help
+t "--version" 0 "vnetctl " --version
+t "status --json --prometheus refused, both named" 2 "--json and --prometheus: give one output format" status --json --prometheus
+t "status -p --json refused, both named" 2 "-p and --json: give one output format" status -p --json
+t "plan refuses a multicast MAC, as vnetd does" 2 "--mac '01:00:5e:00:00:01': must be a unicast MAC" plan --vcpus 2 --socket /tmp/x.sock --mac 01:00:5e:00:00:01
 # status belongs to cmd_status.c: only check that the dispatcher hands it over
 out=$("$BIN" status 2>&1)
 check "status reaches cmd_status" test "${out/unknown command/}" = "$out"

@@ -57,6 +57,7 @@ CASES=(
 	"refuse-backend|--vcpus 4 $VU --backend xdp"
 	"refuse-output|--vcpus 4 $VU --output yaml"
 	"refuse-mac|--vcpus 4 $VU --mac 52:54:00"
+	"refuse-mac-multicast|--vcpus 4 $VU --mac 01:00:5e:00:00:01"
 	"refuse-memory|--vcpus 4 $VU --memory 1Q"
 	"refuse-unknown-flag|--vcpus 4 $VU --frobnicate"
 	"refuse-no-socket|--vcpus 4 --qemu-version 7.2"

@@ -57,12 +57,24 @@ expect_usage "--port duplicate name" "port name a: used twice" --port "name=a,so
 printf '# two ports\nname=p1 socket=%s backend=null queues=2\n\nname=p2,socket=%s,queues=0\n' "$S" "$S.2" > "$TMP/bad.conf"
 expect_usage "--config bad line names file:line" "bad.conf:4: 'queues=0': must be 1\.\.64" --config "$TMP/bad.conf"
 expect_usage "--config missing file" "--config $TMP/none.conf: No such file" --config "$TMP/none.conf"
+expect_usage "--config a directory" "^vnetd: --config $TMP: is a directory" --config "$TMP"
+expect_usage "--config-space bad" '--config-space maybe: must be on or off' --socket "$S" --config-space maybe
+expect_usage "--port config-space= bad" "--port 'config-space=1': must be on or off" --port "socket=$S,config-space=1"
+
+# --version: "vnetd VERSION", exit 0, nothing on stderr
+out=$("$VNETD" --version 2>"$TMP/err"); rc=$?
+if [ "$rc" = 0 ] && grep -qE '^vnetd [^ ]+$' <<< "$out" && [ ! -s "$TMP/err" ]; then
+	ok "--version: $out"
+else
+	not_ok "--version (rc=$rc): '$out' $(cat "$TMP/err")"
+fi
 
 # --help: exit 0, every long option listed with its default
 out=$("$VNETD" --help); rc=$?
 missing=
 for o in socket backend tap tap-fd queues threads mac mtu features poll-us budget-pkts \
-	 budget-bytes client vhost-net name port config ctl-socket log-level print-capabilities help; do
+	 budget-bytes client vhost-net name config-space port config ctl-socket log-level \
+	 print-capabilities help version; do
 	grep -q -- "--$o\b" <<< "$out" || missing="$missing --$o"
 done
 ndef=$(grep -c 'default' <<< "$out")

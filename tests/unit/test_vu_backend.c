@@ -219,7 +219,7 @@ static int fe_open(struct fe *f, unsigned int queues)
 	struct vu_dev_cfg c = {
 		.name = "test0", .queues = queues, .features_mask = ~0ULL,
 		.mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 }, .mtu = 9000,
-		.host = &fb,
+		.host = &fb, .config_space = true,
 	};
 
 	return fe_open_cfg(f, &c);
@@ -518,6 +518,22 @@ static void test_protocol_features(void)
 	CHECK_EQ(fe_u64(&f, VHOST_USER_SET_PROTOCOL_FEATURES,
 			PF(INFLIGHT_SHMFD)), -EINVAL);
 	fe_close(&f);
+
+	/* config space not asked for (vnetd's default): F_CONFIG not offered */
+	{
+		struct vu_dev_cfg c = {
+			.name = "nocfg", .queues = 1, .host = &fb,
+			.features_mask = ~0ULL,
+		};
+
+		CHECK_EQ(fe_open_cfg(&f, &c), 0);
+		CHECK_EQ(fe_get_u64(&f, VHOST_USER_GET_PROTOCOL_FEATURES,
+				    &v), 0);
+		CHECK_EQ(v, PROTO_ALL & ~PF(CONFIG));
+		CHECK_EQ(fe_u64(&f, VHOST_USER_SET_PROTOCOL_FEATURES,
+				PROTO_ALL), -EINVAL);
+		fe_close(&f);
+	}
 
 	/* bit 30 masked off: the protocol-feature requests are refused */
 	{
@@ -1348,7 +1364,7 @@ static int fe_open_vhost(struct fe *f, unsigned int queues,
 	struct vu_dev_cfg c = {
 		.name = "test0", .queues = queues, .features_mask = ~0ULL,
 		.mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 }, .mtu = 9000,
-		.host = &fb, .vhost = v,
+		.host = &fb, .vhost = v, .config_space = true,
 	};
 
 	return fe_open_cfg(f, &c);

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# bash-completion.sh - contrib/bash-completion/: each program's completion
+# offers its subcommands, its options (read from --help, so a new flag
+# completes) and the fixed values of enum options. Prints TAP lines.
+# needs: bash-completion
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+BC=/usr/share/bash-completion/bash_completion
+[ -r $BC ] || { echo "SKIP: bash-completion not installed (apt-get install bash-completion)"; exit 77; }
+for p in vnetd vnetctl vnet-bench; do
+	[ -x build/$p ] || { echo "SKIP: build/$p not built (run make)"; exit 77; }
+done
+# shellcheck disable=SC1090
+source $BC
+PATH=$PWD/build:$PATH
+for f in contrib/bash-completion/*; do source "$f"; done
+N=0 FAILED=0
+t() { # FUNCTION WANT WORDS... (the last word is being completed)
+	local fn=$1 want=$2 w
+	shift 2
+	COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; COMPREPLY=()
+	$fn "$1"
+	N=$((N + 1))
+	for w in $want; do
+		if ! printf '%s\n' "${COMPREPLY[@]}" | grep -qx -- "$w"; then
+			echo "not ok $N - '$*' completes $w (got: ${COMPREPLY[*]})"
+			FAILED=1
+			return
+		fi
+	done
+	echo "ok $N - '$*' -> ${COMPREPLY[*]}"
+}
+t _vnetd "--config --config-space" vnetd --con
+t _vnetd "tap null loop" vnetd --backend ""
+t _vnetd "--version --help --socket" vnetd --
+t _vnetctl "plan tap probe status" vnetctl ""
+t _vnetctl "create delete" vnetctl tap ""
+t _vnetctl "vhost-net" vnetctl probe ""
+t _vnetctl "--queues" vnetctl tap create t0 --q
+t _vnetctl "--json --prometheus --socket" vnetctl status --
+t _vnetctl "libvirt qemu" vnetctl plan --output ""
+t _vnet_bench "--spawn --spawn-backend" vnet-bench --sp
+t _vnet_bench "ring" vnet-bench r
+t _vnet_bench "ping-pong" vnet-bench --mode p
+echo "1..$N"
+exit $FAILED

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# vnet-bench-cli.sh - vnet-bench's command line: --help exits 0 everywhere
+# (also `vnet-bench ring --help`), --version prints "vnet-bench VERSION",
+# and a bad value's message names its flag. Prints TAP lines.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+BENCH=${VNET_BENCH:-build/vnet-bench}
+[ -x "$BENCH" ] || { echo "SKIP: $BENCH not built (run make)"; exit 77; }
+N=0 FAILED=0
+t() { # NAME WANT_RC WANT_REGEX ARGS...
+	local name=$1 rc=$2 want=$3 out got
+	shift 3
+	out=$(timeout 10 "$BENCH" "$@" 2>&1); got=$?
+	N=$((N + 1))
+	if [ "$got" = "$rc" ] && grep -qE -- "$want" <<< "$out"; then
+		echo "ok $N - $name"
+	else
+		echo "not ok $N - $name (rc=$got, want $rc): $(head -3 <<< "$out")"
+		FAILED=1
+	fi
+}
+t "--help: exit 0" 0 '^Usage: vnet-bench' --help
+t "ring --help: exit 0" 0 '^usage: vnet-bench ring' ring --help
+t "ring bad flag: exit 2" 2 '^usage: vnet-bench ring' ring --frob
+t "--version" 0 '^vnet-bench [^ ]+$' --version
+t "-d abc names --duration" 2 "--duration 'abc': seconds" -d abc --spawn
+t "--duration 0 names --duration" 2 "--duration '0': seconds, > 0" --duration 0 --spawn
+t "--restart-at x names --restart-at" 2 "--restart-at 'x': seconds" --restart-at x --spawn
+echo "1..$N"
+exit $FAILED
