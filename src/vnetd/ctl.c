@@ -8,8 +8,9 @@
  *	metrics		Prometheus text exposition (format 0.0.4)
  *
  * An unknown request gets "error: unknown request ..." and the connection
- * closes. The socket is created mode 0600 (owner only). Rendering is
- * metrics.c's; this file only moves bytes.
+ * closes. The socket is created mode 0600 (owner only; 0660 with
+ * --ctl-group) and each client's SO_PEERCRED is checked (sockets.c).
+ * Rendering is metrics.c's; this file only moves bytes.
  *
  * Security model: a local client of the control socket is trusted as far
  * as the file mode lets it in, but it still cannot stall the main loop: the

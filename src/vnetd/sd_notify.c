@@ -8,8 +8,8 @@
  *
  * Written here rather than linking libsystemd: the protocol is one
  * sendto() of a short string, and libsystemd would be vnetd's only runtime
- * dependency beyond libc, pulling in its own allocator use, threads'
- * worth of state and a few dozen syscalls the sandbox would have to allow.
+ * dependency beyond libc, and brings code paths (and syscalls the seccomp
+ * sandbox would have to allow) that vnetd never uses.
  * The socket is opened at sdn_init(), before any privilege drop or
  * sandbox, and kept: later messages need no path lookup.
  *
