@@ -111,5 +111,6 @@ struct host {
 
 const struct host_ops *host_find(const char *name);
 const char *host_names(void);
+const char *host_tap_take_eio(struct host *host);
 
 #endif /* VNET_HOST_H */

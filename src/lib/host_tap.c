@@ -12,6 +12,11 @@
  * rx_peek_len() says -EOPNOTSUPP and net.c offers room for the largest one
  * plus a byte: a frame that fills the buffers completely was truncated.
  * Adopted fds belong to the parent: close() leaves them open.
+ *
+ * A TAP this file creates is brought up (IFF_UP) at once: a down TAP fails
+ * every write with EIO. One that existed already is left as the operator
+ * set it; a write failing with EIO raises a flag (one store, no syscall)
+ * that host_tap_take_eio() lets the control thread turn into a log line.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -22,6 +27,7 @@
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <linux/if_tun.h>
 #include <linux/virtio_net.h>
 
@@ -37,10 +43,12 @@
  * @adopted:	Fds came from the parent: not ours to close
  * @npairs:	Queues open
  * @name:	Interface name, for messages
+ * @eio:	A write failed with EIO (link down) since host_tap_take_eio()
  */
 struct tap_priv {
 	int fds[VNET_MAX_PAIRS];
 	bool adopted;
+	bool eio;
 	unsigned int npairs;
 	char name[IFNAMSIZ];
 };
@@ -153,9 +161,39 @@ static int host_tap_adopt(struct tap_priv *p, int fd, char *err, size_t errlen)
 	return 0;
 }
 
+/* Set IFF_UP on @name, as `ip link set NAME up` does */
+static int host_tap_link_up(const char *name, char *err, size_t errlen)
+{
+	struct ifreq ifr;
+	int s, ret = 0;
+
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		goto err;
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, name, IFNAMSIZ - 1);
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+		goto err;
+	if (!(ifr.ifr_flags & IFF_UP)) {
+		ifr.ifr_flags |= IFF_UP;
+		if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+			goto err;
+	}
+	close(s);
+	return 0;
+err:
+	ret = -errno;
+	if (s >= 0)
+		close(s);
+	snprintf(err, errlen, "tap %s: cannot bring the link up: %s (needs CAP_NET_ADMIN)",
+		 name, strerror(-ret));
+	return ret;
+}
+
 static int host_tap_open(struct host *host, const struct host_cfg *cfg,
 		       char *err, size_t errlen)
 {
+	bool created;
 	struct tap_priv *p;
 	unsigned int i;
 	int ret;
@@ -185,6 +223,7 @@ static int host_tap_open(struct host *host, const struct host_cfg *cfg,
 	p->adopted = cfg->ntap_fds && cfg->tap_fds;
 	if (cfg->tap_name)
 		memcpy(p->name, cfg->tap_name, strlen(cfg->tap_name) + 1);
+	created = !p->adopted && (!p->name[0] || !if_nametoindex(p->name));
 	for (i = 0; i < cfg->npairs; i++) {
 		if (p->adopted) {
 			ret = host_tap_adopt(p, cfg->tap_fds[i], err, errlen);
@@ -195,6 +234,11 @@ static int host_tap_open(struct host *host, const struct host_cfg *cfg,
 		if (ret < 0)
 			goto err_close;
 		p->npairs = i + 1;
+	}
+	if (created) {
+		ret = host_tap_link_up(p->name, err, errlen);
+		if (ret)
+			goto err_close;
 	}
 	host->npairs = cfg->npairs;
 	return 0;
@@ -281,9 +325,34 @@ static ssize_t host_tap_tx(struct host *host, unsigned int pair,
 	if (!p || pair >= p->npairs)
 		return -EINVAL;
 	n = writev(p->fds[pair], iov, (int)iovcnt);
-	if (n < 0)
+	if (n < 0) {
+		/* The link is down: tell the control thread, never log here */
+		if (errno == EIO && !__atomic_load_n(&p->eio, __ATOMIC_RELAXED))
+			__atomic_store_n(&p->eio, true, __ATOMIC_RELAXED);
 		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	}
 	return n;
+}
+
+/**
+ * host_tap_take_eio() - Has a write to the TAP failed with EIO (link down)?
+ * @host:	Any host; only a tap host ever answers
+ *
+ * Clears the flag, so one episode gives one answer per call.
+ *
+ * Context: control (main) thread; the workers only set the flag
+ * Return: the interface name if a write failed with EIO since the last
+ *	   call, NULL otherwise
+ */
+const char *host_tap_take_eio(struct host *host)
+{
+	struct tap_priv *p = host->priv;
+
+	if (host->ops != &host_tap_ops || !p)
+		return NULL;
+	if (!__atomic_exchange_n(&p->eio, false, __ATOMIC_RELAXED))
+		return NULL;
+	return p->name;
 }
 
 static ssize_t host_tap_rx(struct host *host, unsigned int pair,

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "vhost_port.h"
@@ -54,10 +55,20 @@ enum {
 	OPT_FEATURES, OPT_POLL_US, OPT_BUDGET_PKTS, OPT_BUDGET_BYTES,
 	OPT_CLIENT, OPT_VHOST_NET, OPT_NAME, OPT_CTL, OPT_CONFIG, OPT_PORT,
 	OPT_CAPS, OPT_LOG_LEVEL, OPT_VERSION, OPT_CONFIG_SPACE,
+	OPT_FD, OPT_SOCKET_OWNER, OPT_SOCKET_GROUP, OPT_SOCKET_MODE,
+	OPT_USER, OPT_CTL_GROUP, OPT_LOG_TARGET,
 };
 
 static const struct option cli_opts[] = {
 	{ "socket",		required_argument, NULL, OPT_SOCKET },
+	{ "socket-path",	required_argument, NULL, OPT_SOCKET },
+	{ "fd",			required_argument, NULL, OPT_FD },
+	{ "socket-owner",	required_argument, NULL, OPT_SOCKET_OWNER },
+	{ "socket-group",	required_argument, NULL, OPT_SOCKET_GROUP },
+	{ "socket-mode",	required_argument, NULL, OPT_SOCKET_MODE },
+	{ "user",		required_argument, NULL, OPT_USER },
+	{ "ctl-group",		required_argument, NULL, OPT_CTL_GROUP },
+	{ "log-target",		required_argument, NULL, OPT_LOG_TARGET },
 	{ "backend",		required_argument, NULL, OPT_BACKEND },
 	{ "tap",		required_argument, NULL, OPT_TAP },
 	{ "tap-fd",		required_argument, NULL, OPT_TAP_FD },
@@ -96,7 +107,14 @@ void cli_usage(FILE *f)
 "vhost-user-net backend daemon: serves virtio-net frontends (VMMs) on UNIX sockets.\n"
 "\n"
 "Port options (outside --port: the defaults for every port):\n"
-"  -s, --socket PATH        vhost-user socket (required unless --port/--config)\n"
+"  -s, --socket PATH        vhost-user socket (required unless --fd/--port/--config)\n"
+"      --socket-path PATH   the same (vhost-user.rst backend program conventions)\n"
+"      --fd N               an inherited socket instead of --socket: listening, or\n"
+"                           already connected as QEMU passes it (default: none)\n"
+"      --socket-owner USER  owner of the socket file (default: unchanged)\n"
+"      --socket-group GROUP group of the socket file (default: kvm when root and the\n"
+"                           group exists, for libvirt's QEMU; otherwise unchanged)\n"
+"      --socket-mode MODE   socket file mode, octal 0000..0777 (default: 0660)\n"
 "  -b, --backend NAME       host side: %s (default: tap)\n"
 "      --tap NAME           tap: interface to create or attach to (default: kernel picks)\n"
 "      --tap-fd N           tap: an open queue fd; repeat once per queue pair (default: none)\n"
@@ -122,8 +140,14 @@ void cli_usage(FILE *f)
 "                           list values (features=, tap-fd=) use ':' between items\n"
 "      --config FILE        ports from FILE, one per line, same KEY=VAL syntax\n"
 "      --ctl-socket PATH    control socket (default: %s)\n"
+"      --ctl-group GROUP    may use the control socket besides root (default: none)\n"
 "      --log-level LEVEL    error|warn|info|debug (default: info)\n"
-"      --print-capabilities print the vhost-user backend capabilities JSON and exit\n"
+"      --log-target T       auto|stderr|journal|syslog (default: auto: journal format\n"
+"                           when stderr is the journal, else stderr)\n"
+"      --user USER[:GROUP]  after opening TAPs and sockets, become USER with no\n"
+"                           capabilities (default: stay)\n"
+"      --print-capabilities print the vhost-user backend capabilities JSON and exit 0,\n"
+"                           whatever else is on the command line\n"
 "  -h, --help               this text\n"
 "      --version            print the version and exit\n"
 "\n"
@@ -297,11 +321,49 @@ static const char *cli_set_num(struct vnetd_port_cfg *pc, int opt,
 	return "unknown option";
 }
 
+/* Socket settings: NULL, "" (not one of these), or why not */
+static const char *cli_set_sock(struct vnetd_port_cfg *pc, int opt,
+				const char *val)
+{
+	unsigned long long v;
+	uid_t uid;
+	gid_t gid;
+	char *end;
+
+	switch (opt) {
+	case OPT_FD:
+		if (cli_uint(val, 0, 1 << 20, &v))
+			return "must be an open file descriptor number, 0..1048576";
+		pc->fd = (int)v;
+		return NULL;
+	case OPT_SOCKET_OWNER:
+		if (privdrop_lookup_uid(val, &uid))
+			return "no such user (a name or uid; see getent passwd)";
+		pc->sock_uid = uid;
+		return NULL;
+	case OPT_SOCKET_GROUP:
+		if (privdrop_lookup_group(val, &gid))
+			return "no such group (a name or gid; see getent group)";
+		pc->sock_gid = gid;
+		return NULL;
+	case OPT_SOCKET_MODE:
+		errno = 0;
+		v = strtoull(val, &end, 8);
+		if (!*val || *val == '-' || *val == '+' || *end || errno ||
+		    v > 0777)
+			return "must be an octal mode 0000..0777, like 0660";
+		pc->sock_mode = (unsigned int)v;
+		return NULL;
+	}
+	return "";
+}
+
 /* Set one port setting; @sep separates list items. Return: NULL or why not */
 static const char *cli_set(struct vnetd_port_cfg *pc, int opt,
 			   const char *val, char sep)
 {
 	unsigned long long v;
+	const char *sock_why;
 
 	switch (opt) {
 	case OPT_SOCKET:
@@ -345,7 +407,8 @@ static const char *cli_set(struct vnetd_port_cfg *pc, int opt,
 		pc->config_space = !strcmp(val, "on");
 		return NULL;
 	}
-	return cli_set_num(pc, opt, val);
+	sock_why = cli_set_sock(pc, opt, val);
+	return sock_why && !*sock_why ? cli_set_num(pc, opt, val) : sock_why;
 }
 
 /* Option id for a --port / config key, -1 if none */
@@ -356,7 +419,8 @@ static int cli_key(const char *key)
 	for (o = cli_opts; o->name; o++) {
 		switch (o->val) {
 		case OPT_CTL: case OPT_CONFIG: case OPT_PORT: case OPT_CAPS:
-		case OPT_LOG_LEVEL: case OPT_HELP: case OPT_VERSION:
+		case OPT_LOG_LEVEL: case OPT_HELP: case OPT_VERSION: case OPT_USER:
+		case OPT_CTL_GROUP: case OPT_LOG_TARGET:
 			continue;
 		}
 		if (!strcmp(o->name, key))
@@ -411,7 +475,7 @@ static int cli_group(struct vnetd_port_cfg *pc, const char *text,
 			*eq = '\0';
 		opt = cli_key(tok);
 		if (opt < 0) {
-			cli_err("%s '%s': unknown key (keys: socket, backend, tap, tap-fd, queues, threads, mac, mtu, features, poll-us, budget-pkts, budget-bytes, client, vhost-net, name, config-space)",
+			cli_err("%s '%s': unknown key (keys: socket, socket-path, fd, socket-owner, socket-group, socket-mode, backend, tap, tap-fd, queues, threads, mac, mtu, features, poll-us, budget-pkts, budget-bytes, client, vhost-net, name, config-space)",
 				where, tok);
 			return -EINVAL;
 		}
@@ -445,10 +509,11 @@ static int cli_add_port(struct vnetd_cfg *cfg,
 	*pc = *tmpl;
 	pc->socket[0] = '\0';
 	pc->name[0] = '\0';
+	pc->fd = -1;
 	if (cli_group(pc, text, delims, where))
 		return -EINVAL;
-	if (!pc->socket[0]) {
-		cli_err("%s '%s': missing socket=PATH", where, text);
+	if (!pc->socket[0] && pc->fd < 0) {
+		cli_err("%s '%s': missing socket=PATH (or fd=N)", where, text);
 		return -EINVAL;
 	}
 	cfg->nports++;
@@ -526,17 +591,33 @@ static int cli_finish_port(struct vnetd_cfg *cfg, unsigned int i)
 			pc->name);
 		return -EINVAL;
 	}
+	if (pc->fd >= 0 && pc->socket[0]) {
+		cli_err("port %s: --fd %d: cannot be combined with --socket-path %s: give one or the other",
+			pc->name, pc->fd, pc->socket);
+		return -EINVAL;
+	}
+	if (pc->fd >= 0 && pc->client) {
+		cli_err("port %s: --fd %d: cannot be combined with --client (the socket is given, not dialled)",
+			pc->name, pc->fd);
+		return -EINVAL;
+	}
 	if (pc->wopts.nthreads > pc->queues) {
 		cli_err("port %s: --threads %u: must be 0..%u (--queues)",
 			pc->name, pc->wopts.nthreads, pc->queues);
 		return -EINVAL;
 	}
 	for (j = 0; j < i; j++) {
+		if (pc->fd >= 0 && cfg->ports[j].fd == pc->fd) {
+			cli_err("--fd %d: used by ports %s and %s", pc->fd,
+				cfg->ports[j].name, pc->name);
+			return -EINVAL;
+		}
 		if (!strcmp(cfg->ports[j].name, pc->name)) {
 			cli_err("port name %s: used twice", pc->name);
 			return -EINVAL;
 		}
-		if (!strcmp(cfg->ports[j].socket, pc->socket)) {
+		if (pc->socket[0] &&
+		    !strcmp(cfg->ports[j].socket, pc->socket)) {
 			cli_err("socket %s: used by ports %s and %s", pc->socket,
 				cfg->ports[j].name, pc->name);
 			return -EINVAL;
@@ -547,6 +628,8 @@ static int cli_finish_port(struct vnetd_cfg *cfg, unsigned int i)
 
 static void cli_defaults(struct vnetd_cfg *cfg, struct vnetd_port_cfg *t)
 {
+	gid_t gid;
+
 	memset(cfg, 0, sizeof(*cfg));
 	memset(t, 0, sizeof(*t));
 	cfg->log_level = LOG_INFO;
@@ -558,6 +641,14 @@ static void cli_defaults(struct vnetd_cfg *cfg, struct vnetd_port_cfg *t)
 	t->vhost_net = VHOST_MODE_AUTO;
 	t->wopts.budget_pkts = 256;
 	t->wopts.budget_bytes = 1 << 20;
+	t->fd = -1;
+	t->sock_uid = -1;
+	t->sock_gid = -1;
+	t->sock_mode = SOCK_DEFAULT_MODE;
+	cfg->ctl_gid = -1;
+	/* libvirt's qemu:///system runs QEMU as libvirt-qemu, group kvm */
+	if (geteuid() == 0 && !privdrop_lookup_group(SOCK_DEFAULT_GROUP, &gid))
+		t->sock_gid = gid;
 }
 
 static int cli_log_level(struct vnetd_cfg *cfg, const char *val)
@@ -572,6 +663,40 @@ static int cli_log_level(struct vnetd_cfg *cfg, const char *val)
 		}
 	}
 	cli_err("--log-level %s: must be error, warn, info or debug", val);
+	return -EINVAL;
+}
+
+/* --user, --ctl-group, --log-target */
+static int cli_process_opt(struct vnetd_cfg *cfg, int opt, const char *val)
+{
+	char why[CLI_ERR_LEN];
+	gid_t gid;
+
+	switch (opt) {
+	case OPT_USER:
+		if (privdrop_lookup_user(val, &cfg->user_uid, &cfg->user_gid,
+					 why, sizeof(why))) {
+			cli_err("--user %s: %s", val, why);
+			return -EINVAL;
+		}
+		cfg->user_set = true;
+		return 0;
+	case OPT_CTL_GROUP:
+		if (privdrop_lookup_group(val, &gid)) {
+			cli_err("--ctl-group %s: no such group (a name or gid; see getent group)",
+				val);
+			return -EINVAL;
+		}
+		cfg->ctl_gid = gid;
+		return 0;
+	case OPT_LOG_TARGET:
+		if (log_target_parse(val, &cfg->log_target)) {
+			cli_err("--log-target %s: must be auto, stderr, journal or syslog",
+				val);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	return -EINVAL;
 }
 
@@ -611,6 +736,10 @@ static int cli_options(struct vnetd_cfg *cfg, struct vnetd_port_cfg *tmpl,
 			break;
 		case OPT_CONFIG:
 			*config = optarg;
+			break;
+		case OPT_USER: case OPT_CTL_GROUP: case OPT_LOG_TARGET:
+			if (cli_process_opt(cfg, opt, optarg))
+				return -EINVAL;
 			break;
 		case OPT_PORT:
 			if (*ngroups >= VNETD_MAX_PORTS) {
@@ -661,11 +790,18 @@ int cli_parse(struct vnetd_cfg *cfg, int argc, char **argv)
 	unsigned int ngroups = 0, i;
 
 	cli_defaults(cfg, &tmpl);
+	/* vhost-user.rst: other options and arguments should be ignored */
+	for (i = 1; i < (unsigned int)argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--print-capabilities")) {
+			cfg->print_caps = true;
+			return 0;
+		}
+	}
 	if (cli_options(cfg, &tmpl, argc, argv, groups, &ngroups, &config))
 		return VNETD_EXIT_USAGE;
 	if (cfg->print_caps)
 		return 0;
-	if (tmpl.socket[0]) {
+	if (tmpl.socket[0] || tmpl.fd >= 0) {
 		cfg->ports[0] = tmpl;
 		cfg->nports = 1;
 	}

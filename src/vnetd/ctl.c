@@ -8,8 +8,9 @@
  *	metrics		Prometheus text exposition (format 0.0.4)
  *
  * An unknown request gets "error: unknown request ..." and the connection
- * closes. The socket is created mode 0600 (owner only). Rendering is
- * metrics.c's; this file only moves bytes.
+ * closes. The socket is created mode 0600 (owner only; 0660 with
+ * --ctl-group) and each client's SO_PEERCRED is checked (sockets.c).
+ * Rendering is metrics.c's; this file only moves bytes.
  *
  * Security model: a local client of the control socket is trusted as far
  * as the file mode lets it in, but it still cannot stall the main loop: the
@@ -52,6 +53,9 @@ int ctl_open(const char *path)
 	old = umask(0077);
 	fd = port_unix_listen(path, err, sizeof(err));
 	umask(old);
+	if (fd >= 0 && sock_ctl_perms(path))
+		log_warn("control socket %s: --ctl-group: %s", path,
+			 strerror(errno));
 	if (fd < 0)
 		log_warn("control socket: %s; vnetctl status will not work",
 			 err[0] ? err : strerror(-fd));
@@ -120,7 +124,7 @@ static void ctl_reply(int fd, const char *s, size_t len)
 void ctl_serve(int fd, struct vnetd_port *ports, unsigned int nports)
 {
 	struct timeval tv = { .tv_sec = 1 };
-	char req[CTL_REQ_MAX];
+	char req[CTL_REQ_MAX], why[160];
 	struct sbuf b = { 0 };
 	int c;
 
@@ -129,6 +133,11 @@ void ctl_serve(int fd, struct vnetd_port *ports, unsigned int nports)
 		return;
 	(void)setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	(void)setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (sock_ctl_check(c, why, sizeof(why))) {
+		log_warn("control socket: refused: %s", why);
+		metrics_printf(&b, "error: refused: %s\n", why);
+		goto reply;
+	}
 	if (ctl_read_request(c, req, sizeof(req)))
 		goto out;
 	if (!strcmp(req, "status") || !strcmp(req, "status text"))
@@ -140,6 +149,7 @@ void ctl_serve(int fd, struct vnetd_port *ports, unsigned int nports)
 	else
 		metrics_printf(&b, "error: unknown request \"%.64s\" (try: status, status json, metrics)\n",
 			    req);
+reply:
 	if (b.oom)
 		metrics_printf(&b, "\nerror: out of memory, reply truncated\n");
 	if (b.s)

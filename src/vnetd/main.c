@@ -119,7 +119,8 @@ static int main_loop(struct vnetd *v)
 	int n, i;
 
 	for (;;) {
-		n = epoll_wait(v->epfd, evs, MAIN_MAX_EVENTS, -1);
+		n = epoll_wait(v->epfd, evs, MAIN_MAX_EVENTS, 1000);
+		svc_tick(v->ports, v->cfg.nports);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -132,6 +133,7 @@ static int main_loop(struct vnetd *v)
 				    (ssize_t)sizeof(si)) {
 					log_info("signal %u: exiting",
 						 si.ssi_signo);
+					(void)sdn_send("STOPPING=1");
 					return 0;
 				}
 				break;
@@ -161,9 +163,13 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	log_max_level = (enum log_level)v->cfg.log_level;
+	if (svc_start(&v->cfg))
+		return 1;	/* svc_start() said why */
 	ret = main_setup(v);
 	if (ret)
 		return 1;	/* main_setup() said why */
+	if (svc_ready(&v->cfg))
+		return 1;
 	ret = main_loop(v);
 	if (ret)
 		log_err("event loop: %s", strerror(-ret));

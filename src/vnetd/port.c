@@ -140,8 +140,9 @@ static bool port_spoke(struct vnetd_port *p)
 		return false;
 	p->fresh = false;
 	p->connects++;
-	log_info("port %s: frontend connected on %s", p->cfg.name,
-		 p->cfg.socket);
+	log_info("port %s: frontend pid %d connected on %s", p->cfg.name,
+		 sock_peer_pid(vu_dev_sock(p->dev)),
+		 p->cfg.socket[0] ? p->cfg.socket : "--fd");
 	return true;
 }
 
@@ -319,6 +320,7 @@ static int port_open_backend(struct vnetd_port *p, char *err, size_t errlen)
 static int port_open_socket(struct vnetd_port *p, char *err, size_t errlen)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
+	int ret, conn_fd;
 
 	if (p->cfg.client) {
 		p->timer_fd = timerfd_create(CLOCK_MONOTONIC,
@@ -332,9 +334,11 @@ static int port_open_socket(struct vnetd_port *p, char *err, size_t errlen)
 		port_timer_arm(p, 0);	/* first try right away */
 		return 0;
 	}
-	p->listen_fd = port_unix_listen(p->cfg.socket, err, errlen);
-	if (p->listen_fd < 0)
-		return p->listen_fd;
+	ret = sock_port_open(&p->cfg, &p->listen_fd, &conn_fd, err, errlen);
+	if (ret)
+		return ret;
+	if (conn_fd >= 0)	/* --fd: connected already, as QEMU passes it */
+		return port_attach(p, conn_fd);
 	ev.data.ptr = &p->listen_ev;
 	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->listen_fd, &ev))
 		goto err_errno;
@@ -440,7 +444,8 @@ void port_cleanup(struct vnetd_port *p)
 	if (p->listen_fd >= 0) {
 		close(p->listen_fd);
 		p->listen_fd = -1;
-		unlink(p->cfg.socket);
+		if (p->cfg.fd < 0)	/* an inherited socket's file is not ours */
+			unlink(p->cfg.socket);
 	}
 	if (p->timer_fd >= 0) {
 		close(p->timer_fd);

@@ -12,9 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <sys/un.h>
 
 #include "host.h"
+#include "log.h"
 #include "ctl_path.h"
 #include "worker.h"
 #include "vhost_mode.h"
@@ -45,6 +47,10 @@
  * @vhost_net:		Kernel vhost-net offload policy
  * @wopts:		Data path tuning
  * @config_space:	Offer PROTOCOL_F_CONFIG (--config-space on)
+ * @fd:			Inherited socket (--fd, socket activation), -1: bind
+ * @sock_uid:		Socket file owner, -1: leave
+ * @sock_gid:		Socket file group, -1: leave
+ * @sock_mode:		Socket file mode
  */
 struct vnetd_port_cfg {
 	char name[VNETD_NAME_LEN];
@@ -61,6 +67,10 @@ struct vnetd_port_cfg {
 	enum vhost_mode vhost_net;
 	struct worker_opts wopts;
 	bool config_space;
+	int fd;
+	int64_t sock_uid;
+	int64_t sock_gid;
+	unsigned int sock_mode;
 };
 
 /**
@@ -70,6 +80,11 @@ struct vnetd_port_cfg {
  * @ctl_path:		Control socket path ("" = none)
  * @log_level:		Log level
  * @print_caps:		--print-capabilities: print and exit
+ * @log_target:		--log-target
+ * @user_set:		--user given: drop to @user_uid/@user_gid after setup
+ * @user_uid:		--user: uid
+ * @user_gid:		--user: gid
+ * @ctl_gid:		--ctl-group, -1: root (and our own uid) only
  */
 struct vnetd_cfg {
 	struct vnetd_port_cfg ports[VNETD_MAX_PORTS];
@@ -77,6 +92,11 @@ struct vnetd_cfg {
 	char ctl_path[VNETD_PATH_LEN];
 	int log_level;
 	bool print_caps;
+	enum log_target log_target;
+	bool user_set;
+	uid_t user_uid;
+	gid_t user_gid;
+	int64_t ctl_gid;
 };
 
 /* What an epoll event's data.ptr points to */
@@ -141,6 +161,8 @@ int cli_parse(struct vnetd_cfg *cfg, int argc, char **argv);
 void cli_usage(FILE *f);
 void cli_print_capabilities(FILE *f);
 const char *cli_feature_name(unsigned int bit);
+
+#include "svc.h"
 
 /* port.c */
 int port_unix_listen(const char *path, char *err, size_t errlen);

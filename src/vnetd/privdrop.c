@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+/*
+ * privdrop.c - --user USER[:GROUP]: once the TAPs are open and the sockets
+ * bound, become USER with no capabilities left. Setup is the only part of
+ * vnetd that may need privilege:
+ *
+ *	CAP_NET_ADMIN	TUNSETIFF creating a TAP, or attaching to one owned
+ *			by another user; SIOCSIFFLAGS bringing it up. Not
+ *			needed for a persistent TAP owned by our user (ip
+ *			tuntap add ... user USER) nor for --tap-fd.
+ *	CAP_CHOWN	--socket-owner/--socket-group (the default group kvm
+ *			included) and --ctl-group, unless we are the owner
+ *			and a member of the group.
+ *	CAP_DAC_OVERRIDE creating sockets in a directory we cannot write
+ *			(a root-owned /run/vnetd).
+ *	CAP_SETUID, CAP_SETGID	this drop itself.
+ *
+ * Serving frontends needs none: the data path reads and writes open fds
+ * and guest memory mapped from fds the frontend passes. The order is the
+ * one that cannot be undone halfway: supplementary groups, then the gid
+ * (while we may still change it), then the uid; then check that root
+ * cannot be regained and that the permitted and effective sets are empty.
+ * The seccomp sandbox (sandbox.c) comes after this.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include "vnetd.h"
+
+#define PRIVDROP_BUF	4096
+
+/* A number in 0..2^31-2 (uid_t/gid_t range; -1 means "unchanged") */
+static int privdrop_number(const char *s, unsigned long *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	if (errno || *end || *v >= 0x7fffffffUL)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * privdrop_lookup_uid() - A user name or number to a uid
+ * @name:	"nobody" or "65534"
+ * @uid:	Output
+ *
+ * Return: 0 or -ENOENT
+ */
+int privdrop_lookup_uid(const char *name, uid_t *uid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[PRIVDROP_BUF];
+	unsigned long v;
+
+	if (!privdrop_number(name, &v)) {
+		*uid = (uid_t)v;
+		return 0;
+	}
+	if (getpwnam_r(name, &pw, buf, sizeof(buf), &res) || !res)
+		return -ENOENT;
+	*uid = pw.pw_uid;
+	return 0;
+}
+
+/**
+ * privdrop_lookup_group() - A group name or number to a gid
+ * @name:	"kvm" or "108"
+ * @gid:	Output
+ *
+ * Return: 0 or -ENOENT
+ */
+int privdrop_lookup_group(const char *name, gid_t *gid)
+{
+	struct group gr, *res = NULL;
+	char buf[PRIVDROP_BUF];
+	unsigned long v;
+
+	if (!privdrop_number(name, &v)) {
+		*gid = (gid_t)v;
+		return 0;
+	}
+	if (getgrnam_r(name, &gr, buf, sizeof(buf), &res) || !res)
+		return -ENOENT;
+	*gid = gr.gr_gid;
+	return 0;
+}
+
+/**
+ * privdrop_lookup_user() - Parse --user USER[:GROUP]
+ * @spec:	"nobody", "nobody:nogroup", "65534:65534"
+ * @uid:	Output
+ * @gid:	Output: GROUP, or USER's primary group
+ * @why:	What is wrong (output)
+ * @len:	Size of @why
+ *
+ * Return: 0 or -EINVAL
+ */
+int privdrop_lookup_user(const char *spec, uid_t *uid, gid_t *gid,
+			 char *why, size_t len)
+{
+	struct passwd pw, *res = NULL;
+	char user[256], buf[PRIVDROP_BUF], *colon;
+
+	if (!*spec || strlen(spec) >= sizeof(user)) {
+		snprintf(why, len, "must be USER or USER:GROUP");
+		return -EINVAL;
+	}
+	strcpy(user, spec);
+	colon = strchr(user, ':');
+	if (colon)
+		*colon++ = '\0';
+	if (privdrop_lookup_uid(user, uid)) {
+		snprintf(why, len, "no such user (see getent passwd)");
+		return -EINVAL;
+	}
+	if (colon) {
+		if (privdrop_lookup_group(colon, gid)) {
+			snprintf(why, len, "no such group %s (see getent group)",
+				 colon);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (getpwuid_r(*uid, &pw, buf, sizeof(buf), &res) || !res) {
+		snprintf(why, len, "uid %u has no passwd entry: give the group too (USER:GROUP)",
+			 (unsigned int)*uid);
+		return -EINVAL;
+	}
+	*gid = pw.pw_gid;
+	return 0;
+}
+
+/* Are the permitted and effective capability sets empty? */
+static int privdrop_caps_empty(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	unsigned int i;
+
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		if (data[i].permitted || data[i].effective)
+			return -EPERM;
+	return 0;
+}
+
+/**
+ * privdrop_apply() - Become @uid:@gid for good, with no capabilities
+ * @uid:	Target user
+ * @gid:	Target group, also the only supplementary group
+ * @err:	One sentence for the operator on failure
+ * @errlen:	Size of @err
+ *
+ * Already @uid:@gid (started unprivileged): only the checks run.
+ *
+ * Context: main thread, after setup; workers (if any) follow through
+ *	    glibc's setxid broadcast
+ * Return: 0 or -errno; on failure the caller must exit
+ */
+int privdrop_apply(uid_t uid, gid_t gid, char *err, size_t errlen)
+{
+	uid_t ru, eu, su;
+	gid_t rg, eg, sg;
+	int ret;
+
+	if (getuid() != uid || geteuid() != uid || getgid() != gid) {
+		if (setgroups(1, &gid)) {
+			ret = -errno;
+			snprintf(err, errlen, "--user: setgroups: %s%s",
+				 strerror(-ret),
+				 ret == -EPERM ? " (needs CAP_SETGID: start as root)" : "");
+			return ret;
+		}
+		if (setresgid(gid, gid, gid) || setresuid(uid, uid, uid)) {
+			ret = -errno;
+			snprintf(err, errlen, "--user %u:%u: %s", (unsigned int)uid,
+				 (unsigned int)gid, strerror(-ret));
+			return ret;
+		}
+	}
+	if (getresuid(&ru, &eu, &su) || getresgid(&rg, &eg, &sg) ||
+	    ru != uid || eu != uid || su != uid || rg != gid || eg != gid ||
+	    sg != gid) {
+		snprintf(err, errlen, "--user %u:%u: ids did not change as asked",
+			 (unsigned int)uid, (unsigned int)gid);
+		return -EPERM;
+	}
+	if (uid != 0 && (!setuid(0) || !seteuid(0))) {
+		snprintf(err, errlen, "--user %u: could become root again",
+			 (unsigned int)uid);
+		return -EPERM;
+	}
+	/* no ambient set: a later execve() would not regain anything either */
+	(void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (uid != 0 && privdrop_caps_empty()) {
+		snprintf(err, errlen, "--user %u: capabilities left after the switch (file capabilities or SECBIT_KEEP_CAPS?)",
+			 (unsigned int)uid);
+		return -EPERM;
+	}
+	return 0;
+}
