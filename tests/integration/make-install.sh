@@ -4,7 +4,7 @@
 # say (vnetd in SBINDIR, the vhost-user JSON naming that vnetd, a unit per
 # contrib/systemd/*.service|*.socket), keeps an operator's edited
 # ports.conf, and `make uninstall` removes everything else. Prints TAP.
-# needs: scdoc
+# needs: man
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 command -v scdoc >/dev/null || { echo "SKIP: scdoc not installed (apt-get install scdoc)"; exit 77; }

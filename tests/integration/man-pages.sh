@@ -3,7 +3,7 @@
 # `mandoc -T lint` and list the same long options as each program's --help,
 # both ways, so neither can drift: a flag added to a program without a man
 # page entry fails here, and so does a man page entry for a flag that is gone.
-# needs: scdoc mandoc
+# needs: man
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 for t in scdoc mandoc; do

@@ -6,7 +6,7 @@
 # frames for 1 s (sequence-checked), `man -w` finds the three pages, the
 # vhost-user JSON parses and names /usr/sbin/vnetd, the completions and any
 # contrib/systemd units are there. Purges the package at the end. Prints TAP.
-# needs: root dpkg-buildpackage lintian
+# needs: root deb man
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (installs a package)"; exit 77; }

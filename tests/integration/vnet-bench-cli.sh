@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# needs: none
 # vnet-bench-cli.sh - vnet-bench's command line: --help exits 0 everywhere
 # (also `vnet-bench ring --help`), --version prints "vnet-bench VERSION",
 # and a bad value's message names its flag. Prints TAP lines.

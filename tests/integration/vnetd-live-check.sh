@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# needs: none
 # vnetd-live-check.sh - regression test (issue 16): a second vnetd started
 # on a socket a running vnetd serves refuses ("in use"), and its check for a
 # live socket (connect, close, no byte sent) is not a frontend connection in
@@ -53,7 +54,7 @@ fi
 timeout 30 "$BENCH" --socket "$S" -d 0.3 >/dev/null 2>&1
 st=$("$CTL" status --json --socket "$C")
 if grep -q '"connections":1,' <<< "$st" &&
-   grep -q 'frontend connected on' "$TMP/first.log"; then
+   grep -qE 'frontend (pid [0-9]+ )?connected on' "$TMP/first.log"; then
 	ok "a real frontend is counted (1) and logged"
 else
 	not_ok "real frontend: $st / $(grep frontend "$TMP/first.log")"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# needs: root python3 runuser unshare
+# needs: root python3 runuser
 # vnetd-perms.sh - who may connect: the default socket file (0660, group
 # kvm: libvirt's QEMU runs as libvirt-qemu:kvm) refuses a user outside kvm;
 # --socket-owner / --socket-group / --socket-mode (flags and config keys)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# needs: root systemd-socket-activate python3
+# needs: root systemd python3
 # vnetd-systemd.sh - vnetd under systemd's conventions without a running
 # systemd: socket activation with systemd-socket-activate (one socket
 # carrying vnet-bench frames; two sockets mapped to ports by

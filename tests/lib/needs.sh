@@ -16,10 +16,17 @@
 #   python3  python3 in PATH
 #   cppcheck cppcheck in PATH
 #   vhost-net /dev/vhost-net is a character device on this host
+#   libvirt  libvirtd and virsh in PATH (libvirt-daemon-system, libvirt-clients)
+#   systemd  systemd-socket-activate and systemd-analyze in PATH (systemd)
+#   runuser  runuser and unshare in PATH (util-linux)
+#   man      scdoc and mandoc in PATH (man pages are built and linted)
+#   deb      dpkg-buildpackage, debhelper and lintian (a .deb is built)
+#   bash-completion  /usr/share/bash-completion/bash_completion exists
+#   promtool promtool in PATH (prometheus)
 #   none     nothing beyond a build (the line says so explicitly)
 # VNET_NEEDS_ABSENT="word ..." makes those needs absent (to test the skip path).
 
-NEEDS_WORDS="root netns tun dpdk qemu busybox cpio python3 cppcheck vhost-net"
+NEEDS_WORDS="root netns tun dpdk qemu busybox cpio python3 cppcheck vhost-net libvirt systemd runuser man deb bash-completion promtool"
 
 # needs_line FILE: the words of FILE's first "# needs:" line (empty when there is none)
 needs_line() {
@@ -53,6 +60,14 @@ needs_probe() {
 	cpio) needs_cmd cpio cpio cpio || return 1 ;;
 	python3) needs_cmd python3 python3 python3 || return 1 ;;
 	cppcheck) needs_cmd cppcheck cppcheck cppcheck || return 1 ;;
+	libvirt) needs_cmd libvirt libvirtd libvirt-daemon-system && needs_cmd libvirt virsh libvirt-clients || return 1 ;;
+	systemd) needs_cmd systemd systemd-socket-activate systemd && needs_cmd systemd systemd-analyze systemd || return 1 ;;
+	runuser) needs_cmd runuser runuser util-linux && needs_cmd runuser unshare util-linux || return 1 ;;
+	man) needs_cmd man scdoc scdoc && needs_cmd man mandoc mandoc || return 1 ;;
+	deb) needs_cmd deb dpkg-buildpackage dpkg-dev && needs_cmd deb dh debhelper && needs_cmd deb lintian lintian || return 1 ;;
+	bash-completion) [ -f /usr/share/bash-completion/bash_completion ] ||
+		{ echo "needs bash-completion: /usr/share/bash-completion/bash_completion missing (apt-get install bash-completion)"; return 1; } ;;
+	promtool) needs_cmd promtool promtool prometheus || return 1 ;;
 	esac
 	return 0
 }
