@@ -8,13 +8,18 @@
  * What a frontend says is vu_backend's business; this file only feeds it
  * readable sockets and tears the connection down when it returns an error.
  *
- * Security model: the frontend is untrusted. Its socket gets receive and
- * send timeouts so a frontend that stalls mid-message cannot hold the main
- * thread (and with it every other port) for more than VNETD_IO_TIMEOUT_S;
- * any error from vu_dev_handle() closes that connection only.
+ * Security model: the frontend is untrusted and the main thread serves
+ * every port, so nothing here waits on one frontend. Its socket is
+ * non-blocking: a partial message is kept in the port's vu_conn and must
+ * be whole within PORT_MSG_DEADLINE_MS of its first byte (a byte every
+ * few seconds does not keep it alive); replies it does not read are queued
+ * up to VU_CONN_TXQ_MAX, then the connection is closed. Any error from
+ * vu_dev_handle() closes that connection only, with one line naming the
+ * port, the frontend's PID and the reason.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -27,7 +32,8 @@
 #include "log.h"
 #include "vnetd.h"
 
-#define VNETD_IO_TIMEOUT_S	5
+#define PORT_MSG_DEADLINE_MS	5000	/* a whole message, from its first byte */
+#define PORT_LISTEN_BACKLOG	128
 
 static int port_sockaddr(const char *path, struct sockaddr_un *sa)
 {
@@ -82,7 +88,7 @@ int port_unix_listen(const char *path, char *err, size_t errlen)
 			return -errno;
 	}
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    listen(fd, 8) || fcntl(fd, F_SETFL, O_NONBLOCK)) {
+	    listen(fd, PORT_LISTEN_BACKLOG) || fcntl(fd, F_SETFL, O_NONBLOCK)) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		goto err_close;
@@ -94,29 +100,25 @@ err_close:
 	return ret;
 }
 
-static void port_sock_timeouts(int fd)
-{
-	struct timeval tv = { .tv_sec = VNETD_IO_TIMEOUT_S };
-
-	/* Best effort: without them a stalled frontend only delays us */
-	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-}
-
-/* Hand a connected socket to the device and watch it */
+/* Hand a connected socket to the device, buffered, and watch it */
 static int port_attach(struct vnetd_port *p, int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP,
 				  .data.ptr = &p->conn_ev };
+	int ret;
 
-	port_sock_timeouts(fd);
-	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		int ret = -errno;
-
+	ret = conn_nonblock(fd);
+	if (!ret && epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev))
+		ret = -errno;
+	if (ret) {
 		close(fd);
 		return ret;
 	}
+	p->peer_pid = conn_peer_pid(fd);
+	p->conn_out = false;
 	vu_dev_connect(p->dev, fd);
+	vu_conn_init(&p->conn, fd);
+	vu_dev_set_conn(p->dev, &p->conn);
 	p->connects++;
 	return 0;
 }
@@ -141,13 +143,12 @@ static void port_client_try(struct vnetd_port *p)
 
 	if (port_sockaddr(p->cfg.socket, &sa))
 		goto retry;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		ret = -errno;
 		goto retry;
 	}
-	/* Also bounds connect(): it waits while the frontend's backlog is full */
-	port_sock_timeouts(fd);
+	/* Non-blocking: a full backlog is EAGAIN and a retry, never a wait */
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		ret = -errno;
 		close(fd);
@@ -168,8 +169,38 @@ retry:
 			VNETD_BACKOFF_MAX_MS : p->backoff_ms * 2;
 }
 
+/* Tear down the connection; client mode schedules a reconnect */
+static void port_drop(struct vnetd_port *p, int why)
+{
+	int fd = vu_dev_sock(p->dev);
+
+	if (fd >= 0)
+		epoll_ctl(p->epfd, EPOLL_CTL_DEL, fd, NULL);
+	vu_dev_disconnect(p->dev);	/* closes fd */
+	vu_conn_reset(&p->conn);
+	p->conn_out = false;
+	/* vu_backend already logged the one line naming a bad message */
+	if (why == -ECONNRESET || why == -EPIPE || why == -ENOTCONN) {
+		log_info("port %s: frontend (pid %d) disconnected", p->cfg.name,
+			 (int)p->peer_pid);
+	} else if (why == -ETIMEDOUT) {
+		p->errors++;	/* port_tick() said why */
+	} else {
+		p->errors++;
+		conn_refuse_log(&p->refuse_rl,
+				"port %s: closed the connection of frontend pid %d: %s",
+				p->cfg.name, (int)p->peer_pid, strerror(-why));
+	}
+	p->peer_pid = 0;
+	if (p->cfg.client) {
+		p->backoff_ms = VNETD_BACKOFF_MIN_MS;
+		port_timer_arm(p, p->backoff_ms);
+	}
+}
+
 static void port_accept(struct vnetd_port *p)
 {
+	pid_t pid;
 	int fd;
 
 	fd = accept4(p->listen_fd, NULL, NULL, SOCK_CLOEXEC);
@@ -179,42 +210,104 @@ static void port_accept(struct vnetd_port *p)
 				 strerror(errno));
 		return;
 	}
+	pid = conn_peer_pid(fd);
+	/* A quick reconnect: the old connection closed, its hangup not yet seen */
+	if (vu_dev_connected(p->dev) && conn_is_dead(vu_dev_sock(p->dev))) {
+		log_info("port %s: frontend pid %d connected while the old connection (pid %d) was closing: dropping the old one",
+			 p->cfg.name, (int)pid, (int)p->peer_pid);
+		port_drop(p, -ECONNRESET);
+	}
 	if (vu_dev_connected(p->dev)) {
-		log_warn("port %s: refusing a second frontend on %s: one is already connected",
-			 p->cfg.name, p->cfg.socket);
+		conn_refuse_log(&p->refuse_rl,
+				"port %s: refusing a second frontend (pid %d) on %s: pid %d is connected",
+				p->cfg.name, (int)pid, p->cfg.socket,
+				(int)p->peer_pid);
 		p->refused++;
 		close(fd);
 		return;
 	}
 	if (port_attach(p, fd)) {
-		log_err("port %s: cannot watch the new connection",
-			p->cfg.name);
+		log_err("port %s: cannot watch the new connection of pid %d",
+			p->cfg.name, (int)pid);
 		return;
 	}
-	log_info("port %s: frontend connected on %s", p->cfg.name,
-		 p->cfg.socket);
+	log_info("port %s: frontend pid %d connected on %s", p->cfg.name,
+		 (int)pid, p->cfg.socket);
 }
 
-/* Tear down the connection; client mode schedules a reconnect */
-static void port_drop(struct vnetd_port *p, int why)
+/* Watch EPOLLOUT exactly while replies are queued */
+static int port_watch_out(struct vnetd_port *p)
 {
-	int fd = vu_dev_sock(p->dev);
+	bool want = vu_conn_tx_pending(&p->conn) != 0;
+	struct epoll_event ev = {
+		.events = EPOLLIN | EPOLLRDHUP | (want ? EPOLLOUT : 0),
+		.data.ptr = &p->conn_ev,
+	};
 
-	if (fd >= 0)
-		epoll_ctl(p->epfd, EPOLL_CTL_DEL, fd, NULL);
-	vu_dev_disconnect(p->dev);
-	/* vu_backend already logged the one line naming a bad message */
-	if (why == -ECONNRESET || why == -EPIPE || why == -ENOTCONN) {
-		log_info("port %s: frontend disconnected", p->cfg.name);
-	} else {
-		p->errors++;
-		log_debug("port %s: connection closed: %s", p->cfg.name,
-			  strerror(-why));
+	if (want == p->conn_out)
+		return 0;
+	if (epoll_ctl(p->epfd, EPOLL_CTL_MOD, vu_dev_sock(p->dev), &ev))
+		return -errno;
+	p->conn_out = want;
+	return 0;
+}
+
+/*
+ * The connection's socket is ready. Events may be stale (the connection
+ * they were for replaced in the same epoll batch): everything here is
+ * non-blocking and asks the socket itself, so a stale event costs one
+ * EAGAIN, never the new connection.
+ */
+static void port_conn_ready(struct vnetd_port *p, uint32_t events)
+{
+	int ret = 0;
+
+	if (vu_conn_tx_pending(&p->conn)) {
+		ret = vu_conn_flush(&p->conn);
+		if (ret == -EAGAIN)
+			ret = 0;
 	}
-	if (p->cfg.client) {
-		p->backoff_ms = VNETD_BACKOFF_MIN_MS;
-		port_timer_arm(p, p->backoff_ms);
-	}
+	if (!ret && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
+		ret = vu_dev_handle(p->dev);
+	if (!ret)
+		ret = port_watch_out(p);
+	if (ret < 0)
+		port_drop(p, ret);
+}
+
+/**
+ * port_timeout_ms() - How long the main loop may sleep for this port
+ * @p:		Port
+ * @now_ms:	vu_conn_now_ms()
+ *
+ * Return: ms until the partial message's deadline, -1 if none is pending
+ */
+int port_timeout_ms(const struct vnetd_port *p, uint64_t now_ms)
+{
+	uint64_t end;
+
+	if (!port_connected(p) || !p->conn.rx_start_ms)
+		return -1;
+	end = p->conn.rx_start_ms + PORT_MSG_DEADLINE_MS;
+	return end > now_ms ? (int)(end - now_ms) : 0;
+}
+
+/**
+ * port_tick() - Close the connection if its partial message is overdue
+ * @p:		Port
+ * @now_ms:	vu_conn_now_ms()
+ *
+ * Context: main thread, after every loop wakeup
+ */
+void port_tick(struct vnetd_port *p, uint64_t now_ms)
+{
+	if (port_timeout_ms(p, now_ms) != 0)
+		return;
+	conn_refuse_log(&p->refuse_rl,
+			"port %s: frontend pid %d: message incomplete after %u ms (%zu bytes of it), closing the connection",
+			p->cfg.name, (int)p->peer_pid,
+			(unsigned int)PORT_MSG_DEADLINE_MS, p->conn.rx_got);
+	port_drop(p, -ETIMEDOUT);
 }
 
 /**
@@ -229,7 +322,6 @@ void port_event(struct vnetd_port *p, enum vnetd_ev_type type,
 		uint32_t events)
 {
 	uint64_t expirations;
-	int ret;
 
 	switch (type) {
 	case EV_LISTEN:
@@ -244,11 +336,8 @@ void port_event(struct vnetd_port *p, enum vnetd_ev_type type,
 			port_client_try(p);
 		break;
 	case EV_CONN:
-		if (!vu_dev_connected(p->dev))
-			break;
-		ret = (events & EPOLLIN) ? vu_dev_handle(p->dev) : -ECONNRESET;
-		if (ret < 0)
-			port_drop(p, ret);
+		if (vu_dev_connected(p->dev))
+			port_conn_ready(p, events);
 		break;
 	default:
 		break;
@@ -407,6 +496,7 @@ void port_cleanup(struct vnetd_port *p)
 			epoll_ctl(p->epfd, EPOLL_CTL_DEL, vu_dev_sock(p->dev),
 				  NULL);
 			vu_dev_disconnect(p->dev);
+			vu_conn_reset(&p->conn);
 		}
 		vu_dev_destroy(p->dev);
 		p->dev = NULL;
