@@ -13,7 +13,9 @@
  * non-blocking: a partial message is kept in the port's vu_conn and must
  * be whole within PORT_MSG_DEADLINE_MS of its first byte (a byte every
  * few seconds does not keep it alive); replies it does not read are queued
- * up to VU_CONN_TXQ_MAX, then the connection is closed. Any error from
+ * (and the frontend is not read meanwhile) and must be taken within the
+ * same deadline, else the connection is closed; the queue is bounded by
+ * VU_CONN_TXQ_MAX. Any error from
  * vu_dev_handle() closes that connection only, with one line naming the
  * port, the frontend's PID and the reason.
  */
@@ -179,6 +181,7 @@ static void port_drop(struct vnetd_port *p, int why)
 	vu_dev_disconnect(p->dev);	/* closes fd */
 	vu_conn_reset(&p->conn);
 	p->conn_out = false;
+	p->tx_since_ms = 0;
 	/* vu_backend already logged the one line naming a bad message */
 	if (why == -ECONNRESET || why == -EPIPE || why == -ENOTCONN) {
 		log_info("port %s: frontend (pid %d) disconnected", p->cfg.name,
@@ -235,12 +238,17 @@ static void port_accept(struct vnetd_port *p)
 		 (int)pid, p->cfg.socket);
 }
 
-/* Watch EPOLLOUT exactly while replies are queued */
+/*
+ * While replies are queued, watch EPOLLOUT instead of EPOLLIN: a frontend
+ * that does not read its replies is not read either (it cannot make the
+ * main thread spin answering a flood), and must take them within
+ * PORT_MSG_DEADLINE_MS (port_tick()).
+ */
 static int port_watch_out(struct vnetd_port *p)
 {
 	bool want = vu_conn_tx_pending(&p->conn) != 0;
 	struct epoll_event ev = {
-		.events = EPOLLIN | EPOLLRDHUP | (want ? EPOLLOUT : 0),
+		.events = EPOLLRDHUP | (want ? EPOLLOUT : EPOLLIN),
 		.data.ptr = &p->conn_ev,
 	};
 
@@ -249,6 +257,7 @@ static int port_watch_out(struct vnetd_port *p)
 	if (epoll_ctl(p->epfd, EPOLL_CTL_MOD, vu_dev_sock(p->dev), &ev))
 		return -errno;
 	p->conn_out = want;
+	p->tx_since_ms = want ? vu_conn_now_ms() : 0;
 	return 0;
 }
 
@@ -267,7 +276,8 @@ static void port_conn_ready(struct vnetd_port *p, uint32_t events)
 		if (ret == -EAGAIN)
 			ret = 0;
 	}
-	if (!ret && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
+	if (!ret && !vu_conn_tx_pending(&p->conn) &&
+	    (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
 		ret = vu_dev_handle(p->dev);
 	if (!ret)
 		ret = port_watch_out(p);
@@ -280,20 +290,27 @@ static void port_conn_ready(struct vnetd_port *p, uint32_t events)
  * @p:		Port
  * @now_ms:	vu_conn_now_ms()
  *
- * Return: ms until the partial message's deadline, -1 if none is pending
+ * Return: ms until the deadline of the partial message or of the unread
+ *	   replies, -1 if neither is pending
  */
 int port_timeout_ms(const struct vnetd_port *p, uint64_t now_ms)
 {
-	uint64_t end;
+	uint64_t since;
 
-	if (!port_connected(p) || !p->conn.rx_start_ms)
+	if (!port_connected(p))
 		return -1;
-	end = p->conn.rx_start_ms + PORT_MSG_DEADLINE_MS;
-	return end > now_ms ? (int)(end - now_ms) : 0;
+	since = p->conn.rx_start_ms;
+	if (p->tx_since_ms && (!since || p->tx_since_ms < since))
+		since = p->tx_since_ms;
+	if (!since)
+		return -1;
+	since += PORT_MSG_DEADLINE_MS;
+	return since > now_ms ? (int)(since - now_ms) : 0;
 }
 
 /**
- * port_tick() - Close the connection if its partial message is overdue
+ * port_tick() - Close the connection if its partial message or its
+ *		 unread replies are overdue
  * @p:		Port
  * @now_ms:	vu_conn_now_ms()
  *
@@ -303,10 +320,18 @@ void port_tick(struct vnetd_port *p, uint64_t now_ms)
 {
 	if (port_timeout_ms(p, now_ms) != 0)
 		return;
-	conn_refuse_log(&p->refuse_rl,
-			"port %s: frontend pid %d: message incomplete after %u ms (%zu bytes of it), closing the connection",
-			p->cfg.name, (int)p->peer_pid,
-			(unsigned int)PORT_MSG_DEADLINE_MS, p->conn.rx_got);
+	if (p->tx_since_ms)
+		conn_refuse_log(&p->refuse_rl,
+				"port %s: frontend pid %d: %zu reply bytes not read within %u ms, closing the connection",
+				p->cfg.name, (int)p->peer_pid,
+				vu_conn_tx_pending(&p->conn),
+				(unsigned int)PORT_MSG_DEADLINE_MS);
+	else
+		conn_refuse_log(&p->refuse_rl,
+				"port %s: frontend pid %d: message incomplete after %u ms (%zu bytes of it), closing the connection",
+				p->cfg.name, (int)p->peer_pid,
+				(unsigned int)PORT_MSG_DEADLINE_MS,
+				p->conn.rx_got);
 	port_drop(p, -ETIMEDOUT);
 }
 

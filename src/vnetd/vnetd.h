@@ -124,6 +124,7 @@ struct vnetd_ev {
  * @conn:	The connection's buffered framing (partial message, replies)
  * @peer_pid:	The connected frontend's PID (SO_PEERCRED), 0: unknown
  * @conn_out:	EPOLLOUT is being watched (replies queued in @conn)
+ * @tx_since_ms: When replies began to wait in @conn, 0: none waiting
  * @refuse_rl:	Rate limit of this port's refusal and drop lines
  */
 struct vnetd_port {
@@ -144,6 +145,7 @@ struct vnetd_port {
 	struct vu_conn conn;
 	pid_t peer_pid;
 	bool conn_out;
+	uint64_t tx_since_ms;
 	struct log_ratelimit refuse_rl;
 };
 
