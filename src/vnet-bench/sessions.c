@@ -6,7 +6,8 @@
  * burst it does not wait for and disconnect. A session passes only if each
  * of its counted frames came back exactly once and no frame of another
  * session showed up: the last session's unread burst must not reach the
- * next one (a session ends with its frames).
+ * next one (a session ends with its frames). Odd sessions stop their rings
+ * (SET_VRING_ENABLE 0, GET_VRING_BASE) before hanging up, even ones do not.
  * This is the reconnect stress and soak of docs/testing.md: the port's
  * next connection must find nothing left of the last one.
  */
@@ -186,6 +187,16 @@ static int sess_one(const struct bench_cfg *c, const char *path,
 	 */
 	if (!ret)
 		sess_leftovers(&fe, c, session, r->nframes, frame);
+	/*
+	 * Odd sessions stop their rings first (SET_VRING_ENABLE 0 and
+	 * GET_VRING_BASE with the leftovers in flight), even ones just
+	 * hang up: both ways a session can end
+	 */
+	if (!ret && (session & 1) && vu_frontend_stop(&fe)) {
+		fprintf(stderr, "vnet-bench: session %u: stop: %s\n", session,
+			vu_frontend_error(&fe));
+		ret = -EIO;
+	}
 out:
 	if (ret)
 		fprintf(stderr, "vnet-bench: session %u: %u of %u frames sent, %u back, %u foreign%s%s\n",
