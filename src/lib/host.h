@@ -89,6 +89,15 @@ struct host_ops {
 	 * (VHOST_NET_SET_BACKEND), -1 if the host side has none.
 	 */
 	int (*queue_fd)(struct host *host, unsigned int pair);
+	/**
+	 * @reset: optional (NULL: nothing to forget): a session ended (the
+	 * frontend disconnected or reset the device); drop frames queued for
+	 * its guest so the next connection starts empty. Called from the
+	 * control thread with every worker of the port paused. A host whose
+	 * queue lives outside vnetd (a TAP's kernel queue) keeps it: those
+	 * frames belong to the host network, not to the session.
+	 */
+	void (*reset)(struct host *host);
 	/** @close: release everything open() made; the host side is reusable */
 	void (*close)(struct host *host);
 };

@@ -10,6 +10,11 @@
  * polls readable exactly while the FIFO is non-empty: written on the
  * empty -> non-empty transition, drained on the way back.
  *
+ * A session ends with its frames: reset() (a frontend disconnected or
+ * reset the device, workers paused) empties every FIFO, so the next
+ * connection neither receives the last one's frames nor finds its TX
+ * blocked behind them.
+ *
  * A frame whose offloads (NEEDS_CSUM, a gso type) the guest did not ack on
  * its RX side (GUEST_CSUM, GUEST_TSO4/6, GUEST_UFO, GUEST_ECN) cannot be
  * reflected as is: it is dropped and counted.
@@ -235,6 +240,21 @@ static ssize_t host_loop_rx_peek_len(struct host *host, unsigned int pair)
 	return q->len[q->tail % LOOP_SLOTS];
 }
 
+static void host_loop_reset(struct host *host)
+{
+	struct loop_priv *p = host->priv;
+	unsigned int i;
+	uint64_t v;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->npairs; i++) {
+		p->q[i].head = p->q[i].tail = 0;
+		if (read(p->q[i].efd, &v, sizeof(v)) < 0)
+			v = 0;	/* already drained */
+	}
+}
+
 static int host_loop_rx_fd(struct host *host, unsigned int pair)
 {
 	struct loop_priv *p = host->priv;
@@ -261,5 +281,6 @@ const struct host_ops host_loop_ops = {
 	.rx_peek_len = host_loop_rx_peek_len,
 	.rx_fd = host_loop_rx_fd,
 	.queue_fd = host_loop_queue_fd,
+	.reset = host_loop_reset,
 	.close = host_loop_close,
 };

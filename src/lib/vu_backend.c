@@ -189,6 +189,9 @@ static void vu_dev_reset(struct vu_dev *d)
 		d->pairs[i].features = 0;
 		d->pairs[i].hdr_len = 0;
 	}
+	/* A session ends with its frames (host.h @reset); workers paused */
+	if (d->cfg.host && d->cfg.host->ops->reset)
+		d->cfg.host->ops->reset(d->cfg.host);
 	vu_resume_all(d);
 }
 
@@ -357,7 +360,7 @@ static int vu_send_reply(struct vu_dev *d, struct vu_msg *m)
 
 	m->hdr.flags = VHOST_USER_VERSION | VHOST_USER_REPLY;
 	m->nfds = 0;
-	ret = vu_msg_send(d->sock, m);
+	ret = d->conn ? vu_conn_send(d->conn, m) : vu_msg_send(d->sock, m);
 	if (ret)
 		log_err("%s: %s: reply not sent: %s", d->cfg.name,
 			vu_request_name(m->hdr.request), strerror(-ret));
@@ -515,8 +518,23 @@ void vu_dev_connect(struct vu_dev *d, int sock)
 	if (d->sock >= 0)
 		vu_dev_disconnect(d);
 	d->sock = sock;
+	d->conn = NULL;
 	d->owner = false;
 	d->proto = 0;
+}
+
+/**
+ * vu_dev_set_conn() - Frame the connection through a non-blocking buffer
+ * @d:		Connected device
+ * @c:		vu_conn_init()ed on the device's socket; the caller's, used
+ *		until vu_dev_disconnect()
+ *
+ * vu_dev_handle() then returns 0 on a partial message and replies that
+ * the socket does not take are queued in @c (the caller flushes it).
+ */
+void vu_dev_set_conn(struct vu_dev *d, struct vu_conn *c)
+{
+	d->conn = c;
 }
 
 /**
@@ -534,7 +552,9 @@ int vu_dev_handle(struct vu_dev *d)
 
 	if (d->sock < 0)
 		return -ENOTCONN;
-	ret = vu_msg_recv(d->sock, &m);
+	ret = d->conn ? vu_conn_recv(d->conn, &m) : vu_msg_recv(d->sock, &m);
+	if (ret == -EAGAIN && d->conn)
+		return 0;	/* partial message kept by the conn */
 	if (ret) {
 		if (ret != -ECONNRESET)
 			log_err("%s: bad message framing: %s, closing the connection",
@@ -557,6 +577,7 @@ void vu_dev_disconnect(struct vu_dev *d)
 	if (d->sock >= 0)
 		close(d->sock);
 	d->sock = -1;
+	d->conn = NULL;
 	d->owner = false;
 	d->proto = 0;
 	for (i = 0; i < d->cfg.queues; i++)

@@ -22,10 +22,12 @@
 
 struct vu_dev;
 struct vu_msg;
+struct vu_conn;
 
 int vu_dev_create(struct vu_dev **d, const struct vu_dev_cfg *cfg);
 void vu_dev_destroy(struct vu_dev *d);
 void vu_dev_connect(struct vu_dev *d, int sock);
+void vu_dev_set_conn(struct vu_dev *d, struct vu_conn *c);
 int vu_dev_handle(struct vu_dev *d);
 void vu_dev_disconnect(struct vu_dev *d);
 bool vu_dev_connected(const struct vu_dev *d);

@@ -74,6 +74,7 @@ struct vu_mem_ref {
  * struct vu_dev - One port's vhost-user device, one connection at a time
  * @cfg:	Fixed configuration (copied at create)
  * @sock:	Connected frontend, -1: none
+ * @conn:	Buffered framing of @sock (vu_dev_set_conn()), NULL: blocking
  * @offered:	virtio features offered, fixed for the life of the port
  * @offered_proto: Protocol features offered
  * @features:	Features the frontend acked (SET_FEATURES)
@@ -96,6 +97,7 @@ struct vu_mem_ref {
 struct vu_dev {
 	struct vu_dev_cfg cfg;
 	int sock;
+	struct vu_conn *conn;
 	uint64_t offered;
 	uint64_t offered_proto;
 	uint64_t features;

@@ -8,9 +8,19 @@
  * that arrived is closed and -EBADMSG returned, and the caller drops the
  * connection. Whether a request may carry fds, and how many, is checked by
  * the dispatcher (vu_backend.c), not here.
+ *
+ * The buffered form (vu_conn_*) never waits: it reads at most the bytes of
+ * the message being assembled (so the descriptors that arrive, which the
+ * kernel hands out with the first byte of the sendmsg() that carried them,
+ * always belong to that message), keeps a partial message for the next
+ * call and notes when its first byte came, so the caller can bound a whole
+ * message's time (a peer sending a byte every few seconds). Replies the
+ * peer does not read are queued up to VU_CONN_TXQ_MAX bytes, then
+ * -ENOBUFS tells the caller to drop the peer.
  */
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 
@@ -129,6 +139,41 @@ static int read_full(int sock, void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * Take the SCM_RIGHTS descriptors of one recvmsg() into @m (closing any
+ * beyond VHOST_USER_MAX_FDS). Return: 0, -EBADMSG if some were lost
+ * (MSG_CTRUNC) or there were too many: the message cannot be trusted.
+ */
+static int vu_msg_take_cmsg(struct msghdr *mh, struct vu_msg *m)
+{
+	struct cmsghdr *cmsg;
+	int ret = 0;
+
+	for (cmsg = CMSG_FIRSTHDR(mh); cmsg; cmsg = CMSG_NXTHDR(mh, cmsg)) {
+		size_t nfd, i;
+
+		if (cmsg->cmsg_level != SOL_SOCKET ||
+		    cmsg->cmsg_type != SCM_RIGHTS)
+			continue;
+		nfd = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < nfd; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cmsg) + i * sizeof(int),
+			       sizeof(fd));
+			if (m->nfds < VHOST_USER_MAX_FDS) {
+				m->fds[m->nfds++] = fd;
+			} else {
+				close(fd);
+				ret = -EBADMSG;
+			}
+		}
+	}
+	if (mh->msg_flags & MSG_CTRUNC)
+		ret = -EBADMSG;
+	return ret;
+}
+
 /**
  * vu_msg_recv() - Receive one message and the descriptors sent with it
  * @sock:	Connected UNIX stream socket (blocking)
@@ -146,7 +191,6 @@ int vu_msg_recv(int sock, struct vu_msg *m)
 		.msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = control, .msg_controllen = sizeof(control),
 	};
-	struct cmsghdr *cmsg;
 	ssize_t n;
 	int ret;
 
@@ -159,24 +203,8 @@ int vu_msg_recv(int sock, struct vu_msg *m)
 	if (n < 0)
 		return -errno;
 
-	for (cmsg = CMSG_FIRSTHDR(&mh); cmsg; cmsg = CMSG_NXTHDR(&mh, cmsg)) {
-		size_t nfd, i;
-
-		if (cmsg->cmsg_level != SOL_SOCKET ||
-		    cmsg->cmsg_type != SCM_RIGHTS)
-			continue;
-		nfd = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (i = 0; i < nfd; i++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(cmsg) + i * sizeof(int),
-			       sizeof(fd));
-			if (m->nfds < VHOST_USER_MAX_FDS)
-				m->fds[m->nfds++] = fd;
-			else
-				close(fd);
-		}
-	}
+	/* More than VHOST_USER_MAX_FDS: the extra ones closed, the rest kept */
+	(void)vu_msg_take_cmsg(&mh, m);
 	if (mh.msg_flags & MSG_CTRUNC) {
 		ret = -EBADMSG;		/* fds were lost: cannot trust the message */
 		goto err;
@@ -257,6 +285,226 @@ int vu_msg_send(int sock, const struct vu_msg *m)
 				continue;
 			return -errno;
 		}
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* -------- buffered, per connection -------- */
+
+/**
+ * vu_conn_now_ms() - The clock vu_conn deadlines are on
+ *
+ * Return: CLOCK_MONOTONIC in milliseconds, never 0
+ */
+uint64_t vu_conn_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000 + 1;
+}
+
+/**
+ * vu_conn_init() - Start buffering for a newly connected peer
+ * @c:		Connection state (may hold garbage)
+ * @sock:	Its socket (stays the caller's)
+ */
+void vu_conn_init(struct vu_conn *c, int sock)
+{
+	c->sock = sock;
+	c->rx.nfds = 0;
+	c->rx_got = 0;
+	c->rx_start_ms = 0;
+	c->tx_head = c->tx_len = 0;
+}
+
+/**
+ * vu_conn_reset() - Forget a partial message (closing its fds) and the
+ *		     unsent replies; the socket is left alone
+ * @c:		Connection state
+ */
+void vu_conn_reset(struct vu_conn *c)
+{
+	vu_msg_close_fds(&c->rx);
+	vu_conn_init(c, -1);
+}
+
+/* Where the next byte of the message being assembled goes, and how many */
+static size_t vu_conn_want(struct vu_conn *c, char **at)
+{
+	if (c->rx_got < sizeof(c->rx.hdr)) {
+		*at = (char *)&c->rx.hdr + c->rx_got;
+		return sizeof(c->rx.hdr) - c->rx_got;
+	}
+	*at = (char *)&c->rx.payload + (c->rx_got - sizeof(c->rx.hdr));
+	return sizeof(c->rx.hdr) + c->rx.hdr.size - c->rx_got;
+}
+
+/**
+ * vu_conn_recv() - Read what the socket has of the next message, never
+ *		    waiting; hand it over once whole
+ * @c:		Connection state
+ * @m:		Filled with the message and its descriptors (now the
+ *		caller's) when 0 is returned
+ *
+ * Reads never go past the message being assembled, so the socket stays
+ * readable while more messages wait (level-triggered callers come back).
+ *
+ * Context: control thread
+ * Return: 0: a whole message is in @m; -EAGAIN: not yet (the partial one
+ *	   is kept, see @c->rx_start_ms); -ECONNRESET: the peer closed
+ *	   between messages; -EBADMSG: framing error or close mid-message
+ *	   (every descriptor closed); other -errno from recvmsg()
+ */
+int vu_conn_recv(struct vu_conn *c, struct vu_msg *m)
+{
+	char control[CMSG_SPACE(VHOST_USER_MAX_FDS * sizeof(int))];
+	struct iovec iov;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	size_t want;
+	ssize_t n;
+	char *at;
+	int ret;
+
+	for (;;) {
+		want = vu_conn_want(c, &at);
+		if (!want && c->rx_got >= sizeof(c->rx.hdr))
+			break;		/* header with size 0, or payload done */
+		iov.iov_base = at;
+		iov.iov_len = want;
+		mh.msg_control = control;
+		mh.msg_controllen = sizeof(control);
+		mh.msg_flags = 0;
+		n = recvmsg(c->sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return -EAGAIN;
+		if (n < 0) {
+			ret = -errno;
+			goto err;
+		}
+		if (n == 0) {
+			ret = c->rx_got ? -EBADMSG : -ECONNRESET;
+			goto err;
+		}
+		if (!c->rx_got)
+			c->rx_start_ms = vu_conn_now_ms();
+		ret = vu_msg_take_cmsg(&mh, &c->rx);
+		if (ret)
+			goto err;
+		c->rx_got += (size_t)n;
+		if (c->rx_got == sizeof(c->rx.hdr) &&
+		    c->rx.hdr.size > sizeof(c->rx.payload)) {
+			ret = -EBADMSG;
+			goto err;
+		}
+	}
+	*m = c->rx;
+	c->rx.nfds = 0;		/* the fds are the caller's now */
+	c->rx_got = 0;
+	c->rx_start_ms = 0;
+	return 0;
+
+err:
+	vu_msg_close_fds(&c->rx);
+	c->rx_got = 0;
+	c->rx_start_ms = 0;
+	return ret;
+}
+
+/**
+ * vu_conn_flush() - Send queued reply bytes the socket takes now
+ * @c:		Connection state
+ *
+ * Return: 0 if nothing is left queued, -EAGAIN if some is (wait for
+ *	   POLLOUT), other -errno: the peer is gone
+ */
+int vu_conn_flush(struct vu_conn *c)
+{
+	ssize_t n;
+
+	while (c->tx_head < c->tx_len) {
+		n = send(c->sock, c->txq + c->tx_head, c->tx_len - c->tx_head,
+			 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return -EAGAIN;
+		if (n < 0)
+			return -errno;
+		c->tx_head += (size_t)n;
+	}
+	c->tx_head = c->tx_len = 0;
+	return 0;
+}
+
+/**
+ * vu_conn_tx_pending() - Reply bytes still queued
+ * @c:		Connection state
+ *
+ * Return: bytes; non-zero means the caller should wait for POLLOUT
+ */
+size_t vu_conn_tx_pending(const struct vu_conn *c)
+{
+	return c->tx_len - c->tx_head;
+}
+
+/**
+ * vu_conn_send() - Send one message now, or queue what the socket does
+ *		    not take
+ * @c:		Connection state
+ * @m:		Message, without descriptors (a backend's replies carry none)
+ *
+ * Order is kept: while bytes are queued, new ones go behind them.
+ *
+ * Return: 0 (sent or queued), -EINVAL for a bad message or one with
+ *	   descriptors, -ENOBUFS if the queue would pass VU_CONN_TXQ_MAX,
+ *	   other -errno: the peer is gone
+ */
+int vu_conn_send(struct vu_conn *c, const struct vu_msg *m)
+{
+	size_t total = sizeof(m->hdr) + m->hdr.size, done = 0, left;
+	const char *src;
+	ssize_t n;
+
+	if (m->hdr.size > sizeof(m->payload) || m->nfds)
+		return -EINVAL;
+	if (!vu_conn_tx_pending(c)) {
+		struct iovec iov[2] = {
+			{ .iov_base = (void *)&m->hdr, .iov_len = sizeof(m->hdr) },
+			{ .iov_base = (void *)&m->payload, .iov_len = m->hdr.size },
+		};
+		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+
+		do {
+			n = sendmsg(c->sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		} while (n < 0 && errno == EINTR);
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+			return -errno;
+		done = n < 0 ? 0 : (size_t)n;
+	}
+	if (done == total)
+		return 0;
+	left = total - done;
+	if (left > VU_CONN_TXQ_MAX - vu_conn_tx_pending(c))
+		return -ENOBUFS;
+	if (left > VU_CONN_TXQ_MAX - c->tx_len) {	/* compact to the front */
+		memmove(c->txq, c->txq + c->tx_head, vu_conn_tx_pending(c));
+		c->tx_len -= c->tx_head;
+		c->tx_head = 0;
+	}
+	while (done < total) {
+		if (done < sizeof(m->hdr)) {
+			src = (const char *)&m->hdr + done;
+			n = (ssize_t)(sizeof(m->hdr) - done);
+		} else {
+			src = (const char *)&m->payload + (done - sizeof(m->hdr));
+			n = (ssize_t)(total - done);
+		}
+		memcpy(c->txq + c->tx_len, src, (size_t)n);
+		c->tx_len += (size_t)n;
 		done += (size_t)n;
 	}
 	return 0;

@@ -53,6 +53,8 @@ struct bench_cfg {
 	bool no_reply_ack;	/* library: do not use REPLY_ACK */
 	bool no_mem_slots;	/* library: SET_MEM_TABLE, not ADD_MEM_REG */
 	bool caller_mem;	/* pass our own memfd and eventfds (borrowed) */
+	unsigned int sessions;	/* >0: that many short sessions (sessions.c) */
+	unsigned int session_frames;	/* frames each session sends */
 };
 
 /**
@@ -110,6 +112,9 @@ void bench_spawn_stop(struct bench_vm *vm, bool keep_log);
 int bench_report(const struct bench_cfg *cfg, struct bench_vm *vms,
 		 unsigned int nvms, double secs);
 const char *bench_mode_name(enum bench_mode m);
+
+/* sessions.c */
+int bench_sessions(const struct bench_cfg *c, const char *path);
 
 /* ring.c (another file's owner): the ring micro-benchmark, `vnet-bench ring`.
  * Weak, so vnet-bench links (and says so) before ring.c exists. */

@@ -50,6 +50,11 @@ static const char usage_text[] =
 "      --no-mem-slots     announce memory with SET_MEM_TABLE even when ADD_MEM_REG is offered\n"
 "      --caller-mem       give the library our own memfd region and eventfds (borrowed)\n"
 "                         instead of letting it make its own\n"
+"      --sessions N       N short sessions one after the other, each a fresh connection:\n"
+"                         set up, send --session-frames frames on pair 0, take every one\n"
+"                         back (loop backend), disconnect; fail unless each session gets\n"
+"                         exactly its own frames (1..1000000)\n"
+"      --session-frames N frames per session (default: 32, 1..4096)\n"
 "      --json             one JSON object instead of the table\n"
 "  -h, --help             this text\n"
 "      --version          print the version and exit\n"
@@ -59,7 +64,7 @@ enum {
 	OPT_SPAWN = 256, OPT_SPAWN_BACKEND, OPT_VMS, OPT_POLL, OPT_PACKED,
 	OPT_RING, OPT_BATCH, OPT_MEM_REGIONS, OPT_FEATURES, OPT_CHECK,
 	OPT_NO_CHECK, OPT_RESTART, OPT_JSON, OPT_NO_REPLY_ACK, OPT_NO_MEM_SLOTS,
-	OPT_CALLER_MEM, OPT_VERSION,
+	OPT_CALLER_MEM, OPT_VERSION, OPT_SESSIONS, OPT_SESSION_FRAMES,
 };
 
 static const struct option opts[] = {
@@ -84,6 +89,8 @@ static const struct option opts[] = {
 	{ "no-reply-ack", no_argument, NULL, OPT_NO_REPLY_ACK },
 	{ "no-mem-slots", no_argument, NULL, OPT_NO_MEM_SLOTS },
 	{ "caller-mem", no_argument, NULL, OPT_CALLER_MEM },
+	{ "sessions", required_argument, NULL, OPT_SESSIONS },
+	{ "session-frames", required_argument, NULL, OPT_SESSION_FRAMES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -200,6 +207,16 @@ static int parse_opt(struct bench_cfg *c, int o, const char *arg, int *check)
 	case OPT_NO_REPLY_ACK: c->no_reply_ack = true; return 0;
 	case OPT_NO_MEM_SLOTS: c->no_mem_slots = true; return 0;
 	case OPT_CALLER_MEM: c->caller_mem = true; return 0;
+	case OPT_SESSIONS:
+		if (parse_uint(arg, 1, 1000000, &v))
+			return usage_err("--sessions '%s': 1..1000000", arg);
+		c->sessions = (unsigned int)v;
+		return 0;
+	case OPT_SESSION_FRAMES:
+		if (parse_uint(arg, 1, 4096, &v))
+			return usage_err("--session-frames '%s': 1..4096", arg);
+		c->session_frames = (unsigned int)v;
+		return 0;
 	case 'h': fputs(usage_text, stdout); exit(0);
 	case OPT_VERSION: printf("vnet-bench %s\n", VNET_VERSION); exit(0);
 	default: return 2;
@@ -213,7 +230,7 @@ static int parse_args(struct bench_cfg *c, int argc, char **argv)
 	*c = (struct bench_cfg){
 		.spawn_backend = "loop", .mode = BENCH_BIDIR, .size = 64,
 		.pairs = 1, .vms = 1, .duration = 3, .ring = 256, .batch = 32,
-		.mem_regions = 1,
+		.mem_regions = 1, .session_frames = 32,
 	};
 	while ((o = getopt_long(argc, argv, "s:m:l:q:d:h", opts, NULL)) != -1) {
 		ret = parse_opt(c, o, optarg, &check);
@@ -229,6 +246,9 @@ static int parse_args(struct bench_cfg *c, int argc, char **argv)
 		return usage_err("%s", "--spawn and --socket exclude each other");
 	if (c->restart_at && (!c->spawn || c->restart_at >= c->duration))
 		return usage_err("%s", "--restart-at needs --spawn and a time inside --duration");
+	if (c->sessions && (c->vms > 1 || c->pairs > 1 || c->restart_at ||
+			    c->caller_mem))
+		return usage_err("%s", "--sessions: one VM, one pair, no --restart-at or --caller-mem");
 	if (!c->packed && (c->ring & (c->ring - 1)))
 		return usage_err("%s", "--ring: split rings need a power of two");
 	c->check_seq = check < 0 ? c->spawn && !strcmp(c->spawn_backend, "loop") :
@@ -293,6 +313,17 @@ static int bench_main(struct bench_cfg *c)
 		vms[v].region.fd = -1;
 		for (i = 0; i < ARRAY_SIZE(vms[v].efd); i++)
 			vms[v].efd[i] = -1;
+	}
+	if (c->sessions) {
+		vms[0].cfg = c;
+		ret = c->spawn ? bench_spawn(&vms[0]) : 0;
+		if (!c->spawn)
+			snprintf(vms[0].socket, sizeof(vms[0].socket), "%s",
+				 sockets[0]);
+		status = ret ? 2 : bench_sessions(c, vms[0].socket);
+		if (c->spawn && !ret)
+			bench_spawn_stop(&vms[0], status != 0);
+		return status;
 	}
 	for (v = 0; v < n && !ret; v++) {
 		vms[v].cfg = c;

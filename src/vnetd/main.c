@@ -3,8 +3,12 @@
  * main.c - vnetd: the vhost-user-net backend daemon. Parses the command
  * line (cli.c), opens every port (port.c) and the control socket (ctl.c),
  * then runs one epoll loop on the main thread over the listening sockets,
- * the frontend connections, the reconnect timers, the control socket and a
- * signalfd. The data path runs in the worker threads vu_backend starts.
+ * the frontend connections, the reconnect timers, the control socket (and
+ * its clients) and a signalfd. Nothing in the loop waits on a peer: every
+ * socket is non-blocking, and the loop sleeps at most until the next
+ * deadline (a partial vhost-user message, a slow control client), then
+ * closes what is overdue. The data path runs in the worker threads
+ * vu_backend starts.
  * SIGTERM/SIGINT end the loop: every port is closed and its socket file
  * removed. vnetd does not daemonize.
  */
@@ -110,6 +114,31 @@ static int main_setup(struct vnetd *v)
 	return 0;
 }
 
+/* Sleep until the first deadline of a port or a control client, -1: none */
+static int main_timeout(struct vnetd *v)
+{
+	uint64_t now = vu_conn_now_ms();
+	int t = ctl_timeout_ms(now), pt;
+	unsigned int i;
+
+	for (i = 0; i < v->cfg.nports; i++) {
+		pt = port_timeout_ms(&v->ports[i], now);
+		if (pt >= 0 && (t < 0 || pt < t))
+			t = pt;
+	}
+	return t;
+}
+
+static void main_tick(struct vnetd *v)
+{
+	uint64_t now = vu_conn_now_ms();
+	unsigned int i;
+
+	for (i = 0; i < v->cfg.nports; i++)
+		port_tick(&v->ports[i], now);
+	ctl_tick(now);
+}
+
 /* Run until a signal says stop. Return: 0, or -errno if epoll failed */
 static int main_loop(struct vnetd *v)
 {
@@ -119,8 +148,9 @@ static int main_loop(struct vnetd *v)
 	int n, i;
 
 	for (;;) {
-		n = epoll_wait(v->epfd, evs, MAIN_MAX_EVENTS, 1000);
+		main_tick(v);
 		svc_tick(v->ports, v->cfg.nports);
+		n = epoll_wait(v->epfd, evs, MAIN_MAX_EVENTS, main_timeout(v));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -138,7 +168,11 @@ static int main_loop(struct vnetd *v)
 				}
 				break;
 			case EV_CTL:
-				ctl_serve(v->ctl_fd, v->ports, v->cfg.nports);
+				ctl_serve(v->ctl_fd, v->epfd, v->ports,
+					  v->cfg.nports);
+				break;
+			case EV_CTL_CLIENT:
+				ctl_client_event(ev, evs[i].events);
 				break;
 			default:
 				port_event(ev->port, ev->type, evs[i].events);

@@ -8,13 +8,20 @@
  * What a frontend says is vu_backend's business; this file only feeds it
  * readable sockets and tears the connection down when it returns an error.
  *
- * Security model: the frontend is untrusted. Its socket gets receive and
- * send timeouts so a frontend that stalls mid-message cannot hold the main
- * thread (and with it every other port) for more than VNETD_IO_TIMEOUT_S;
- * any error from vu_dev_handle() closes that connection only.
+ * Security model: the frontend is untrusted and the main thread serves
+ * every port, so nothing here waits on one frontend. Its socket is
+ * non-blocking: a partial message is kept in the port's vu_conn and must
+ * be whole within PORT_MSG_DEADLINE_MS of its first byte (a byte every
+ * few seconds does not keep it alive); replies it does not read are queued
+ * (and the frontend is not read meanwhile) and must be taken within the
+ * same deadline, else the connection is closed; the queue is bounded by
+ * VU_CONN_TXQ_MAX. Any error from
+ * vu_dev_handle() closes that connection only, with one line naming the
+ * port, the frontend's PID and the reason.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -28,7 +35,8 @@
 #include "vhost_port.h"
 #include "vnetd.h"
 
-#define VNETD_IO_TIMEOUT_S	5
+#define PORT_MSG_DEADLINE_MS	5000	/* a whole message, from its first byte */
+#define PORT_LISTEN_BACKLOG	128
 
 static int port_sockaddr(const char *path, struct sockaddr_un *sa)
 {
@@ -83,7 +91,7 @@ int port_unix_listen(const char *path, char *err, size_t errlen)
 			return -errno;
 	}
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    listen(fd, 8) || fcntl(fd, F_SETFL, O_NONBLOCK)) {
+	    listen(fd, PORT_LISTEN_BACKLOG) || fcntl(fd, F_SETFL, O_NONBLOCK)) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		goto err_close;
@@ -95,30 +103,26 @@ err_close:
 	return ret;
 }
 
-static void port_sock_timeouts(int fd)
-{
-	struct timeval tv = { .tv_sec = VNETD_IO_TIMEOUT_S };
-
-	/* Best effort: without them a stalled frontend only delays us */
-	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-}
-
-/* Hand a connected socket to the device and watch it */
+/* Hand a connected socket to the device, buffered, and watch it */
 static int port_attach(struct vnetd_port *p, int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP,
 				  .data.ptr = &p->conn_ev };
+	int ret;
 
-	port_sock_timeouts(fd);
-	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		int ret = -errno;
-
+	ret = conn_nonblock(fd);
+	if (!ret && epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev))
+		ret = -errno;
+	if (ret) {
 		close(fd);
 		return ret;
 	}
+	p->peer_pid = conn_peer_pid(fd);
+	p->conn_out = false;
 	vu_dev_connect(p->dev, fd);
-	/* Listening: counted at the first byte (port_spoke()) */
+	vu_conn_init(&p->conn, fd);
+	vu_dev_set_conn(p->dev, &p->conn);
+	/* Listening: counted and logged at the first byte (port_spoke()) */
 	p->fresh = !p->cfg.client;
 	p->connects += p->cfg.client;
 	return 0;
@@ -134,15 +138,19 @@ static bool port_spoke(struct vnetd_port *p)
 {
 	char c;
 
+	ssize_t n;
+
 	if (!p->fresh)
 		return true;
-	if (recv(vu_dev_sock(p->dev), &c, 1, MSG_PEEK | MSG_DONTWAIT) != 1)
+	n = recv(vu_dev_sock(p->dev), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0 && errno == EAGAIN)
+		return true;	/* nothing yet: not a close either */
+	if (n != 1)
 		return false;
 	p->fresh = false;
 	p->connects++;
 	log_info("port %s: frontend pid %d connected on %s", p->cfg.name,
-		 sock_peer_pid(vu_dev_sock(p->dev)),
-		 p->cfg.socket[0] ? p->cfg.socket : "--fd");
+		 (int)p->peer_pid, p->cfg.socket[0] ? p->cfg.socket : "--fd");
 	return true;
 }
 
@@ -166,13 +174,12 @@ static void port_client_try(struct vnetd_port *p)
 
 	if (port_sockaddr(p->cfg.socket, &sa))
 		goto retry;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		ret = -errno;
 		goto retry;
 	}
-	/* Also bounds connect(): it waits while the frontend's backlog is full */
-	port_sock_timeouts(fd);
+	/* Non-blocking: a full backlog is EAGAIN and a retry, never a wait */
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		ret = -errno;
 		close(fd);
@@ -193,8 +200,43 @@ retry:
 			VNETD_BACKOFF_MAX_MS : p->backoff_ms * 2;
 }
 
+/* Tear down the connection; client mode schedules a reconnect */
+static void port_drop(struct vnetd_port *p, int why)
+{
+	int fd = vu_dev_sock(p->dev);
+
+	if (fd >= 0)
+		epoll_ctl(p->epfd, EPOLL_CTL_DEL, fd, NULL);
+	vu_dev_disconnect(p->dev);	/* closes fd */
+	vu_conn_reset(&p->conn);
+	p->conn_out = false;
+	p->tx_since_ms = 0;
+	/* vu_backend already logged the one line naming a bad message */
+	if (p->fresh) {
+		p->fresh = false;
+		log_debug("port %s: a connection closed before its first byte (a liveness check?)",
+			  p->cfg.name);
+	} else if (why == -ECONNRESET || why == -EPIPE || why == -ENOTCONN) {
+		log_info("port %s: frontend (pid %d) disconnected", p->cfg.name,
+			 (int)p->peer_pid);
+	} else if (why == -ETIMEDOUT) {
+		p->errors++;	/* port_tick() said why */
+	} else {
+		p->errors++;
+		conn_refuse_log(&p->refuse_rl,
+				"port %s: closed the connection of frontend pid %d: %s",
+				p->cfg.name, (int)p->peer_pid, strerror(-why));
+	}
+	p->peer_pid = 0;
+	if (p->cfg.client) {
+		p->backoff_ms = VNETD_BACKOFF_MIN_MS;
+		port_timer_arm(p, p->backoff_ms);
+	}
+}
+
 static void port_accept(struct vnetd_port *p)
 {
+	pid_t pid;
 	int fd;
 
 	fd = accept4(p->listen_fd, NULL, NULL, SOCK_CLOEXEC);
@@ -204,42 +246,122 @@ static void port_accept(struct vnetd_port *p)
 				 strerror(errno));
 		return;
 	}
+	pid = conn_peer_pid(fd);
+	/* A quick reconnect: the old connection closed, its hangup not yet seen */
+	if (vu_dev_connected(p->dev) && conn_is_dead(vu_dev_sock(p->dev))) {
+		log_info("port %s: frontend pid %d connected while the old connection (pid %d) was closing: dropping the old one",
+			 p->cfg.name, (int)pid, (int)p->peer_pid);
+		port_drop(p, -ECONNRESET);
+	}
 	if (vu_dev_connected(p->dev)) {
-		log_warn("port %s: refusing a second frontend on %s: one is already connected",
-			 p->cfg.name, p->cfg.socket);
+		conn_refuse_log(&p->refuse_rl,
+				"port %s: refusing a second frontend (pid %d) on %s: pid %d is connected",
+				p->cfg.name, (int)pid, p->cfg.socket,
+				(int)p->peer_pid);
 		p->refused++;
 		close(fd);
 		return;
 	}
 	if (port_attach(p, fd))
-		log_err("port %s: cannot watch the new connection",
-			p->cfg.name);
+		log_err("port %s: cannot watch the new connection of pid %d",
+			p->cfg.name, (int)pid);
 }
 
-/* Tear down the connection; client mode schedules a reconnect */
-static void port_drop(struct vnetd_port *p, int why)
+/*
+ * While replies are queued, watch EPOLLOUT instead of EPOLLIN: a frontend
+ * that does not read its replies is not read either (it cannot make the
+ * main thread spin answering a flood), and must take them within
+ * PORT_MSG_DEADLINE_MS (port_tick()).
+ */
+static int port_watch_out(struct vnetd_port *p)
 {
-	int fd = vu_dev_sock(p->dev);
+	bool want = vu_conn_tx_pending(&p->conn) != 0;
+	struct epoll_event ev = {
+		.events = EPOLLRDHUP | (want ? EPOLLOUT : EPOLLIN),
+		.data.ptr = &p->conn_ev,
+	};
 
-	if (fd >= 0)
-		epoll_ctl(p->epfd, EPOLL_CTL_DEL, fd, NULL);
-	vu_dev_disconnect(p->dev);
-	/* vu_backend already logged the one line naming a bad message */
-	if (p->fresh) {
-		p->fresh = false;
-		log_debug("port %s: a connection closed before its first byte (a liveness check?)",
-			  p->cfg.name);
-	} else if (why == -ECONNRESET || why == -EPIPE || why == -ENOTCONN) {
-		log_info("port %s: frontend disconnected", p->cfg.name);
-	} else {
-		p->errors++;
-		log_debug("port %s: connection closed: %s", p->cfg.name,
-			  strerror(-why));
+	if (want == p->conn_out)
+		return 0;
+	if (epoll_ctl(p->epfd, EPOLL_CTL_MOD, vu_dev_sock(p->dev), &ev))
+		return -errno;
+	p->conn_out = want;
+	p->tx_since_ms = want ? vu_conn_now_ms() : 0;
+	return 0;
+}
+
+/*
+ * The connection's socket is ready. Events may be stale (the connection
+ * they were for replaced in the same epoll batch): everything here is
+ * non-blocking and asks the socket itself, so a stale event costs one
+ * EAGAIN, never the new connection.
+ */
+static void port_conn_ready(struct vnetd_port *p, uint32_t events)
+{
+	int ret = 0;
+
+	if (vu_conn_tx_pending(&p->conn)) {
+		ret = vu_conn_flush(&p->conn);
+		if (ret == -EAGAIN)
+			ret = 0;
 	}
-	if (p->cfg.client) {
-		p->backoff_ms = VNETD_BACKOFF_MIN_MS;
-		port_timer_arm(p, p->backoff_ms);
-	}
+	if (!ret && !vu_conn_tx_pending(&p->conn) &&
+	    (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
+		ret = port_spoke(p) ? vu_dev_handle(p->dev) : -ECONNRESET;
+	if (!ret)
+		ret = port_watch_out(p);
+	if (ret < 0)
+		port_drop(p, ret);
+}
+
+/**
+ * port_timeout_ms() - How long the main loop may sleep for this port
+ * @p:		Port
+ * @now_ms:	vu_conn_now_ms()
+ *
+ * Return: ms until the deadline of the partial message or of the unread
+ *	   replies, -1 if neither is pending
+ */
+int port_timeout_ms(const struct vnetd_port *p, uint64_t now_ms)
+{
+	uint64_t since;
+
+	if (!port_connected(p))
+		return -1;
+	since = p->conn.rx_start_ms;
+	if (p->tx_since_ms && (!since || p->tx_since_ms < since))
+		since = p->tx_since_ms;
+	if (!since)
+		return -1;
+	since += PORT_MSG_DEADLINE_MS;
+	return since > now_ms ? (int)(since - now_ms) : 0;
+}
+
+/**
+ * port_tick() - Close the connection if its partial message or its
+ *		 unread replies are overdue
+ * @p:		Port
+ * @now_ms:	vu_conn_now_ms()
+ *
+ * Context: main thread, after every loop wakeup
+ */
+void port_tick(struct vnetd_port *p, uint64_t now_ms)
+{
+	if (port_timeout_ms(p, now_ms) != 0)
+		return;
+	if (p->tx_since_ms)
+		conn_refuse_log(&p->refuse_rl,
+				"port %s: frontend pid %d: %zu reply bytes not read within %u ms, closing the connection",
+				p->cfg.name, (int)p->peer_pid,
+				vu_conn_tx_pending(&p->conn),
+				(unsigned int)PORT_MSG_DEADLINE_MS);
+	else
+		conn_refuse_log(&p->refuse_rl,
+				"port %s: frontend pid %d: message incomplete after %u ms (%zu bytes of it), closing the connection",
+				p->cfg.name, (int)p->peer_pid,
+				(unsigned int)PORT_MSG_DEADLINE_MS,
+				p->conn.rx_got);
+	port_drop(p, -ETIMEDOUT);
 }
 
 /**
@@ -254,7 +376,6 @@ void port_event(struct vnetd_port *p, enum vnetd_ev_type type,
 		uint32_t events)
 {
 	uint64_t expirations;
-	int ret;
 
 	switch (type) {
 	case EV_LISTEN:
@@ -269,12 +390,8 @@ void port_event(struct vnetd_port *p, enum vnetd_ev_type type,
 			port_client_try(p);
 		break;
 	case EV_CONN:
-		if (!vu_dev_connected(p->dev))
-			break;
-		ret = (events & EPOLLIN) && port_spoke(p) ?
-		      vu_dev_handle(p->dev) : -ECONNRESET;
-		if (ret < 0)
-			port_drop(p, ret);
+		if (vu_dev_connected(p->dev))
+			port_conn_ready(p, events);
 		break;
 	default:
 		break;
@@ -433,6 +550,7 @@ void port_cleanup(struct vnetd_port *p)
 			epoll_ctl(p->epfd, EPOLL_CTL_DEL, vu_dev_sock(p->dev),
 				  NULL);
 			vu_dev_disconnect(p->dev);
+			vu_conn_reset(&p->conn);
 		}
 		vu_dev_destroy(p->dev);
 		p->dev = NULL;

@@ -239,22 +239,6 @@ int sock_activation(struct vnetd_cfg *cfg, char *err, size_t errlen)
 }
 
 /**
- * sock_peer_pid() - The PID of a connected UNIX socket's peer
- * @fd:		Connected socket
- *
- * Return: PID (as of connect()), or -1 if the kernel does not say
- */
-int sock_peer_pid(int fd)
-{
-	struct ucred uc;
-	socklen_t len = sizeof(uc);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len))
-		return -1;
-	return uc.pid;
-}
-
-/**
  * sock_ctl_configure() - Set the group allowed on the control socket
  * @gid:	--ctl-group, or -1: root and our own uid only
  */

@@ -24,7 +24,6 @@ struct vnetd_port;
 int sock_port_open(const struct vnetd_port_cfg *cfg, int *listen_fd,
 		   int *conn_fd, char *err, size_t errlen);
 int sock_activation(struct vnetd_cfg *cfg, char *err, size_t errlen);
-int sock_peer_pid(int fd);
 void sock_ctl_configure(int64_t gid);
 int sock_ctl_perms(const char *path);
 int sock_ctl_check(int fd, char *why, size_t len);

@@ -15,9 +15,13 @@
 #include <sys/types.h>
 #include <sys/un.h>
 
+#include <sys/types.h>
+
 #include "host.h"
 #include "log.h"
 #include "ctl_path.h"
+#include "log.h"
+#include "vu_msg.h"
 #include "worker.h"
 #include "vhost_mode.h"
 #include "vu_backend.h"
@@ -106,6 +110,7 @@ enum vnetd_ev_type {
 	EV_CONN,	/* a port's frontend connection */
 	EV_TIMER,	/* a port's client-mode reconnect timer */
 	EV_CTL,		/* the control socket */
+	EV_CTL_CLIENT,	/* one control client */
 };
 
 struct vnetd_port;
@@ -114,6 +119,8 @@ struct vnetd_port;
  * struct vnetd_ev - epoll reference: what became ready
  * @type:	Kind of descriptor
  * @port:	Its port (EV_LISTEN, EV_CONN, EV_TIMER)
+ *
+ * EV_CTL_CLIENT references are embedded in ctl.c's client state.
  */
 struct vnetd_ev {
 	enum vnetd_ev_type type;
@@ -137,6 +144,11 @@ struct vnetd_ev {
  * @refused:	Connections refused (one already active)
  * @errors:	Connections closed on a protocol error
  * @fresh:	Listening port: the connection has not sent a byte yet
+ * @conn:	The connection's buffered framing (partial message, replies)
+ * @peer_pid:	The connected frontend's PID (SO_PEERCRED), 0: unknown
+ * @conn_out:	EPOLLOUT is being watched (replies queued in @conn)
+ * @tx_since_ms: When replies began to wait in @conn, 0: none waiting
+ * @refuse_rl:	Rate limit of this port's refusal and drop lines
  */
 struct vnetd_port {
 	struct vnetd_port_cfg cfg;
@@ -154,6 +166,11 @@ struct vnetd_port {
 	uint64_t refused;
 	uint64_t errors;
 	bool fresh;
+	struct vu_conn conn;
+	pid_t peer_pid;
+	bool conn_out;
+	uint64_t tx_since_ms;
+	struct log_ratelimit refuse_rl;
 };
 
 /* cli.c */
@@ -172,11 +189,24 @@ void port_cleanup(struct vnetd_port *p);
 void port_event(struct vnetd_port *p, enum vnetd_ev_type type,
 		uint32_t events);
 bool port_connected(const struct vnetd_port *p);
+int port_timeout_ms(const struct vnetd_port *p, uint64_t now_ms);
+void port_tick(struct vnetd_port *p, uint64_t now_ms);
+
+/* conn.c */
+pid_t conn_peer_pid(int fd);
+bool conn_is_dead(int fd);
+int conn_nonblock(int fd);
+void conn_refuse_log(struct log_ratelimit *rl, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* ctl.c */
 int ctl_open(const char *path);
 void ctl_close(int fd, const char *path);
-void ctl_serve(int fd, struct vnetd_port *ports, unsigned int nports);
+void ctl_serve(int fd, int epfd, struct vnetd_port *ports,
+	       unsigned int nports);
+void ctl_client_event(const struct vnetd_ev *ev, uint32_t events);
+int ctl_timeout_ms(uint64_t now_ms);
+void ctl_tick(uint64_t now_ms);
 
 /**
  * struct sbuf - A growing text buffer for replies (control path only)
