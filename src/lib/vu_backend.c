@@ -25,6 +25,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -35,6 +36,7 @@
 #include <linux/virtio_net.h>
 #include <linux/virtio_ring.h>
 
+#include "guard.h"
 #include "log.h"
 #include "vu_backend_int.h"
 #include "vu_msg.h"
@@ -862,8 +864,36 @@ void vu_dev_connect(struct vu_dev *d, int sock)
 	if (d->sock >= 0)
 		vu_dev_disconnect(d);
 	d->sock = sock;
+	worker_pool_set_conn(d->wp, sock);
 	d->owner = false;
 	d->proto = 0;
+}
+
+/*
+ * Handlers read rings (setup, GET_VRING_BASE) and write the dirty log: a
+ * frontend that shrank that memory makes them fault (guard.h). The fault
+ * ends the message and the connection; fds the message carried are lost
+ * to the jump only if a handler had not yet taken them (one connection's
+ * worth, closed with it at worst never). Workers the handler paused are
+ * let go: the disconnect that follows pauses them again.
+ */
+static int vu_dev_dispatch_guarded(struct vu_dev *d, struct vu_msg *m)
+{
+	sigjmp_buf jb;
+	char what[160];
+	int ret;
+
+	if (sigsetjmp(jb, 0)) {
+		worker_unpause_all(d->wp);
+		guard_describe(what, sizeof(what));
+		log_err("port %s: guest %s: closing the connection",
+			d->cfg.name, what);
+		return -EFAULT;
+	}
+	guard_arm(&jb);
+	ret = vu_dev_dispatch(d, m);
+	guard_disarm();
+	return ret;
 }
 
 /**
@@ -888,7 +918,7 @@ int vu_dev_handle(struct vu_dev *d)
 				d->cfg.name, strerror(-ret));
 		return ret;
 	}
-	return vu_dev_dispatch(d, &m);
+	return vu_dev_dispatch_guarded(d, &m);
 }
 
 /**
@@ -901,6 +931,7 @@ void vu_dev_disconnect(struct vu_dev *d)
 	unsigned int i;
 
 	vu_dev_reset(d);
+	worker_pool_set_conn(d->wp, -1);
 	if (d->sock >= 0)
 		close(d->sock);
 	d->sock = -1;

@@ -35,5 +35,7 @@ void worker_pause(struct worker_pool *pool, unsigned int pair);
 void worker_resume(struct worker_pool *pool, unsigned int pair);
 void worker_pause_all(struct worker_pool *pool);
 void worker_resume_all(struct worker_pool *pool);
+void worker_pool_set_conn(struct worker_pool *pool, int fd);
+void worker_unpause_all(struct worker_pool *pool);
 
 #endif /* VNET_WORKER_H */
