@@ -27,6 +27,8 @@
 #include "host_priv.h"
 #include "net.h"
 
+/* #syscalls: read write */
+
 #define F(bit)		(1ULL << (bit))
 #define LOOP_SLOTS	256
 #define LOOP_SLOT_SIZE	(NET_FRAME_MAX + NET_HDR_MAX)

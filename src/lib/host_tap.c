@@ -28,6 +28,8 @@
 #include "host.h"
 #include "host_priv.h"
 
+/* #syscalls: read write readv writev ioctl */
+
 #define F(bit)		(1ULL << (bit))
 #define TAP_OFFLOADS	(TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN)
 

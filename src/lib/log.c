@@ -11,6 +11,8 @@
 
 #include "log.h"
 
+/* #syscalls: write writev clock_gettime */
+
 enum log_level log_max_level = LOG_INFO;
 
 static const char *const level_names[] = { "error", "warn", "info", "debug" };

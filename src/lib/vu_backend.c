@@ -41,6 +41,8 @@
 #include "vu_backend_int.h"
 #include "vu_msg.h"
 
+/* #syscalls: close fcntl brk mmap munmap madvise mprotect */
+
 #define BIT(n)		(1ULL << (n))
 
 /* Offloads offered only where the backend's host side honours them */

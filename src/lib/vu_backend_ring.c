@@ -29,6 +29,8 @@
 #include "vu_backend_int.h"
 #include "vu_msg.h"
 
+/* #syscalls: close eventfd2 write */
+
 static const char *const vu_area_name[3] = { "descriptor", "driver", "device" };
 
 /* vhost-user "Memory regions": the fd must hold offset + size bytes */

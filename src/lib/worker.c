@@ -773,10 +773,14 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	sigjmp_buf jb;
 	char name[16];
+	sigset_t sb;
 
 	snprintf(name, sizeof(name), "vnet-%.6s-w%u", w->pool->name, w->id);
 	pthread_setname_np(pthread_self(), name);
 	guard_thread_init();
+	sigemptyset(&sb);
+	sigaddset(&sb, WORKER_SIG_SANDBOX);
+	pthread_sigmask(SIG_UNBLOCK, &sb, NULL);
 	/*
 	 * One recovery point for the thread's life: no local of this frame
 	 * changes after sigsetjmp(), and worker_loop() starts afresh after a

@@ -8,8 +8,17 @@
 #ifndef VNET_WORKER_H
 #define VNET_WORKER_H
 
+#include <signal.h>
+
 #include "host.h"
 #include "pair.h"
+
+/*
+ * Left unblocked in worker threads (which block every other signal but
+ * SIGBUS): the daemon's sandbox uses it to apply per-thread changes
+ * (capabilities, no_new_privs, Landlock) to threads already running
+ */
+#define WORKER_SIG_SANDBOX	(SIGRTMIN + 2)
 
 /**
  * struct worker_opts - Data path tuning

@@ -49,7 +49,7 @@ enum {
 	OPT_TAP = 0x100, OPT_TAP_FD, OPT_THREADS, OPT_MAC, OPT_MTU,
 	OPT_FEATURES, OPT_POLL_US, OPT_BUDGET_PKTS, OPT_BUDGET_BYTES,
 	OPT_CLIENT, OPT_VHOST_NET, OPT_NAME, OPT_CTL, OPT_CONFIG, OPT_PORT,
-	OPT_CAPS, OPT_LOG_LEVEL,
+	OPT_CAPS, OPT_LOG_LEVEL, OPT_SANDBOX,
 };
 
 static const struct option cli_opts[] = {
@@ -72,6 +72,7 @@ static const struct option cli_opts[] = {
 	{ "config",		required_argument, NULL, OPT_CONFIG },
 	{ "port",		required_argument, NULL, OPT_PORT },
 	{ "print-capabilities",	no_argument,	   NULL, OPT_CAPS },
+	{ "sandbox",		required_argument, NULL, OPT_SANDBOX },
 	{ "log-level",		required_argument, NULL, OPT_LOG_LEVEL },
 	{ "help",		no_argument,	   NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 }
@@ -116,6 +117,8 @@ void cli_usage(FILE *f)
 "      --ctl-socket PATH    control socket (default: %s)\n"
 "      --log-level LEVEL    error|warn|info|debug (default: info)\n"
 "      --print-capabilities print the vhost-user backend capabilities JSON and exit\n"
+"      --sandbox on|off     after setup: no capabilities, no_new_privs, Landlock,\n"
+"                           seccomp filter (default: on)\n"
 "  -h, --help               this text\n"
 "\n"
 "Exit status: 0 clean exit (SIGTERM/SIGINT), 1 runtime failure, 2 bad usage.\n",
@@ -360,6 +363,7 @@ static int cli_key(const char *key)
 	for (o = cli_opts; o->name; o++) {
 		switch (o->val) {
 		case OPT_CTL: case OPT_CONFIG: case OPT_PORT: case OPT_CAPS:
+		case OPT_SANDBOX:
 		case OPT_LOG_LEVEL: case OPT_HELP:
 			continue;
 		}
@@ -546,6 +550,7 @@ static void cli_defaults(struct vnetd_cfg *cfg, struct vnetd_port_cfg *t)
 	memset(cfg, 0, sizeof(*cfg));
 	memset(t, 0, sizeof(*t));
 	cfg->log_level = LOG_INFO;
+	cfg->sandbox = true;
 	snprintf(cfg->ctl_path, sizeof(cfg->ctl_path), "%s",
 		 ctl_default_path());
 	strcpy(t->backend, "tap");
@@ -589,6 +594,13 @@ static int cli_options(struct vnetd_cfg *cfg, struct vnetd_port_cfg *tmpl,
 			exit(0);
 		case OPT_CAPS:
 			cfg->print_caps = true;
+			break;
+		case OPT_SANDBOX:
+			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				cli_err("--sandbox %s: must be on or off", optarg);
+				return -EINVAL;
+			}
+			cfg->sandbox = !strcmp(optarg, "on");
 			break;
 		case OPT_CTL:
 			if (strlen(optarg) >= sizeof(cfg->ctl_path)) {

@@ -26,6 +26,8 @@
 #include "log.h"
 #include "vnetd.h"
 
+/* #syscalls: accept4 recvfrom sendto setsockopt close unlink poll ppoll */
+
 #define CTL_REQ_MAX	128
 
 /**

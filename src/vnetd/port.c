@@ -27,6 +27,9 @@
 #include "log.h"
 #include "vnetd.h"
 
+/* #syscalls: accept4 socket connect close setsockopt getsockopt unlink read
+ * #syscalls: timerfd_settime epoll_ctl */
+
 #define VNETD_IO_TIMEOUT_S	5
 
 static int port_sockaddr(const char *path, struct sockaddr_un *sa)

@@ -68,6 +68,7 @@ struct vnetd_port_cfg {
  * @ctl_path:		Control socket path ("" = none)
  * @log_level:		Log level
  * @print_caps:		--print-capabilities: print and exit
+ * @sandbox:		--sandbox on (default): sandbox_enter() after setup
  */
 struct vnetd_cfg {
 	struct vnetd_port_cfg ports[VNETD_MAX_PORTS];
@@ -75,6 +76,7 @@ struct vnetd_cfg {
 	char ctl_path[VNETD_PATH_LEN];
 	int log_level;
 	bool print_caps;
+	bool sandbox;
 };
 
 /* What an epoll event's data.ptr points to */
