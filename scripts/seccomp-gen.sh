@@ -65,4 +65,5 @@ tmp=$OUT.tmp
 	done
 	echo '};'
 } > "$tmp"
-mv "$tmp" "$OUT"
+# unchanged: keep the old file, so nothing that includes it rebuilds
+if cmp -s "$tmp" "$OUT"; then rm -f "$tmp"; else mv "$tmp" "$OUT"; fi

@@ -21,7 +21,7 @@
  *    libseccomp is not used: one more runtime dependency, and its rule
  *    language hides the architecture check we want first). Anything else
  *    traps: the SIGSYS handler writes "vnetd: seccomp: blocked syscall N
- *    (name)" with write(2) and _exit()s 128 + SIGSYS. RET_TRAP rather
+ *    (name)" with write(2) and exits 128 + SIGSYS (exit_group). RET_TRAP rather
  *    than RET_KILL_PROCESS because a missing tag then names itself in the
  *    log; the handler only uses write and exit_group, both allowed anyway.
  *
@@ -207,14 +207,16 @@ static void sandbox_sigsys(int sig, siginfo_t *si, void *uc)
 	for (i = 0; i < sizeof(seccomp_names) / sizeof(seccomp_names[0]); i++)
 		if (seccomp_names[i].nr == si->si_syscall)
 			name = seccomp_names[i].name;
-#define W(s, l) do { if (write(2, (s), (l)) < 0) _exit(128 + SIGSYS); } while (0)
+#define W(s, l) do { if (write(2, (s), (l)) < 0) goto out; } while (0)
 	W("vnetd: seccomp: blocked syscall ", 32);
 	W(n, (size_t)(num + sizeof(num) - n));
 	W(" (", 2);
 	W(name, strlen(name));
 	W(")\n", 2);
 #undef W
-	_exit(128 + SIGSYS);
+out:
+	/* exit_group itself: no atexit or sanitizer hook may run now */
+	syscall(SYS_exit_group, 128 + SIGSYS);
 }
 
 /**
