@@ -27,7 +27,7 @@ ifeq ($(WERROR),1)
 WARN     += -Werror
 endif
 HARDEN   := -fstack-protector-strong -fstack-clash-protection -fPIE -D_FORTIFY_SOURCE=2
-BASE     := -std=c11 -D_GNU_SOURCE -g -pthread -Isrc/lib
+BASE     := -std=c11 -D_GNU_SOURCE -g -pthread -Isrc/lib -I$(BUILD)/gen
 CFLAGS   ?= -O2
 ALL_CFLAGS := $(BASE) $(CFLAGS) $(WARN) $(HARDEN)
 LDFLAGS_ALL := -pie -Wl,-z,relro,-z,now -pthread $(LDFLAGS)
@@ -35,7 +35,8 @@ SAN      := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-om
 ASAN_CFLAGS := $(BASE) -O1 $(WARN) $(SAN)
 
 LIB_SRC  := $(sort $(wildcard src/lib/*.c))
-LIB_HDR  := $(wildcard src/lib/*.h)
+SECCOMP_H := $(BUILD)/gen/seccomp_gen.h
+LIB_HDR  := $(wildcard src/lib/*.h) $(SECCOMP_H)
 PROGS    := vnetd vnetctl vnet-bench
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TESTS    := $(patsubst tests/unit/%.c,%,$(TEST_SRC))
@@ -53,6 +54,11 @@ all: $(BUILD)/libvnet.a $(addprefix $(BUILD)/,$(PROGS)) \
      $(addprefix $(BUILD)/tests/,$(TESTS))
 
 # ---- release build -------------------------------------------------------
+# vnetd's seccomp filter, from the #syscalls: tags of the files it runs
+$(SECCOMP_H): scripts/seccomp-gen.sh $(LIB_SRC) $(wildcard src/vnetd/*.c)
+	@mkdir -p $(dir $@)
+	scripts/seccomp-gen.sh "$(CC)" $@ $(LIB_SRC) $(wildcard src/vnetd/*.c)
+
 $(BUILD)/obj/lib/%.o: src/lib/%.c $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@

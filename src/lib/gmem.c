@@ -13,15 +13,25 @@
  * carries its length: a bad range yields an error, never a pointer outside
  * our mappings. The region table itself is written only by the control
  * thread from validated messages (no overlaps, no wrap-around).
+ *
+ * The files behind the mappings stay the frontend's: it may shrink one at
+ * any time after we mapped it, and our next access past the new end raises
+ * SIGBUS. A file sealed with F_SEAL_SHRINK (QEMU's memfds) cannot shrink;
+ * every other mapping is registered with guard.c, whose handler turns such
+ * a fault into a jump back to the accessing thread's recovery point.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "gmem.h"
+#include "guard.h"
 #include "util.h"
+
+/* #syscalls: mmap munmap fstat newfstatat fcntl */
 
 /**
  * gmem_init() - Start with an empty memory table
@@ -132,13 +142,29 @@ static int gmem_fd_covers(int fd, uint64_t offset, uint64_t size)
 }
 
 /*
+ * A file that carries F_SEAL_SHRINK cannot shrink: nothing to guard. Any
+ * other (no seals, sealing not supported, not a memfd) is registered with
+ * guard.c so a shrink costs the connection, not the process.
+ */
+static int gmem_guard(int fd, void *host, uint64_t size, enum guard_kind kind,
+		      uint64_t gpa)
+{
+	int seals = fcntl(fd, F_GET_SEALS);
+
+	if (seals >= 0 && (seals & F_SEAL_SHRINK))
+		return 0;
+	return guard_register(host, size, kind, gpa);
+}
+
+/*
  * Map @size bytes at @offset of @fd shared and writable, after checking the
  * range (overflow, @fd long enough). mmap() wants a page-aligned offset, so
  * the mapping starts at the page holding @offset: *@base and *@map_len are
  * what to munmap(), *@host is our address of byte @offset.
  */
 static int gmem_mmap_fd(int fd, uint64_t offset, uint64_t size, void **base,
-			uint64_t *map_len, uint8_t **host)
+			uint64_t *map_len, uint8_t **host, enum guard_kind kind,
+			uint64_t gpa)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t delta = offset & (page - 1);
@@ -155,10 +181,22 @@ static int gmem_mmap_fd(int fd, uint64_t offset, uint64_t size, void **base,
 		 (off_t)(offset - delta));
 	if (p == MAP_FAILED)
 		return -errno;
+	ret = gmem_guard(fd, (uint8_t *)p + delta, size, kind, gpa);
+	if (ret) {
+		munmap(p, size + delta);
+		return ret;
+	}
 	*base = p;
 	*map_len = size + delta;
 	*host = (uint8_t *)p + delta;
 	return 0;
+}
+
+/* Undo gmem_mmap_fd(): out of the guard registry first, then unmapped */
+static void gmem_munmap(void *base, uint64_t map_len, void *host)
+{
+	guard_unregister(host);
+	munmap(base, map_len);
 }
 
 /**
@@ -184,7 +222,7 @@ int gmem_map_region(struct gmem *m, int fd, uint64_t gpa, uint64_t size,
 	int ret;
 
 	ret = gmem_mmap_fd(fd, mmap_offset, size, &r.map_base, &r.map_len,
-			   &r.host);
+			   &r.host, GUARD_REGION, gpa);
 	if (ret)
 		return ret;
 
@@ -194,7 +232,7 @@ int gmem_map_region(struct gmem *m, int fd, uint64_t gpa, uint64_t size,
 	return 0;
 
 err_unmap:
-	munmap(r.map_base, r.map_len);
+	gmem_munmap(r.map_base, r.map_len, r.host);
 	return ret;
 }
 
@@ -219,7 +257,7 @@ int gmem_remove_region(struct gmem *m, uint64_t gpa, uint64_t size,
 		if (r->gpa != gpa || r->size != size || r->uva != uva)
 			continue;
 		if (r->map_base)
-			munmap(r->map_base, r->map_len);
+			gmem_munmap(r->map_base, r->map_len, r->host);
 		memmove(r, r + 1, (m->nregions - i - 1) * sizeof(*r));
 		m->nregions--;
 		return 0;
@@ -239,7 +277,8 @@ void gmem_cleanup(struct gmem *m)
 
 	for (i = 0; i < m->nregions; i++) {
 		if (m->regions[i].map_base)
-			munmap(m->regions[i].map_base, m->regions[i].map_len);
+			gmem_munmap(m->regions[i].map_base,
+				    m->regions[i].map_len, m->regions[i].host);
 	}
 	m->nregions = 0;
 }
@@ -418,7 +457,8 @@ int gmem_log_map(struct gmem_log *log, int fd, uint64_t size, uint64_t offset)
 	void *base;
 	int ret;
 
-	ret = gmem_mmap_fd(fd, offset, size, &base, &map_len, &host);
+	ret = gmem_mmap_fd(fd, offset, size, &base, &map_len, &host, GUARD_LOG,
+			   0);
 	if (ret)
 		return ret;
 
@@ -439,7 +479,7 @@ int gmem_log_map(struct gmem_log *log, int fd, uint64_t size, uint64_t offset)
 void gmem_log_unmap(struct gmem_log *log)
 {
 	if (log->map_base)
-		munmap(log->map_base, log->map_len);
+		gmem_munmap(log->map_base, log->map_len, log->base);
 	memset(log, 0, sizeof(*log));
 }
 

@@ -33,6 +33,7 @@
 #include "util.h"
 #include "vnet_hdr.h"
 
+/* #syscalls: read write */
 #define LOOP_SLOTS	256
 #define LOOP_SLOT_SIZE	(VNET_FRAME_MAX + VNET_HDR_MAX)
 

@@ -35,6 +35,7 @@
 #include "host_priv.h"
 #include "util.h"
 
+/* #syscalls: read write readv writev ioctl */
 #define TAP_OFFLOADS	(TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN)
 
 /**

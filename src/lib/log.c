@@ -27,6 +27,9 @@
 
 #include "log.h"
 
+/* #syscalls: write writev clock_gettime
+ * #syscalls: socket connect sendto close (--log-target syslog) */
+
 enum log_level log_max_level = LOG_INFO;
 
 static enum log_target log_target = LOG_TARGET_STDERR;

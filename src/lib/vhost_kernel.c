@@ -27,6 +27,8 @@
 #include "util.h"
 #include "vhost_kernel.h"
 
+/* #syscalls: openat ioctl close read pread64 fstat newfstatat lseek */
+
 /**
  * vhost_kernel_open() - Open the vhost-net character device
  * @path:	Device path, NULL for VHOST_KERNEL_DEV

@@ -33,6 +33,8 @@
 #include "vhost_pair.h"
 #include "vnet_hdr.h"
 
+/* #syscalls: ioctl eventfd2 close */
+
 #define VHOST_OFFLOAD_LOG_ALL	(1ULL << VHOST_F_LOG_ALL)
 
 /* Record why @step failed; return @err for a one-line caller */

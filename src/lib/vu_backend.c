@@ -28,17 +28,22 @@
  * nothing it sends makes us allocate more than one memory table at a time.
  */
 #include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "guard.h"
 #include "log.h"
 #include "vu_backend.h"
 #include "vu_dev_net.h"
 #include "vu_dev_ring.h"
 #include "vu_msg.h"
 
+/* #syscalls: close fcntl brk mmap munmap madvise mprotect */
 #define VU_PROTO_FEATURES						\
 	(BIT(VHOST_USER_PROTOCOL_F_MQ) | BIT(VHOST_USER_PROTOCOL_F_REPLY_ACK) | \
 	 BIT(VHOST_USER_PROTOCOL_F_LOG_SHMFD) |				\
@@ -519,8 +524,36 @@ void vu_dev_connect(struct vu_dev *d, int sock)
 		vu_dev_disconnect(d);
 	d->sock = sock;
 	d->conn = NULL;
+	worker_pool_set_conn(d->wp, sock);
 	d->owner = false;
 	d->proto = 0;
+}
+
+/*
+ * Handlers read rings (setup, GET_VRING_BASE) and write the dirty log: a
+ * frontend that shrank that memory makes them fault (guard.h). The fault
+ * ends the message and the connection; fds the message carried are lost
+ * to the jump only if a handler had not yet taken them (one connection's
+ * worth, closed with it at worst never). Workers the handler paused are
+ * let go: the disconnect that follows pauses them again.
+ */
+static int vu_dev_dispatch_guarded(struct vu_dev *d, struct vu_msg *m)
+{
+	sigjmp_buf jb;
+	char what[160];
+	int ret;
+
+	if (sigsetjmp(jb, 0)) {
+		worker_unpause_all(d->wp);
+		guard_describe(what, sizeof(what));
+		log_err("port %s: guest %s: closing the connection",
+			d->cfg.name, what);
+		return -EFAULT;
+	}
+	guard_arm(&jb);
+	ret = vu_dev_dispatch(d, m);
+	guard_disarm();
+	return ret;
 }
 
 /**
@@ -561,7 +594,7 @@ int vu_dev_handle(struct vu_dev *d)
 				d->cfg.name, strerror(-ret));
 		return ret;
 	}
-	return vu_dev_dispatch(d, &m);
+	return vu_dev_dispatch_guarded(d, &m);
 }
 
 /**
@@ -574,6 +607,7 @@ void vu_dev_disconnect(struct vu_dev *d)
 	unsigned int i;
 
 	vu_dev_reset(d);
+	worker_pool_set_conn(d->wp, -1);
 	if (d->sock >= 0)
 		close(d->sock);
 	d->sock = -1;

@@ -30,6 +30,8 @@
 #include "vu_dev_mem.h"
 #include "vu_msg.h"
 
+/* #syscalls: close eventfd2 write */
+
 static const char *const vu_area_name[3] = { "descriptor", "driver", "device" };
 
 /* vhost-user "Memory regions": the fd must hold offset + size bytes */

@@ -9,7 +9,9 @@
  * the caller hands us (fd + offset + gpa + size). Either way we map it
  * MAP_SHARED ourselves and carve, with a bump allocator, every ring area,
  * every packet buffer and the indirect tables out of it: the backend sees
- * only what lies inside the announced regions.
+ * only what lies inside the announced regions. We map nothing the backend
+ * controls (no dirty log, no backend fd), so no SIGBUS guard is needed
+ * here; caller memory that is not sealed is the caller's risk.
  *
  * Queue i is placed in region i % nregions when it fits, so several regions
  * really carry traffic.

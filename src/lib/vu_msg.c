@@ -27,6 +27,8 @@
 #include "util.h"
 #include "vu_msg.h"
 
+/* #syscalls: recvmsg sendmsg close */
+
 static const char *const vu_names[VHOST_USER_MAX] = {
 	[VHOST_USER_GET_FEATURES] = "GET_FEATURES",
 	[VHOST_USER_SET_FEATURES] = "SET_FEATURES",

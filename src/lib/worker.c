@@ -28,9 +28,17 @@
  * WORKER_CLOCK_EVERY of them) to end the poll window. A broken ring (guest fault) is no longer served:
  * its error eventfd is written once and one rate-limited line names the
  * port, the queue and the reason; the other rings go on.
+ *
+ * Guest memory that vanishes (guard.h): each thread arms one recovery
+ * point (sigsetjmp) around its whole serving loop, so a wake costs nothing
+ * extra. A SIGBUS on the port's guest memory or dirty log jumps back there:
+ * every ring of the thread is broken (they all belong to the one
+ * connection whose memory it is), one line names the port and the memory,
+ * and the connection socket is shut down so the control thread closes it.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,11 +47,19 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 
+#include "guard.h"
 #include "log.h"
 #include "net.h"
+#include "vq_chain.h"
 #include "worker.h"
 #include "util.h"
+
+/* #syscalls: epoll_create1 epoll_ctl epoll_wait epoll_pwait eventfd2 read write
+ * #syscalls: clock_gettime clock_nanosleep nanosleep futex clone clone3 set_robust_list
+ * #syscalls: rseq madvise munmap mprotect exit prctl shutdown sched_yield
+ */
 
 #define WORKER_MAX_EVENTS	64
 #define WORKER_RETRY_MS		1	/* sleep when a ring polls or is blocked */
@@ -160,6 +176,8 @@ struct worker {
  * @pairs:	The port's pairs
  * @npairs:	How many
  * @lock:	Control handshake only
+ * @conn_fd:	Connection socket to shut down on a memory fault, -1: none
+ * @fault_logged: The memory fault of this connection was logged
  * @nworkers:	Threads
  * @w:		Them
  */
@@ -170,6 +188,8 @@ struct worker_pool {
 	struct vnet_pair *pairs;
 	unsigned int npairs;
 	pthread_mutex_t lock;
+	int conn_fd;
+	int fault_logged;
 	unsigned int nworkers;
 	struct worker *w[VNET_MAX_PAIRS];
 };
@@ -671,17 +691,45 @@ static bool worker_keep_polling(unsigned int poll_us, uint64_t *idle_since,
 	return now - *idle_since < poll_us;
 }
 
-static void *worker_main(void *arg)
+/*
+ * A SIGBUS on guest memory or the dirty log came back here: whatever ring
+ * was being walked is in an unknown state, and all of them use the same
+ * memory. Break them all (vq_break: they stay dead across resumes until the
+ * connection's rings are reset), log once per connection, and shut the
+ * socket down: the control thread sees the hangup and closes the
+ * connection. Not per packet.
+ */
+static void worker_fault(struct worker *w)
 {
-	struct worker *w = arg;
+	struct worker_pool *pool = w->pool;
+	unsigned int i;
+	char what[160];
+	int fd;
+
+	for (i = 0; i < w->npairs; i++) {
+		struct wpair *wp = &w->wp[i];
+
+		vq_break(&wp->p->rx.vq, "guest memory vanished");
+		vq_break(&wp->p->tx.vq, "guest memory vanished");
+		wp->rx.dead = wp->tx.dead = true;
+		worker_host_arm(w, wp, false);
+	}
+	guard_describe(what, sizeof(what));
+	if (!__atomic_exchange_n(&pool->fault_logged, 1, __ATOMIC_RELAXED))
+		log_err("port %s: guest %s: closing the connection", pool->name,
+			what);
+	fd = __atomic_load_n(&pool->conn_fd, __ATOMIC_ACQUIRE);
+	if (fd >= 0)
+		shutdown(fd, SHUT_RDWR);
+}
+
+/* The serving loop; returns when the thread must exit */
+static void worker_loop(struct worker *w)
+{
 	unsigned int poll_us = w->pool->o.poll_us, spins = 0;
 	uint64_t idle_since = 0;
-	char name[16];
 	bool more;
 
-	snprintf(name, sizeof(name), "vnet-%.6s-w%u", w->pool->name, w->id);
-	pthread_setname_np(pthread_self(), name);
-	worker_rearm(w);
 	for (;;) {
 		if (__atomic_load_n(&w->ctl_pending, __ATOMIC_ACQUIRE)) {
 			worker_commit_all(w);
@@ -714,6 +762,33 @@ static void *worker_main(void *arg)
 		worker_wait(w, w->need_sleep_timeout ||
 				  worker_tx_any_blocked(w) ? WORKER_RETRY_MS : -1);
 	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	sigjmp_buf jb;
+	char name[16];
+	sigset_t sb;
+
+	snprintf(name, sizeof(name), "vnet-%.6s-w%u", w->pool->name, w->id);
+	pthread_setname_np(pthread_self(), name);
+	guard_thread_init();
+	sigemptyset(&sb);
+	sigaddset(&sb, WORKER_SIG_SANDBOX);
+	pthread_sigmask(SIG_UNBLOCK, &sb, NULL);
+	/*
+	 * One recovery point for the thread's life: no local of this frame
+	 * changes after sigsetjmp(), and worker_loop() starts afresh after a
+	 * fault. Every guest access of the thread (serve, rearm, notify) runs
+	 * inside; none runs under the pool lock.
+	 */
+	if (sigsetjmp(jb, 0))
+		worker_fault(w);
+	guard_arm(&jb);
+	worker_rearm(w);
+	worker_loop(w);
+	guard_disarm();
 	worker_commit_all(w);
 	return NULL;
 }
@@ -791,6 +866,7 @@ int worker_pool_create(struct worker_pool **poolp, const char *port_name,
 	pool->host = host;
 	pool->pairs = pairs;
 	pool->npairs = npairs;
+	pool->conn_fd = -1;
 	if (o)
 		pool->o = *o;
 	if (!pool->o.budget_pkts)
@@ -948,5 +1024,50 @@ void worker_resume_all(struct worker_pool *pool)
 	pthread_mutex_lock(&pool->lock);
 	for (i = 0; i < pool->nworkers; i++)
 		worker_resume_locked(pool->w[i]);
+	pthread_mutex_unlock(&pool->lock);
+}
+
+/**
+ * worker_pool_set_conn() - The connection a memory fault must close
+ * @pool:	Pool, or NULL
+ * @fd:		Connected socket (stays the caller's), -1: none
+ *
+ * On a recovered SIGBUS in guest memory a worker shuts @fd down (and logs
+ * one line per connection); the control thread then sees the hangup. The
+ * threads are paused around the change, so no worker still holds an old
+ * fd (which may be closed and reused) once this returns.
+ *
+ * Context: control thread, before the fd is closed
+ */
+void worker_pool_set_conn(struct worker_pool *pool, int fd)
+{
+	if (!pool)
+		return;
+	worker_pause_all(pool);
+	__atomic_store_n(&pool->conn_fd, fd, __ATOMIC_RELEASE);
+	__atomic_store_n(&pool->fault_logged, 0, __ATOMIC_RELAXED);
+	worker_resume_all(pool);
+}
+
+/**
+ * worker_unpause_all() - Drop every pending pause of the pool's threads
+ * @pool:	Pool, or NULL
+ *
+ * For the control thread after a recovered SIGBUS: the message it was
+ * handling may have paused threads and never got to resume them.
+ *
+ * Context: control thread
+ */
+void worker_unpause_all(struct worker_pool *pool)
+{
+	unsigned int i;
+
+	if (!pool)
+		return;
+	pthread_mutex_lock(&pool->lock);
+	for (i = 0; i < pool->nworkers; i++) {
+		pool->w[i]->pause_count = 0;
+		pthread_cond_broadcast(&pool->w[i]->cond);
+	}
 	pthread_mutex_unlock(&pool->lock);
 }

@@ -8,8 +8,17 @@
 #ifndef VNET_WORKER_H
 #define VNET_WORKER_H
 
+#include <signal.h>
+
 #include "host.h"
 #include "pair.h"
+
+/*
+ * Left unblocked in worker threads (which block every other signal but
+ * SIGBUS): the daemon's sandbox uses it to apply per-thread changes
+ * (capabilities, no_new_privs, Landlock) to threads already running
+ */
+#define WORKER_SIG_SANDBOX	(SIGRTMIN + 2)
 
 /**
  * struct worker_opts - Data path tuning
@@ -35,5 +44,7 @@ void worker_pause(struct worker_pool *pool, unsigned int pair);
 void worker_resume(struct worker_pool *pool, unsigned int pair);
 void worker_pause_all(struct worker_pool *pool);
 void worker_resume_all(struct worker_pool *pool);
+void worker_pool_set_conn(struct worker_pool *pool, int fd);
+void worker_unpause_all(struct worker_pool *pool);
 
 #endif /* VNET_WORKER_H */

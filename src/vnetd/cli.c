@@ -56,7 +56,7 @@ enum {
 	OPT_CLIENT, OPT_VHOST_NET, OPT_NAME, OPT_CTL, OPT_CONFIG, OPT_PORT,
 	OPT_CAPS, OPT_LOG_LEVEL, OPT_VERSION, OPT_CONFIG_SPACE,
 	OPT_FD, OPT_SOCKET_OWNER, OPT_SOCKET_GROUP, OPT_SOCKET_MODE,
-	OPT_USER, OPT_CTL_GROUP, OPT_LOG_TARGET,
+	OPT_USER, OPT_CTL_GROUP, OPT_LOG_TARGET, OPT_SANDBOX,
 };
 
 static const struct option cli_opts[] = {
@@ -88,6 +88,7 @@ static const struct option cli_opts[] = {
 	{ "config",		required_argument, NULL, OPT_CONFIG },
 	{ "port",		required_argument, NULL, OPT_PORT },
 	{ "print-capabilities",	no_argument,	   NULL, OPT_CAPS },
+	{ "sandbox",		required_argument, NULL, OPT_SANDBOX },
 	{ "log-level",		required_argument, NULL, OPT_LOG_LEVEL },
 	{ "help",		no_argument,	   NULL, OPT_HELP },
 	{ "version",		no_argument,	   NULL, OPT_VERSION },
@@ -148,6 +149,8 @@ void cli_usage(FILE *f)
 "                           capabilities (default: stay)\n"
 "      --print-capabilities print the vhost-user backend capabilities JSON and exit 0,\n"
 "                           whatever else is on the command line\n"
+"      --sandbox on|off     after setup: no capabilities, no_new_privs, Landlock,\n"
+"                           seccomp filter (default: on)\n"
 "  -h, --help               this text\n"
 "      --version            print the version and exit\n"
 "\n"
@@ -419,6 +422,7 @@ static int cli_key(const char *key)
 	for (o = cli_opts; o->name; o++) {
 		switch (o->val) {
 		case OPT_CTL: case OPT_CONFIG: case OPT_PORT: case OPT_CAPS:
+		case OPT_SANDBOX:
 		case OPT_LOG_LEVEL: case OPT_HELP: case OPT_VERSION: case OPT_USER:
 		case OPT_CTL_GROUP: case OPT_LOG_TARGET:
 			continue;
@@ -633,6 +637,7 @@ static void cli_defaults(struct vnetd_cfg *cfg, struct vnetd_port_cfg *t)
 	memset(cfg, 0, sizeof(*cfg));
 	memset(t, 0, sizeof(*t));
 	cfg->log_level = LOG_INFO;
+	cfg->sandbox = true;
 	snprintf(cfg->ctl_path, sizeof(cfg->ctl_path), "%s",
 		 ctl_default_path());
 	strcpy(t->backend, "tap");
@@ -721,6 +726,13 @@ static int cli_options(struct vnetd_cfg *cfg, struct vnetd_port_cfg *tmpl,
 			exit(0);
 		case OPT_CAPS:
 			cfg->print_caps = true;
+			break;
+		case OPT_SANDBOX:
+			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				cli_err("--sandbox %s: must be on or off", optarg);
+				return -EINVAL;
+			}
+			cfg->sandbox = !strcmp(optarg, "on");
 			break;
 		case OPT_CTL:
 			if (strlen(optarg) >= sizeof(cfg->ctl_path)) {

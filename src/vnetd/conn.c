@@ -16,6 +16,8 @@
 #include "log.h"
 #include "vnetd.h"
 
+/* #syscalls: getsockopt recvfrom poll ppoll shutdown close */
+
 /**
  * conn_peer_pid() - PID of the process at the other end of a UNIX socket
  * @fd:		Connected socket

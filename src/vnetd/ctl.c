@@ -35,6 +35,8 @@
 #include "util.h"
 #include "vnetd.h"
 
+/* #syscalls: accept4 recvfrom sendto setsockopt close unlink poll ppoll */
+
 #define CTL_REQ_MAX		128
 #define CTL_MAX_CLIENTS		64
 #define CTL_DEADLINE_MS		2000

@@ -22,7 +22,10 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "sandbox.h"
 #include "vnetd.h"
+
+/* #syscalls: epoll_wait epoll_pwait epoll_ctl read exit_group */
 
 #define MAIN_MAX_EVENTS	32
 
@@ -204,6 +207,8 @@ int main(int argc, char **argv)
 		return 1;	/* main_setup() said why */
 	if (svc_ready(&v->cfg))
 		return 1;
+	if (sandbox_enter(&v->cfg))
+		return 1;	/* said why; the kernel closes what setup opened */
 	ret = main_loop(v);
 	if (ret)
 		log_err("event loop: %s", strerror(-ret));

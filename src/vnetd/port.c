@@ -35,6 +35,9 @@
 #include "vhost_port.h"
 #include "vnetd.h"
 
+/* #syscalls: accept4 socket connect close setsockopt getsockopt unlink read
+ * #syscalls: timerfd_settime epoll_ctl */
+
 #define PORT_MSG_DEADLINE_MS	5000	/* a whole message, from its first byte */
 #define PORT_LISTEN_BACKLOG	128
 

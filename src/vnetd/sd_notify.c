@@ -27,6 +27,8 @@
 
 #include "vnetd.h"
 
+/* #syscalls: socket connect sendmsg sendto close */
+
 static int sdn_fd = -1;
 static struct sockaddr_un sdn_addr;
 static socklen_t sdn_addrlen;

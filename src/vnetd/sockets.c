@@ -31,10 +31,14 @@
 
 #include "vnetd.h"
 
+/* #syscalls: unlink close getsockopt geteuid */
+
 #define SD_LISTEN_FDS_START	3
 #define SOCK_MAX_GROUPS		256
 
 static int64_t sock_ctl_gid = -1;
+static uid_t sock_ctl_members[SOCK_MAX_GROUPS];	/* --ctl-group members, at start */
+static unsigned int sock_ctl_nmembers;
 
 /**
  * sock_run_dir() - Create /run/vnetd (0755) if @path lives in it
@@ -241,10 +245,28 @@ int sock_activation(struct vnetd_cfg *cfg, char *err, size_t errlen)
 /**
  * sock_ctl_configure() - Set the group allowed on the control socket
  * @gid:	--ctl-group, or -1: root and our own uid only
+ *
+ * The group's members are looked up here, at start: after setup the
+ * sandbox leaves /etc out of vnetd's view (and nss out of its syscalls), so
+ * a member added later is let in after a restart; a user whose primary
+ * group is @gid always is.
  */
 void sock_ctl_configure(int64_t gid)
 {
+	struct passwd pw, *pres;
+	struct group gr, *gres = NULL;
+	char buf[16384], pbuf[1024];
+	char **m;
+
 	sock_ctl_gid = gid;
+	sock_ctl_nmembers = 0;
+	if (gid < 0 || getgrgid_r((gid_t)gid, &gr, buf, sizeof(buf), &gres) || !gres)
+		return;
+	for (m = gr.gr_mem; *m && sock_ctl_nmembers < SOCK_MAX_GROUPS; m++) {
+		pres = NULL;
+		if (!getpwnam_r(*m, &pw, pbuf, sizeof(pbuf), &pres) && pres)
+			sock_ctl_members[sock_ctl_nmembers++] = pw.pw_uid;
+	}
 }
 
 /**
@@ -265,19 +287,12 @@ int sock_ctl_perms(const char *path)
 /* Is user @uid (primary group @gid) a member of @want? */
 static int sock_in_group(uid_t uid, gid_t gid, gid_t want)
 {
-	gid_t groups[SOCK_MAX_GROUPS];
-	int n = SOCK_MAX_GROUPS, i;
-	struct passwd pw, *res = NULL;
-	char buf[1024];
+	unsigned int i;
 
 	if (gid == want)
 		return 1;
-	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) || !res)
-		return 0;
-	if (getgrouplist(pw.pw_name, gid, groups, &n) < 0)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (groups[i] == want)
+	for (i = 0; i < sock_ctl_nmembers; i++)
+		if (sock_ctl_members[i] == uid)
 			return 1;
 	return 0;
 }

@@ -14,6 +14,8 @@
 
 #include "vnetd.h"
 
+/* #syscalls: clock_gettime */
+
 #define SVC_TAP_DOWN_LOG_S	10	/* one "tap is down" line per port per 10 s */
 
 static uint64_t svc_tap_down_logged[VNETD_MAX_PORTS];

@@ -89,6 +89,7 @@ struct vnetd_port_cfg {
  * @user_uid:		--user: uid
  * @user_gid:		--user: gid
  * @ctl_gid:		--ctl-group, -1: root (and our own uid) only
+ * @sandbox:		--sandbox on (default): sandbox_enter() after setup
  */
 struct vnetd_cfg {
 	struct vnetd_port_cfg ports[VNETD_MAX_PORTS];
@@ -101,6 +102,7 @@ struct vnetd_cfg {
 	uid_t user_uid;
 	gid_t user_gid;
 	int64_t ctl_gid;
+	bool sandbox;
 };
 
 /* What an epoll event's data.ptr points to */

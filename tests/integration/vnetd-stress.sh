@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# needs: none
 # vnetd-stress.sh - many short sessions on one port under a CPU hog, and the
 # quick reconnect. Regression test for "a port can be wedged", "frames cross
 # sessions", "a quick reconnect is refused" (issue 17) and item 5's short

@@ -101,6 +101,16 @@ void worker_resume_all(struct worker_pool *wp)
 	wp->all--;
 }
 
+void worker_pool_set_conn(struct worker_pool *wp, int fd)
+{
+	(void)wp; (void)fd;
+}
+
+void worker_unpause_all(struct worker_pool *wp)
+{
+	(void)wp;
+}
+
 static bool wp_balanced(void)
 {
 	unsigned int i;
