@@ -34,7 +34,11 @@ static const char plan_usage[] =
 	"  --vhost-net-dev PATH       default $VNET_VHOST_NET_DEV or /dev/vhost-net\n"
 	"  --id ID --mac MAC --memory SIZE (default net0, none, 1G)\n"
 	"  --qemu BIN | --qemu-version X.Y   how to spell the chardev reconnect option\n"
-	"  --output all|qemu|libvirt|cloud-hypervisor|vnetd|hint   (default all)\n"
+	"  --nic-only                 a VM's second and later NICs: leave out the VM's\n"
+	"                             memory and vCPUs (QEMU, cloud-hypervisor)\n"
+	"  --output all|qemu|libvirt|libvirt-memory|cloud-hypervisor|vnetd|hint\n"
+	"                             (default all; libvirt: the <interface> alone,\n"
+	"                             libvirt-memory: the domain's <memoryBacking>)\n"
 	"  --json                     everything as one JSON object\n";
 
 struct plan_opts {
@@ -104,6 +108,10 @@ static int plan_parse_flags(int argc, char **argv, struct plan_opts *o)
 			o->json = true;
 			continue;
 		}
+		if (!strcmp(argv[i], "--nic-only")) {
+			o->vm.nic_only = true;
+			continue;
+		}
 		for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
 			v = cmd_opt(argc, argv, &i, t[k].name, &missing);
 			if (missing)
@@ -166,7 +174,7 @@ static int plan_check_values(struct plan_opts *o)
 	static const char *const backends[] = { "vhost-user", "tap", NULL };
 	static const char *const vhosts[] = { "auto", "on", "off", NULL };
 	static const char *const outputs[] = { "all", "qemu", "libvirt",
-		"cloud-hypervisor", "vnetd", "hint", NULL };
+		"libvirt-memory", "cloud-hypervisor", "vnetd", "hint", NULL };
 	char err[PLAN_MSG_LEN];
 	int idx = 0;
 
@@ -318,6 +326,7 @@ struct plan_rendered {
 	struct plan_args qemu, ch, vnetd, tapc;
 	bool has_vnetd;
 	char xml[2048];
+	char xml_mem[512];
 	char hint[64];
 };
 
@@ -329,6 +338,7 @@ static int plan_render(const struct plan_opts *o, const struct plan_policy_out *
 	ret = plan_qemu_args(&o->vm, &o->in, pol, &r->qemu) ?:
 	      plan_ch_args(&o->vm, &o->in, pol, &r->ch) ?:
 	      plan_libvirt_xml(&o->vm, pol, r->xml, sizeof(r->xml)) ?:
+	      plan_libvirt_memory_xml(&o->vm, r->xml_mem, sizeof(r->xml_mem)) ?:
 	      plan_guest_hint(pol, r->hint, sizeof(r->hint));
 	if (ret)
 		return ret;
@@ -357,9 +367,15 @@ static void plan_print_human(const struct plan_opts *o,
 	if (all || !strcmp(o->output, "qemu"))
 		plan_print_args(&r->qemu, "", false);
 	if (all)
-		printf("\n# libvirt\n");
+		printf("\n# libvirt: the NIC (virsh attach-device DOMAIN FILE --config)\n");
 	if (all || !strcmp(o->output, "libvirt"))
 		fputs(r->xml, stdout);
+	if (all && *r->xml_mem)
+		printf("\n# libvirt: the domain, once per VM\n");
+	if (all || !strcmp(o->output, "libvirt-memory"))
+		fputs(r->xml_mem, stdout);
+	if (!strcmp(o->output, "libvirt-memory") && !*r->xml_mem)
+		fprintf(stderr, "vnetctl plan: --backend tap needs no <memoryBacking>\n");
 	if (all)
 		printf("\n# cloud-hypervisor\n");
 	if (all || !strcmp(o->output, "cloud-hypervisor"))
@@ -426,6 +442,7 @@ static void plan_print_json(const struct plan_opts *o,
 	plan_json_array("notes", (int)pol->nnotes, nt);
 	plan_json_array("qemu", r->qemu.argc, r->qemu.argv);
 	plan_json_str("libvirt", r->xml, ",");
+	plan_json_str("libvirt_memory", *r->xml_mem ? r->xml_mem : NULL, ",");
 	plan_json_array("cloud_hypervisor", r->ch.argc, r->ch.argv);
 	plan_json_array("tap_create", r->tapc.argc, r->tapc.argv);
 	if (r->has_vnetd)

@@ -14,6 +14,7 @@ GOLD=tests/golden/plan
 [ -x "$BIN" ] || { echo "SKIP: $BIN not built (run make)"; exit 77; }
 unset VNET_MAX_QUEUES VNET_VHOST VNET_VHOST_NET_DEV	# node settings must not leak in
 command -v python3 >/dev/null && HAVE_PY=1 || HAVE_PY=0
+command -v xmllint >/dev/null && HAVE_XMLLINT=1 || HAVE_XMLLINT=0	# libxml2-utils
 
 VU="--socket /run/vnetd/vm1.sock --qemu-version 7.2"
 ABSENT="--vhost-net-dev /nonexistent/vhost-net"
@@ -32,6 +33,11 @@ CASES=(
 	"vu-vhost-off|--vcpus 8 --vhost off $VU --output qemu"
 	"vu-4-libvirt|--vcpus 4 $VU --output libvirt"
 	"vu-1-libvirt|--vcpus 1 $VU --output libvirt"
+	"vu-4-libvirt-memory|--vcpus 4 $VU --output libvirt-memory"
+	"vu-4-libvirt-qemu10|--vcpus 4 --socket /run/vnetd/vm1.sock --qemu-version 10.0 --output libvirt"
+	"vu-2-nic-only|--vcpus 2 $VU --id net1 --nic-only --output qemu"
+	"tap-libvirt-memory|--vcpus 2 --backend tap --vhost off --output libvirt-memory"
+	"tap-bridge-libvirt|--vcpus 2 --backend tap --vhost off --bridge br0 --tap tap-vm1 --output libvirt"
 	"vu-4-ch|--vcpus 4 $VU --output cloud-hypervisor"
 	"vu-4-vnetd|--vcpus 4 $VU --tap tap-vm1 --output vnetd"
 	"vu-4-hint|--vcpus 4 $VU --output hint"
@@ -73,6 +79,11 @@ for c in "${CASES[@]}"; do
 	   ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$out"; then
 		echo "not ok $n - $name: --json output is not valid JSON"
 		fail=1
+	elif [ "$HAVE_XMLLINT" = 1 ] && [ -s "$out" ] &&
+	     [[ " ${args[*]} " == *" --output libvirt"* ]] && ! xmllint --noout "$out" 2> "$out.xml"; then
+		echo "not ok $n - $name: libvirt output is not one XML document"
+		sed 's/^/#   /' "$out.xml"
+		fail=1
 	elif [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
 		printf '%s\n' "$got" > "$GOLD/$name.out"
 		echo "ok $n - $name (golden file written)"
@@ -86,6 +97,6 @@ for c in "${CASES[@]}"; do
 		sed 's/^/#   /' "$out.diff"
 		fail=1
 	fi
-	rm -f "$out" "$err" "$out.diff"
+	rm -f "$out" "$err" "$out.diff" "$out.xml"
 done
 exit $fail
