@@ -420,14 +420,16 @@ static int plan_qemu_device(const struct plan_vm *vm,
 			    const struct plan_policy_out *pol,
 			    struct plan_args *a)
 {
-	char mac[40] = "", mq[48] = "";
+	char mac[40] = "", mq[48] = "", mtu[24] = "";
 
 	if (vm->mac)
 		snprintf(mac, sizeof(mac), ",mac=%s", vm->mac);
 	if (pol->pairs > 1)
 		snprintf(mq, sizeof(mq), ",mq=on,vectors=%u", pol->vectors);
+	if (vm->mtu)
+		snprintf(mtu, sizeof(mtu), ",host_mtu=%u", vm->mtu);
 	return plan_arg_add(a, "-device") ?:
-	       plan_arg_add(a, "virtio-net-pci,netdev=%s%s%s", vm->id, mac, mq);
+	       plan_arg_add(a, "virtio-net-pci,netdev=%s%s%s%s", vm->id, mac, mq, mtu);
 }
 
 static int plan_qemu_vhost_user(const struct plan_vm *vm,
@@ -530,12 +532,14 @@ int plan_qemu_args(const struct plan_vm *vm, const struct plan_policy_in *in,
 int plan_ch_args(const struct plan_vm *vm, const struct plan_policy_in *in,
 		 const struct plan_policy_out *pol, struct plan_args *a)
 {
-	char mac[40] = "", nq[32] = "";
+	char mac[64] = "", nq[32] = "";
 	int ret;
 
 	memset(a, 0, sizeof(*a));
 	if (vm->mac)
 		snprintf(mac, sizeof(mac), ",mac=%s", vm->mac);
+	if (vm->mtu)
+		snprintf(mac + strlen(mac), sizeof(mac) - strlen(mac), ",mtu=%u", vm->mtu);
 	if (pol->pairs > 1)
 		snprintf(nq, sizeof(nq), ",num_queues=%u", 2 * pol->pairs);
 	ret = plan_arg_add(a, "--cpus") ?:
@@ -572,7 +576,8 @@ int plan_vnetd_args(const struct plan_vm *vm, const struct plan_policy_out *pol,
 	       plan_arg_add(a, "--socket") ?: plan_arg_add(a, "%s", vm->socket) ?:
 	       plan_arg_add(a, "--backend") ?: plan_arg_add(a, "tap") ?:
 	       plan_arg_add(a, "--tap") ?: plan_arg_add(a, "%s", vm->tap) ?:
-	       plan_arg_add(a, "--queues") ?: plan_arg_add(a, "%u", pol->pairs);
+	       plan_arg_add(a, "--queues") ?: plan_arg_add(a, "%u", pol->pairs) ?:
+	       (vm->mtu ? plan_arg_add(a, "--mtu") ?: plan_arg_add(a, "%u", vm->mtu) : 0);
 }
 
 struct plan_sb {
@@ -684,6 +689,8 @@ int plan_libvirt_xml(const struct plan_vm *vm, const struct plan_policy_out *pol
 				 "' managed='no'/>\n");
 	}
 	plan_sb_add(&sb, "  <model type='virtio'/>\n");
+	if (vm->mtu)
+		plan_sb_add(&sb, "  <mtu size='%u'/>\n", vm->mtu);
 	if (vu && pol->pairs > 1)
 		plan_sb_add(&sb, "  <driver queues='%u'/>\n", pol->pairs);
 	else if (!vu && pol->pairs > 1)

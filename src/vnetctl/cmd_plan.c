@@ -34,6 +34,11 @@ static const char plan_usage[] =
 	"  --vhost-net-dev PATH       default $VNET_VHOST_NET_DEV or /dev/vhost-net\n"
 	"  --id ID --mac MAC --memory SIZE (default net0, none, 1G)\n"
 	"  --qemu BIN | --qemu-version X.Y   how to spell the chardev reconnect option\n"
+	"  --mtu N                    guest MTU, 68..65535 (VIRTIO_NET_F_MTU: vnetd --mtu and\n"
+	"                             QEMU host_mtu= / libvirt <mtu>; default: none)\n"
+	"  --underlay-mtu N           the guest is on a VXLAN overlay across hosts whose\n"
+	"                             underlay MTU is N (626..65535): guest MTU N - 50\n"
+	"  --ovs-bridge BR            Open vSwitch bridge for the TAP (ovs-vsctl add-port)\n"
 	"  --nic-only                 a VM's second and later NICs: leave out the VM's\n"
 	"                             memory and vCPUs (QEMU, cloud-hypervisor)\n"
 	"  --output all|qemu|libvirt|libvirt-memory|cloud-hypervisor|vnetd|hint\n"
@@ -46,7 +51,7 @@ struct plan_opts {
 	struct plan_vm vm;
 	const char *vcpus, *max_queues, *backend, *vhost, *user, *dev;
 	const char *max_queues_name, *vhost_name;	/* flag or node variable */
-	const char *qemu_bin, *qemu_version, *output;
+	const char *qemu_bin, *qemu_version, *output, *mtu, *underlay_mtu, *ovs_bridge;
 	bool json;
 	char tap[32];
 	char vhost_why[600];
@@ -91,7 +96,8 @@ static int plan_parse_flags(int argc, char **argv, struct plan_opts *o)
 		{ "--vhost-net-dev", &o->dev }, { "--id", &o->vm.id },
 		{ "--mac", &o->vm.mac }, { "--memory", &o->vm.memory },
 		{ "--qemu", &o->qemu_bin }, { "--qemu-version", &o->qemu_version },
-		{ "--output", &o->output },
+		{ "--output", &o->output }, { "--mtu", &o->mtu },
+		{ "--underlay-mtu", &o->underlay_mtu }, { "--ovs-bridge", &o->ovs_bridge },
 	};
 	bool missing;
 	size_t k;
@@ -203,6 +209,22 @@ static int plan_check_values(struct plan_opts *o)
 	if (!plan_size_ok(o->vm.memory))
 		return plan_usage_err("--memory '%s' is not a size like %s",
 				      o->vm.memory, "512M, 1G, 2048M");
+	if (o->mtu && o->underlay_mtu)
+		return plan_usage_err("--mtu and --underlay-mtu: give one%s%s "
+				      "(--underlay-mtu N means --mtu N-50)", "", "");
+	if (o->mtu && plan_parse_uint("--mtu", o->mtu, 68, 65535, &o->vm.mtu,
+				      err, sizeof(err)))
+		return plan_usage_err("%s%s", err, "");
+	if (o->underlay_mtu) {
+		if (plan_parse_uint("--underlay-mtu", o->underlay_mtu,
+				    68 + PLAN_VXLAN_OVERHEAD, 65535, &o->vm.mtu,
+				    err, sizeof(err)))
+			return plan_usage_err("%s%s", err, "");
+		o->vm.mtu -= PLAN_VXLAN_OVERHEAD;
+	}
+	if (o->ovs_bridge && o->vm.bridge)
+		return plan_usage_err("--bridge %s and --ovs-bridge %s: the TAP goes on one bridge",
+				      o->vm.bridge, o->ovs_bridge);
 	if (o->qemu_version &&
 	    plan_qemu_version_parse(o->qemu_version, &o->vm.qemu_major,
 				    &o->vm.qemu_minor))
@@ -384,6 +406,8 @@ static void plan_print_human(const struct plan_opts *o,
 		printf("\n# host\n");
 	if (all)
 		plan_print_args(&r->tapc, "", true);
+	if (all && o->ovs_bridge)
+		printf("ovs-vsctl add-port %s %s\n", o->ovs_bridge, o->vm.tap);
 	if ((all || !strcmp(o->output, "vnetd")) && r->has_vnetd)
 		plan_print_args(&r->vnetd, "", true);
 	else if (!strcmp(o->output, "vnetd"))
