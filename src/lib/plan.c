@@ -420,14 +420,16 @@ static int plan_qemu_device(const struct plan_vm *vm,
 			    const struct plan_policy_out *pol,
 			    struct plan_args *a)
 {
-	char mac[40] = "", mq[48] = "";
+	char mac[40] = "", mq[48] = "", mtu[24] = "";
 
 	if (vm->mac)
 		snprintf(mac, sizeof(mac), ",mac=%s", vm->mac);
 	if (pol->pairs > 1)
 		snprintf(mq, sizeof(mq), ",mq=on,vectors=%u", pol->vectors);
+	if (vm->mtu)
+		snprintf(mtu, sizeof(mtu), ",host_mtu=%u", vm->mtu);
 	return plan_arg_add(a, "-device") ?:
-	       plan_arg_add(a, "virtio-net-pci,netdev=%s%s%s", vm->id, mac, mq);
+	       plan_arg_add(a, "virtio-net-pci,netdev=%s%s%s%s", vm->id, mac, mq, mtu);
 }
 
 static int plan_qemu_vhost_user(const struct plan_vm *vm,
@@ -444,13 +446,17 @@ static int plan_qemu_vhost_user(const struct plan_vm *vm,
 		return ret;
 	if (pol->pairs > 1)
 		snprintf(queues, sizeof(queues), ",queues=%u", pol->pairs);
-	/* vhost-user needs guest RAM the backend can map: a shared memfd */
-	return plan_arg_add(a, "-object") ?:
-	       plan_arg_add(a, "memory-backend-memfd,id=mem-%s,size=%s,share=on",
-			    vm->id, vm->memory) ?:
-	       plan_arg_add(a, "-machine") ?:
-	       plan_arg_add(a, "memory-backend=mem-%s", vm->id) ?:
-	       plan_arg_add(a, "-chardev") ?:
+	/* vhost-user needs guest RAM the backend can map: a shared memfd,
+	 * once per VM (not again for a second NIC) */
+	if (!vm->nic_only)
+		ret = plan_arg_add(a, "-object") ?:
+		      plan_arg_add(a, "memory-backend-memfd,id=mem-%s,size=%s,share=on",
+				   vm->id, vm->memory) ?:
+		      plan_arg_add(a, "-machine") ?:
+		      plan_arg_add(a, "memory-backend=mem-%s", vm->id);
+	if (ret)
+		return ret;
+	return plan_arg_add(a, "-chardev") ?:
 	       plan_arg_add(a, "socket,id=chr-%s,path=%s,%s", vm->id, path,
 			    new_spelling ? "reconnect-ms=1000" : "reconnect=1") ?:
 	       plan_arg_add(a, "-netdev") ?:
@@ -486,7 +492,8 @@ static int plan_qemu_tap(const struct plan_vm *vm,
  * vhost-user: -m, a shared memfd memory backend, -smp, the chardev (reconnect
  * spelled for the QEMU version), -netdev vhost-user, -device virtio-net-pci.
  * TAP: -m, -smp, -netdev tap (ifname or fds), -device. A single queue pair
- * emits no queues=, mq=on or vectors=.
+ * emits no queues=, mq=on or vectors=. @vm->nic_only (a VM's second and
+ * later NICs) leaves out what is the VM's: -m, -smp and the memory backend.
  *
  * Return: 0 on success, -ENOSPC if @a is too small
  */
@@ -496,8 +503,11 @@ int plan_qemu_args(const struct plan_vm *vm, const struct plan_policy_in *in,
 	int ret;
 
 	memset(a, 0, sizeof(*a));
-	ret = plan_arg_add(a, "-m") ?: plan_arg_add(a, "%s", vm->memory) ?:
-	      plan_arg_add(a, "-smp") ?: plan_arg_add(a, "%u", in->vcpus);
+	if (!vm->nic_only)
+		ret = plan_arg_add(a, "-m") ?: plan_arg_add(a, "%s", vm->memory) ?:
+		      plan_arg_add(a, "-smp") ?: plan_arg_add(a, "%u", in->vcpus);
+	else
+		ret = 0;
 	if (ret)
 		return ret;
 	if (vm->backend == PLAN_BACKEND_VHOST_USER)
@@ -522,12 +532,14 @@ int plan_qemu_args(const struct plan_vm *vm, const struct plan_policy_in *in,
 int plan_ch_args(const struct plan_vm *vm, const struct plan_policy_in *in,
 		 const struct plan_policy_out *pol, struct plan_args *a)
 {
-	char mac[40] = "", nq[32] = "";
+	char mac[64] = "", nq[32] = "";
 	int ret;
 
 	memset(a, 0, sizeof(*a));
 	if (vm->mac)
 		snprintf(mac, sizeof(mac), ",mac=%s", vm->mac);
+	if (vm->mtu)
+		snprintf(mac + strlen(mac), sizeof(mac) - strlen(mac), ",mtu=%u", vm->mtu);
 	if (pol->pairs > 1)
 		snprintf(nq, sizeof(nq), ",num_queues=%u", 2 * pol->pairs);
 	ret = plan_arg_add(a, "--cpus") ?:
@@ -564,7 +576,8 @@ int plan_vnetd_args(const struct plan_vm *vm, const struct plan_policy_out *pol,
 	       plan_arg_add(a, "--socket") ?: plan_arg_add(a, "%s", vm->socket) ?:
 	       plan_arg_add(a, "--backend") ?: plan_arg_add(a, "tap") ?:
 	       plan_arg_add(a, "--tap") ?: plan_arg_add(a, "%s", vm->tap) ?:
-	       plan_arg_add(a, "--queues") ?: plan_arg_add(a, "%u", pol->pairs);
+	       plan_arg_add(a, "--queues") ?: plan_arg_add(a, "%u", pol->pairs) ?:
+	       (vm->mtu ? plan_arg_add(a, "--mtu") ?: plan_arg_add(a, "%u", vm->mtu) : 0);
 }
 
 struct plan_sb {
@@ -616,16 +629,40 @@ static void plan_sb_xml_attr(struct plan_sb *sb, const char *pre,
 	plan_sb_add(sb, "%s", post);
 }
 
+/* The operator's part of a libvirt setup, as XML comments before the root */
+static void plan_libvirt_notes(const struct plan_vm *vm, struct plan_sb *sb)
+{
+	if (vm->backend != PLAN_BACKEND_VHOST_USER) {
+		plan_sb_xml_attr(sb, "<!-- a TAP made beforehand (vnetctl tap create ", vm->tap,
+				 vm->bridge ? " with its bridge): libvirt opens it, never creates,"
+					      " deletes or bridges it (managed='no') -->\n" :
+					      "): libvirt opens it, never creates or deletes it"
+					      " (managed='no') -->\n");
+		return;
+	}
+	plan_sb_add(sb, "<!-- qemu:///system runs QEMU as libvirt-qemu (group kvm): vnetd's socket"
+		    " must let it connect (vnetd's default: group kvm, mode 0660) -->\n"
+		    "<!-- the domain needs shared guest memory, once per VM:"
+		    " vnetctl plan with output libvirt-memory -->\n");
+	if (vm->qemu_major < 10)
+		plan_sb_add(sb, "<!-- QEMU %u.%u under TCG only (no KVM): vhost-user with MSI-X crashes it;"
+			    " give the device vectors=0 with <qemu:override> (see docs/vnetctl.md) -->\n",
+			    vm->qemu_major, vm->qemu_minor);
+}
+
 /**
  * plan_libvirt_xml() - libvirt <interface> XML for the VM's NIC
  * @vm:		VM description, checked by plan_check_vm()
  * @pol:	Policy decision
- * @buf:	Output, NUL-terminated
+ * @buf:	Output, NUL-terminated: one XML document (comments, then the
+ *		<interface> element), fit for virsh attach-device
  * @len:	Size of @buf
  *
- * vhost-user: <interface type='vhostuser'> plus the <memoryBacking> the
- * domain needs; TAP: type='bridge' with --bridge, else type='ethernet'.
- * <driver queues='N'/> only for N > 1.
+ * vhost-user: <interface type='vhostuser'> whose <source> reconnects after
+ * 1 s, like the QEMU plan's chardev. TAP: type='ethernet' with <target
+ * managed='no'>, the only way libvirt takes a TAP made beforehand. <driver
+ * queues='N'/> only for N > 1. The domain-wide part (shared memory) is
+ * plan_libvirt_memory_xml()'s, so a VM with two NICs gets it once.
  *
  * Return: 0 on success, -ENOSPC if @buf is too small
  */
@@ -638,19 +675,22 @@ int plan_libvirt_xml(const struct plan_vm *vm, const struct plan_policy_out *pol
 	if (!len)
 		return -ENOSPC;
 	buf[0] = '\0';
-	plan_sb_add(&sb, "<interface type='%s'>\n",
-		    vu ? "vhostuser" : vm->bridge ? "bridge" : "ethernet");
+	plan_libvirt_notes(vm, &sb);
+	plan_sb_add(&sb, "<interface type='%s'>\n", vu ? "vhostuser" : "ethernet");
 	if (vm->mac)
 		plan_sb_xml_attr(&sb, "  <mac address='", vm->mac, "'/>\n");
-	if (vu)
+	if (vu) {
 		plan_sb_xml_attr(&sb, "  <source type='unix' path='", vm->socket,
-				 "' mode='client'/>\n");
-	else if (vm->bridge)
-		plan_sb_xml_attr(&sb, "  <source bridge='", vm->bridge, "'/>\n");
-	if (!vu)
+				 "' mode='client'>\n");
+		plan_sb_add(&sb, "    <reconnect enabled='yes' timeout='1'/>\n"
+			    "  </source>\n");
+	} else {
 		plan_sb_xml_attr(&sb, "  <target dev='", vm->tap,
 				 "' managed='no'/>\n");
+	}
 	plan_sb_add(&sb, "  <model type='virtio'/>\n");
+	if (vm->mtu)
+		plan_sb_add(&sb, "  <mtu size='%u'/>\n", vm->mtu);
 	if (vu && pol->pairs > 1)
 		plan_sb_add(&sb, "  <driver queues='%u'/>\n", pol->pairs);
 	else if (!vu && pol->pairs > 1)
@@ -660,10 +700,33 @@ int plan_libvirt_xml(const struct plan_vm *vm, const struct plan_policy_out *pol
 		plan_sb_add(&sb, "  <driver name='%s'/>\n",
 			    pol->vhost ? "vhost" : "qemu");
 	plan_sb_add(&sb, "</interface>\n");
-	if (vu)
-		plan_sb_add(&sb, "<!-- in <domain>: vhost-user needs shared guest memory -->\n"
-			    "<memoryBacking>\n  <source type='memfd'/>\n"
-			    "  <access mode='shared'/>\n</memoryBacking>\n");
+	return sb.err;
+}
+
+/**
+ * plan_libvirt_memory_xml() - The <memoryBacking> a vhost-user VM needs
+ * @vm:		VM description, checked by plan_check_vm()
+ * @buf:	Output, NUL-terminated: one XML document for the <domain>, or
+ *		"" for a TAP NIC (QEMU's own memory will do)
+ * @len:	Size of @buf
+ *
+ * Once per VM, whatever the number of NICs: vnetd maps guest RAM, so it
+ * must be a shared memfd.
+ *
+ * Return: 0 on success, -ENOSPC if @buf is too small
+ */
+int plan_libvirt_memory_xml(const struct plan_vm *vm, char *buf, size_t len)
+{
+	struct plan_sb sb = { .buf = buf, .len = len };
+
+	if (!len)
+		return -ENOSPC;
+	buf[0] = '\0';
+	if (vm->backend != PLAN_BACKEND_VHOST_USER)
+		return 0;
+	plan_sb_add(&sb, "<!-- in <domain>, once per VM: vhost-user needs shared guest memory -->\n"
+		    "<memoryBacking>\n  <source type='memfd'/>\n"
+		    "  <access mode='shared'/>\n</memoryBacking>\n");
 	return sb.err;
 }
 

@@ -19,6 +19,9 @@
 #define PLAN_MAX_VCPUS		1024u
 #define PLAN_MSG_LEN		256
 #define PLAN_MAX_MSGS		4
+/* What VXLAN over IPv4 takes of the underlay MTU: outer IPv4 20, UDP 8,
+ * VXLAN 8, inner Ethernet 14 */
+#define PLAN_VXLAN_OVERHEAD	50
 #define PLAN_MAX_ARGS		48
 #define PLAN_ARGS_BUF		4096
 
@@ -86,6 +89,9 @@ struct plan_policy_out {
  * @memory:	Guest RAM size as QEMU spells it, e.g. "1G"
  * @qemu_major:	Installed (or assumed) QEMU version, major
  * @qemu_minor:	Installed (or assumed) QEMU version, minor
+ * @mtu:	Guest MTU to advertise (VIRTIO_NET_F_MTU), 0: none
+ * @nic_only:	Leave out what is the VM's rather than the NIC's (memory,
+ *		vCPUs): for a VM's second and later NICs
  */
 struct plan_vm {
 	enum plan_backend backend;
@@ -98,6 +104,8 @@ struct plan_vm {
 	const char *memory;
 	unsigned int qemu_major;
 	unsigned int qemu_minor;
+	unsigned int mtu;
+	bool nic_only;
 };
 
 /**
@@ -130,6 +138,7 @@ int plan_vnetd_args(const struct plan_vm *vm, const struct plan_policy_out *pol,
 		    struct plan_args *a);
 int plan_libvirt_xml(const struct plan_vm *vm, const struct plan_policy_out *pol,
 		     char *buf, size_t len);
+int plan_libvirt_memory_xml(const struct plan_vm *vm, char *buf, size_t len);
 int plan_guest_hint(const struct plan_policy_out *pol, char *buf, size_t len);
 int plan_shell_join(const struct plan_args *a, const char *sep, char *buf,
 		    size_t len);

@@ -35,7 +35,16 @@ static const char plan_usage[] =
 	"  --vhost-net-dev PATH       default $VNET_VHOST_NET_DEV or /dev/vhost-net\n"
 	"  --id ID --mac MAC --memory SIZE (default net0, none, 1G)\n"
 	"  --qemu BIN | --qemu-version X.Y   how to spell the chardev reconnect option\n"
-	"  --output all|qemu|libvirt|cloud-hypervisor|vnetd|hint   (default all)\n"
+	"  --mtu N                    guest MTU, 68..65535 (VIRTIO_NET_F_MTU: vnetd --mtu and\n"
+	"                             QEMU host_mtu= / libvirt <mtu>; default: none)\n"
+	"  --underlay-mtu N           the guest is on a VXLAN overlay across hosts whose\n"
+	"                             underlay MTU is N (626..65535): guest MTU N - 50\n"
+	"  --ovs-bridge BR            Open vSwitch bridge for the TAP (ovs-vsctl add-port)\n"
+	"  --nic-only                 a VM's second and later NICs: leave out the VM's\n"
+	"                             memory and vCPUs (QEMU, cloud-hypervisor)\n"
+	"  --output all|qemu|libvirt|libvirt-memory|cloud-hypervisor|vnetd|hint\n"
+	"                             (default all; libvirt: the <interface> alone,\n"
+	"                             libvirt-memory: the domain's <memoryBacking>)\n"
 	"  --json                     everything as one JSON object\n";
 
 struct plan_opts {
@@ -43,7 +52,7 @@ struct plan_opts {
 	struct plan_vm vm;
 	const char *vcpus, *max_queues, *backend, *vhost, *user, *dev;
 	const char *max_queues_name, *vhost_name;	/* flag or node variable */
-	const char *qemu_bin, *qemu_version, *output;
+	const char *qemu_bin, *qemu_version, *output, *mtu, *underlay_mtu, *ovs_bridge;
 	bool json;
 	char tap[32];
 	char vhost_why[600];
@@ -88,7 +97,8 @@ static int plan_parse_flags(int argc, char **argv, struct plan_opts *o)
 		{ "--vhost-net-dev", &o->dev }, { "--id", &o->vm.id },
 		{ "--mac", &o->vm.mac }, { "--memory", &o->vm.memory },
 		{ "--qemu", &o->qemu_bin }, { "--qemu-version", &o->qemu_version },
-		{ "--output", &o->output },
+		{ "--output", &o->output }, { "--mtu", &o->mtu },
+		{ "--underlay-mtu", &o->underlay_mtu }, { "--ovs-bridge", &o->ovs_bridge },
 	};
 	bool missing;
 	size_t k;
@@ -103,6 +113,10 @@ static int plan_parse_flags(int argc, char **argv, struct plan_opts *o)
 		}
 		if (!strcmp(argv[i], "--json")) {
 			o->json = true;
+			continue;
+		}
+		if (!strcmp(argv[i], "--nic-only")) {
+			o->vm.nic_only = true;
 			continue;
 		}
 		for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
@@ -155,7 +169,7 @@ static int plan_check_values(struct plan_opts *o)
 	static const char *const backends[] = { "vhost-user", "tap", NULL };
 	static const char *const vhosts[] = { "auto", "on", "off", NULL };
 	static const char *const outputs[] = { "all", "qemu", "libvirt",
-		"cloud-hypervisor", "vnetd", "hint", NULL };
+		"libvirt-memory", "cloud-hypervisor", "vnetd", "hint", NULL };
 	char err[PLAN_MSG_LEN];
 	const char *why;
 	uint8_t mac[6];
@@ -185,6 +199,22 @@ static int plan_check_values(struct plan_opts *o)
 	if (!plan_size_ok(o->vm.memory))
 		return plan_usage_err("--memory '%s' is not a size like %s",
 				      o->vm.memory, "512M, 1G, 2048M");
+	if (o->mtu && o->underlay_mtu)
+		return plan_usage_err("--mtu and --underlay-mtu: give one%s%s "
+				      "(--underlay-mtu N means --mtu N-50)", "", "");
+	if (o->mtu && plan_parse_uint("--mtu", o->mtu, 68, 65535, &o->vm.mtu,
+				      err, sizeof(err)))
+		return plan_usage_err("%s%s", err, "");
+	if (o->underlay_mtu) {
+		if (plan_parse_uint("--underlay-mtu", o->underlay_mtu,
+				    68 + PLAN_VXLAN_OVERHEAD, 65535, &o->vm.mtu,
+				    err, sizeof(err)))
+			return plan_usage_err("%s%s", err, "");
+		o->vm.mtu -= PLAN_VXLAN_OVERHEAD;
+	}
+	if (o->ovs_bridge && o->vm.bridge)
+		return plan_usage_err("--bridge %s and --ovs-bridge %s: the TAP goes on one bridge",
+				      o->vm.bridge, o->ovs_bridge);
 	if (o->qemu_version &&
 	    plan_qemu_version_parse(o->qemu_version, &o->vm.qemu_major,
 				    &o->vm.qemu_minor))
@@ -308,6 +338,7 @@ struct plan_rendered {
 	struct plan_args qemu, ch, vnetd, tapc;
 	bool has_vnetd;
 	char xml[2048];
+	char xml_mem[512];
 	char hint[64];
 };
 
@@ -319,6 +350,7 @@ static int plan_render(const struct plan_opts *o, const struct plan_policy_out *
 	ret = plan_qemu_args(&o->vm, &o->in, pol, &r->qemu) ?:
 	      plan_ch_args(&o->vm, &o->in, pol, &r->ch) ?:
 	      plan_libvirt_xml(&o->vm, pol, r->xml, sizeof(r->xml)) ?:
+	      plan_libvirt_memory_xml(&o->vm, r->xml_mem, sizeof(r->xml_mem)) ?:
 	      plan_guest_hint(pol, r->hint, sizeof(r->hint));
 	if (ret)
 		return ret;
@@ -347,9 +379,15 @@ static void plan_print_human(const struct plan_opts *o,
 	if (all || !strcmp(o->output, "qemu"))
 		plan_print_args(&r->qemu, "", false);
 	if (all)
-		printf("\n# libvirt\n");
+		printf("\n# libvirt: the NIC (virsh attach-device DOMAIN FILE --config)\n");
 	if (all || !strcmp(o->output, "libvirt"))
 		fputs(r->xml, stdout);
+	if (all && *r->xml_mem)
+		printf("\n# libvirt: the domain, once per VM\n");
+	if (all || !strcmp(o->output, "libvirt-memory"))
+		fputs(r->xml_mem, stdout);
+	if (!strcmp(o->output, "libvirt-memory") && !*r->xml_mem)
+		fprintf(stderr, "vnetctl plan: --backend tap needs no <memoryBacking>\n");
 	if (all)
 		printf("\n# cloud-hypervisor\n");
 	if (all || !strcmp(o->output, "cloud-hypervisor"))
@@ -358,6 +396,8 @@ static void plan_print_human(const struct plan_opts *o,
 		printf("\n# host\n");
 	if (all)
 		plan_print_args(&r->tapc, "", true);
+	if (all && o->ovs_bridge)
+		printf("ovs-vsctl add-port %s %s\n", o->ovs_bridge, o->vm.tap);
 	if ((all || !strcmp(o->output, "vnetd")) && r->has_vnetd)
 		plan_print_args(&r->vnetd, "", true);
 	else if (!strcmp(o->output, "vnetd"))
@@ -416,6 +456,7 @@ static void plan_print_json(const struct plan_opts *o,
 	plan_json_array("notes", (int)pol->nnotes, nt);
 	plan_json_array("qemu", r->qemu.argc, r->qemu.argv);
 	plan_json_str("libvirt", r->xml, ",");
+	plan_json_str("libvirt_memory", *r->xml_mem ? r->xml_mem : NULL, ",");
 	plan_json_array("cloud_hypervisor", r->ch.argc, r->ch.argv);
 	plan_json_array("tap_create", r->tapc.argc, r->tapc.argv);
 	if (r->has_vnetd)

@@ -16,6 +16,7 @@ GOLD=tests/golden/plan
 need_built "$BIN"
 unset VNET_MAX_QUEUES VNET_VHOST VNET_VHOST_NET_DEV	# node settings must not leak in
 command -v python3 >/dev/null && HAVE_PY=1 || HAVE_PY=0
+command -v xmllint >/dev/null && HAVE_XMLLINT=1 || HAVE_XMLLINT=0	# libxml2-utils
 
 VU="--socket /run/vnetd/vm1.sock --qemu-version 7.2"
 ABSENT="--vhost-net-dev /nonexistent/vhost-net"
@@ -34,6 +35,14 @@ CASES=(
 	"vu-vhost-off|--vcpus 8 --vhost off $VU --output qemu"
 	"vu-4-libvirt|--vcpus 4 $VU --output libvirt"
 	"vu-1-libvirt|--vcpus 1 $VU --output libvirt"
+	"vu-4-libvirt-memory|--vcpus 4 $VU --output libvirt-memory"
+	"vu-4-libvirt-qemu10|--vcpus 4 --socket /run/vnetd/vm1.sock --qemu-version 10.0 --output libvirt"
+	"vu-underlay-mtu|--vcpus 2 $VU --underlay-mtu 1500 --ovs-bridge br-int --tap tap-vm1"
+	"refuse-mtu-both|--vcpus 2 $VU --mtu 1400 --underlay-mtu 1500"
+	"refuse-underlay-mtu-low|--vcpus 2 $VU --underlay-mtu 100"
+	"vu-2-nic-only|--vcpus 2 $VU --id net1 --nic-only --output qemu"
+	"tap-libvirt-memory|--vcpus 2 --backend tap --vhost off --output libvirt-memory"
+	"tap-bridge-libvirt|--vcpus 2 --backend tap --vhost off --bridge br0 --tap tap-vm1 --output libvirt"
 	"vu-4-ch|--vcpus 4 $VU --output cloud-hypervisor"
 	"vu-4-vnetd|--vcpus 4 $VU --tap tap-vm1 --output vnetd"
 	"vu-4-hint|--vcpus 4 $VU --output hint"
@@ -73,6 +82,10 @@ for c in "${CASES[@]}"; do
 	if [ "$HAVE_PY" = 1 ] && [[ " ${args[*]} " == *" --json "* ]] &&
 	   ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$out"; then
 		not_ok "$name: --json output is not valid JSON"
+	elif [ "$HAVE_XMLLINT" = 1 ] && [ -s "$out" ] &&
+	     [[ " ${args[*]} " == *" --output libvirt"* ]] && ! xmllint --noout "$out" 2> "$out.xml"; then
+		not_ok "$name: libvirt output is not one XML document"
+		sed 's/^/#   /' "$out.xml"
 	elif [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
 		printf '%s\n' "$got" > "$GOLD/$name.out"
 		ok "$name (golden file written)"
@@ -84,6 +97,6 @@ for c in "${CASES[@]}"; do
 		not_ok "$name: vnetctl plan ${args[*]}"
 		sed 's/^/#   /' "$out.diff"
 	fi
-	rm -f "$out" "$err" "$out.diff"
+	rm -f "$out" "$err" "$out.diff" "$out.xml"
 done
 exit $FAILED

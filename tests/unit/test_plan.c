@@ -275,6 +275,29 @@ static void test_qemu_single_pair_exact(void)
 	CHECK(!args_have(&a, "vectors="));
 }
 
+/* A second NIC of the same VM: nothing of the VM's (RAM, vCPUs) again */
+static void test_qemu_nic_only(void)
+{
+	static const char *const want[] = {
+		"-chardev", "socket,id=chr-net1,path=/run/vnetd/vm1.sock,reconnect=1",
+		"-netdev", "vhost-user,id=net1,chardev=chr-net1",
+		"-device", "virtio-net-pci,netdev=net1",
+	};
+	struct plan_vm vm = mkvm(PLAN_BACKEND_VHOST_USER);
+	struct plan_policy_out pol = mkpol(1, true);
+	static struct plan_args a;
+
+	vm.id = "net1";
+	vm.nic_only = true;
+	CHECK_EQ(plan_qemu_args(&vm, &in8, &pol, &a), 0);
+	CHECK(args_eq(&a, want, (int)ARRAY_SIZE(want)));
+	vm = mkvm(PLAN_BACKEND_TAP);
+	vm.nic_only = true;
+	CHECK_EQ(plan_qemu_args(&vm, &in8, &pol, &a), 0);
+	CHECK(!args_have(&a, "-m"));
+	CHECK(!args_have(&a, "-smp"));
+}
+
 static void test_qemu_multiqueue(void)
 {
 	struct plan_vm vm = mkvm(PLAN_BACKEND_VHOST_USER);
@@ -437,19 +460,30 @@ static void test_libvirt(void)
 
 	CHECK_EQ(plan_libvirt_xml(&vm, &pol, x, sizeof(x)), 0);
 	CHECK(strstr(x, "<interface type='vhostuser'>\n"));
-	CHECK(strstr(x, "<source type='unix' path='/run/vnetd/vm1.sock' mode='client'/>"));
+	CHECK(strstr(x, "<source type='unix' path='/run/vnetd/vm1.sock' mode='client'>\n"
+			"    <reconnect enabled='yes' timeout='1'/>\n  </source>"));
 	CHECK(strstr(x, "<driver queues='4'/>"));
+	/* one document: the domain's memory is not in the NIC's XML */
+	CHECK(!strstr(x, "memoryBacking>"));
+	CHECK(!strcmp(strstr(x, "</interface>"), "</interface>\n"));
+	CHECK_EQ(plan_libvirt_memory_xml(&vm, x, sizeof(x)), 0);
 	CHECK(strstr(x, "<access mode='shared'/>"));
+	CHECK_EQ(plan_libvirt_memory_xml(&vm, x, 20), -ENOSPC);
 	pol = mkpol(1, true);
 	CHECK_EQ(plan_libvirt_xml(&vm, &pol, x, sizeof(x)), 0);
 	CHECK(!strstr(x, "queues="));
 	vm = mkvm(PLAN_BACKEND_TAP);
 	vm.bridge = "br'0";
 	pol = mkpol(2, true);
+	vm.tap = "t'ap";
 	CHECK_EQ(plan_libvirt_xml(&vm, &pol, x, sizeof(x)), 0);
-	CHECK(strstr(x, "<interface type='bridge'>"));
-	CHECK(strstr(x, "<source bridge='br&apos;0'/>"));
+	/* a TAP made beforehand: libvirt takes it only as ethernet, managed='no' */
+	CHECK(strstr(x, "<interface type='ethernet'>"));
+	CHECK(strstr(x, "<target dev='t&apos;ap' managed='no'/>"));
+	CHECK(!strstr(x, "<source bridge="));
 	CHECK(strstr(x, "<driver name='vhost' queues='2'/>"));
+	CHECK_EQ(plan_libvirt_memory_xml(&vm, x, sizeof(x)), 0);
+	CHECK(!strcmp(x, ""));
 	vm.bridge = NULL;
 	pol = mkpol(1, false);
 	CHECK_EQ(plan_libvirt_xml(&vm, &pol, x, sizeof(x)), 0);
@@ -493,6 +527,7 @@ int main(void)
 	RUN(test_qemu_version);
 	RUN(test_qemu_single_pair_exact);
 	RUN(test_qemu_multiqueue);
+	RUN(test_qemu_nic_only);
 	RUN(test_qemu_reconnect_spelling);
 	RUN(test_qemu_socket_comma_escaped);
 	RUN(test_qemu_too_long);
