@@ -16,7 +16,9 @@ PKGS=(
 	dpdk dpdk-dev qemu-system-x86 busybox-static cpio
 	# service, metrics, documentation and packaging checks
 	systemd prometheus scdoc mandoc man-db libxml2-utils
-	debhelper devscripts fakeroot lintian
+	debhelper devscripts fakeroot lintian dpkg-dev bash-completion
+	# libvirt's own QEMU driving the test guest (tests/guest/test-libvirt.sh)
+	libvirt-daemon-system libvirt-clients libvirt-daemon-driver-qemu
 )
 if [ "${1:-}" = --list ]; then
 	printf '%s\n' "${PKGS[@]}"
