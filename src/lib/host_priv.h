@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * host_priv.h - the ops table of each host, for host.c's list only.
- * Everyone else reaches hosts through host_find().
+ * host_priv.h - what the host_*.c files share below host.h: each host's
+ * ops table (for host.c's list and the unit test of the hosts), the tap
+ * host's offload mapping (tested on its own), and the two ops of a host
+ * that never reaches a host stack, defined in host_null.c and reused by
+ * host_gen.c (tx) and host_loop.c (host_features). Not library API: the
+ * rest of libvnet and the programs reach hosts through host_find().
  */
 #ifndef VNET_HOST_PRIV_H
 #define VNET_HOST_PRIV_H
@@ -19,7 +23,7 @@ extern const struct host_ops host_tap_ops;
 
 unsigned int host_tap_offload_flags(uint64_t features);
 
-/* Shared by the hosts that never reach a host stack (host_null.c) */
+/* Hosts that never reach a host stack: null, gen, loop (host_null.c) */
 uint64_t host_any_offload(struct host *host);
 ssize_t host_discard_tx(struct host *host, unsigned int pair,
 		      const struct iovec *iov, unsigned int iovcnt);

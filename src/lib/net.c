@@ -502,10 +502,14 @@ static void net_rx_extend(const struct net_io *io, struct net_rx_bufs *b,
  * @io:		RX ring of the pair
  *
  * With a known frame length (rx_peek_len) exactly enough chains are taken
- * and the host side writes straight into them. Without it (tap) the chains
- * offered cover the largest frame where the guest has posted that much,
- * and a bounce buffer catches a frame that overflows them (it is dropped).
- * Without MRG_RXBUF one chain must hold the whole frame (5.1.6.3.1).
+ * and the host side writes straight into them. Without it (tap), with
+ * MRG_RXBUF, the chains offered cover the ring's size estimate (the recent
+ * frames' sizes), followed by a bounce tail for the rest of a maximal
+ * frame: a frame longer than the estimate has its tail copied from the
+ * bounce buffer into more chains popped after the read (net_rx_extend()),
+ * and is dropped as no_rx_buf only if the guest has too few of them.
+ * Without MRG_RXBUF one chain must hold the whole frame (5.1.6.3.1): what
+ * overflows it into the bounce tail is dropped as too_big.
  *
  * Return: frame bytes delivered (0 if dropped), -EAGAIN if the host side has
  *	   nothing, -ENOBUFS if the guest has too few buffers (the frame

@@ -5,10 +5,15 @@
  * and the state status reads. Implemented by vu_backend.c (the dispatcher)
  * on the vu_dev_* layers below it (vu_dev_core.h).
  *
- * Users: vnetd's port.c owns the listening socket and the event loop and
- * calls create/connect/handle/disconnect/sock; vnetd's metrics.c reads
- * the offered and acked features and the pairs' counters and status. The
- * unit tests and the fuzzer drive vu_dev_dispatch() directly on a device
+ * Users: vnetd's port.c (one device per port) creates and destroys it,
+ * hands it each accepted or dialled socket (vu_dev_connect()) framed
+ * through the port's non-blocking struct vu_conn (vu_dev_set_conn()),
+ * calls vu_dev_handle() when main.c's epoll loop finds the socket
+ * readable, and vu_dev_disconnect() on an error or hangup; vnetd's
+ * metrics.c reads the offered and acked features and the pairs' counters
+ * and status. tests/unit/test_vu_backend.c drives vu_dev_handle() over a
+ * socketpair with worker threads on a fake host; the fuzzer
+ * (fuzz/fuzz_vu_dispatch.c) calls vu_dev_dispatch() directly on a device
  * made with no workers (struct vu_dev_cfg @no_workers).
  */
 #ifndef VNET_VU_BACKEND_H
