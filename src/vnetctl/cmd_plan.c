@@ -38,7 +38,7 @@ static const char plan_usage[] =
 	"  --mtu N                    guest MTU, 68..65535 (VIRTIO_NET_F_MTU: vnetd --mtu and\n"
 	"                             QEMU host_mtu= / libvirt <mtu>; default: none)\n"
 	"  --underlay-mtu N           the guest is on a VXLAN overlay across hosts whose\n"
-	"                             underlay MTU is N (626..65535): guest MTU N - 50\n"
+	"                             underlay MTU is N (118..65535): guest MTU N - 50\n"
 	"  --ovs-bridge BR            Open vSwitch bridge for the TAP (ovs-vsctl add-port)\n"
 	"  --nic-only                 a VM's second and later NICs: leave out the VM's\n"
 	"                             memory and vCPUs (QEMU, cloud-hypervisor)\n"
