@@ -117,6 +117,38 @@ enum vnetd_ev_type {
 
 struct vnetd_port;
 
+/*
+ * Why a port refused a connection, X(enum name, reason label): the label
+ * is vnetd_port_refused_total's reason="" (metrics.c)
+ */
+#define PORT_REFUSALS(X)						\
+	X(PORT_REFUSE_SECOND, "second_frontend")  /* one is connected already */ \
+	X(PORT_REFUSE_ATTACH, "attach_failed")	  /* could not watch it (EMFILE...) */
+
+/*
+ * Why a port closed a connection on a protocol error, X(enum, label):
+ * vnetd_port_protocol_errors_total's reason=""
+ */
+#define PORT_PERRS(X)							\
+	X(PORT_PERR_BAD_MESSAGE, "bad_message")	/* framing, or a refused request */ \
+	X(PORT_PERR_MEM_FAULT, "memory_fault")	/* guest memory shrank under us */ \
+	X(PORT_PERR_REPLY_FULL, "reply_queue_full") /* replies not read */	\
+	X(PORT_PERR_MSG_DEADLINE, "message_deadline") /* message not whole in time */ \
+	X(PORT_PERR_REPLY_DEADLINE, "reply_deadline") /* replies not taken in time */
+
+/* Why the control socket refused or dropped a client: X(enum, label) */
+#define CTL_REFUSALS(X)							\
+	X(CTL_REFUSE_CLIENTS, "control_clients")  /* CTL_MAX_CLIENTS reached */ \
+	X(CTL_REFUSE_PEER, "peer_credentials")	  /* SO_PEERCRED not allowed */ \
+	X(CTL_REFUSE_DEADLINE, "deadline")	  /* request or reply too slow */ \
+	X(CTL_REFUSE_TOO_LONG, "request_too_long")
+
+#define VNETD_REASON_ENUM(e, label)	e,
+enum port_refuse { PORT_REFUSALS(VNETD_REASON_ENUM) PORT_REFUSE_MAX };
+enum port_perr { PORT_PERRS(VNETD_REASON_ENUM) PORT_PERR_MAX };
+enum ctl_refuse { CTL_REFUSALS(VNETD_REASON_ENUM) CTL_REFUSE_MAX };
+#undef VNETD_REASON_ENUM
+
 /**
  * struct vnetd_ev - epoll reference: what became ready
  * @type:	Kind of descriptor
@@ -145,6 +177,8 @@ struct vnetd_ev {
  * @connects:	Connections served
  * @refused:	Connections refused (one already active)
  * @errors:	Connections closed on a protocol error
+ * @refused_by:	@refused by enum port_refuse reason (metrics)
+ * @errors_by:	@errors by enum port_perr reason (metrics)
  * @fresh:	Listening port: the connection has not sent a byte yet
  * @conn:	The connection's buffered framing (partial message, replies)
  * @peer_pid:	The connected frontend's PID (SO_PEERCRED), 0: unknown
@@ -167,6 +201,8 @@ struct vnetd_port {
 	uint64_t connects;
 	uint64_t refused;
 	uint64_t errors;
+	uint64_t refused_by[PORT_REFUSE_MAX];
+	uint64_t errors_by[PORT_PERR_MAX];
 	bool fresh;
 	struct vu_conn conn;
 	pid_t peer_pid;
@@ -209,6 +245,7 @@ void ctl_serve(int fd, int epfd, struct vnetd_port *ports,
 void ctl_client_event(const struct vnetd_ev *ev, uint32_t events);
 int ctl_timeout_ms(uint64_t now_ms);
 void ctl_tick(uint64_t now_ms);
+uint64_t ctl_refused(enum ctl_refuse why);
 
 /**
  * struct sbuf - A growing text buffer for replies (control path only)
