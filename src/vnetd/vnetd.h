@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/un.h>
 
@@ -90,6 +91,9 @@ struct vnetd_port_cfg {
  * @user_gid:		--user: gid
  * @ctl_gid:		--ctl-group, -1: root (and our own uid) only
  * @sandbox:		--sandbox on (default): sandbox_enter() after setup
+ * @metrics_listen:	--metrics-listen as given ("" = no HTTP listener)
+ * @metrics_addr:	Its address, parsed (metrics_http_parse())
+ * @metrics_addr_len:	Length of @metrics_addr
  */
 struct vnetd_cfg {
 	struct vnetd_port_cfg ports[VNETD_MAX_PORTS];
@@ -103,6 +107,9 @@ struct vnetd_cfg {
 	gid_t user_gid;
 	int64_t ctl_gid;
 	bool sandbox;
+	char metrics_listen[64];
+	struct sockaddr_storage metrics_addr;
+	socklen_t metrics_addr_len;
 };
 
 /* What an epoll event's data.ptr points to */
@@ -113,6 +120,8 @@ enum vnetd_ev_type {
 	EV_TIMER,	/* a port's client-mode reconnect timer */
 	EV_CTL,		/* the control socket */
 	EV_CTL_CLIENT,	/* one control client */
+	EV_HTTP,	/* the --metrics-listen socket */
+	EV_HTTP_CLIENT,	/* one HTTP client */
 };
 
 struct vnetd_port;
@@ -271,5 +280,16 @@ void metrics_status_json(struct sbuf *b, struct vnetd_port *ports,
 			 unsigned int nports);
 void metrics_prometheus(struct sbuf *b, struct vnetd_port *ports,
 			unsigned int nports);
+
+/* metrics_http.c */
+int metrics_http_parse(const char *s, struct sockaddr_storage *ss,
+		       socklen_t *len);
+int metrics_http_open(const struct vnetd_cfg *cfg, char *err, size_t errlen);
+void metrics_http_close(int fd);
+void metrics_http_serve(int fd, int epfd, struct vnetd_port *ports,
+			unsigned int nports);
+void metrics_http_client_event(const struct vnetd_ev *ev, uint32_t events);
+int metrics_http_timeout_ms(uint64_t now_ms);
+void metrics_http_tick(uint64_t now_ms);
 
 #endif /* VNETD_H */
