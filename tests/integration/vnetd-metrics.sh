@@ -11,6 +11,7 @@
 # migrating in text, JSON and Prometheus, and off again once it is gone.
 # Prints TAP lines.
 # needs: promtool python3
+# shellcheck disable=SC2016  # bash -c scripts take their arguments as $1 $2
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/common.sh
@@ -102,8 +103,13 @@ A=$TMP/a.sock B=$TMP/b.sock C=$TMP/ctl.sock
 	--ctl-socket "$C" --metrics-listen "127.0.0.1:$HTTP_PORT" 2> "$TMP/vnetd.log" &
 PID=$!
 cleanup_pid "$PID"
-wait_sock "$C" 5 "$PID" && wait_sock "$A" && wait_sock "$B" ||
-	{ cat "$TMP/vnetd.log"; skip_all "vnetd did not start (port $HTTP_PORT in use?)"; }
+if ! { wait_sock "$C" 5 "$PID" && wait_sock "$A" && wait_sock "$B"; }; then
+	cat "$TMP/vnetd.log"
+	grep -q "metrics-listen.*in use" "$TMP/vnetd.log" &&
+		skip_all "TCP port $HTTP_PORT in use (another test?)"
+	not_ok "vnetd starts with --metrics-listen 127.0.0.1:$HTTP_PORT"
+	exit 1
+fi
 
 # a vnetd carrying traffic while it is scraped
 "$BENCH" --socket "$A" --duration 2 --json > "$TMP/bench.json" 2> "$TMP/bench.err" &
