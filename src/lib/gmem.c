@@ -489,20 +489,29 @@ void gmem_log_unmap(struct gmem_log *log)
  * @gpa:	First byte written
  * @len:	Bytes written (0: nothing)
  *
- * Pages beyond the bitmap are ignored: the frontend sized it.
+ * Pages beyond the bitmap are ignored: the frontend sized it. Pages whose
+ * bit was clear are counted in @log->pages (for status): the count of one
+ * call is added once, and only if it is not zero, so a batch of frames
+ * into pages already dirty costs no shared write.
  *
  * Context: data path; atomic OR, the frontend reads the bitmap concurrently
  */
 void gmem_log_write(struct gmem_log *log, uint64_t gpa, uint64_t len)
 {
-	uint64_t page, last;
+	uint64_t page, last, fresh = 0;
+	uint8_t bit, old;
 
 	if (!log || !log->base || !len)
 		return;
 	page = gpa / GMEM_LOG_PAGE;
 	last = add_overflows(gpa, len - 1) ? UINT64_MAX / GMEM_LOG_PAGE :
 					     (gpa + len - 1) / GMEM_LOG_PAGE;
-	for (; page <= last && page / 8 < log->size; page++)
-		__atomic_fetch_or(&log->base[page / 8],
-				  (uint8_t)(1u << (page % 8)), __ATOMIC_RELAXED);
+	for (; page <= last && page / 8 < log->size; page++) {
+		bit = (uint8_t)(1u << (page % 8));
+		old = __atomic_fetch_or(&log->base[page / 8], bit,
+					__ATOMIC_RELAXED);
+		fresh += !(old & bit);
+	}
+	if (fresh && log->pages)
+		__atomic_fetch_add(log->pages, fresh, __ATOMIC_RELAXED);
 }

@@ -53,12 +53,16 @@ struct gmem {
  * @size:	Bitmap size in bytes
  * @map_base:	What to munmap(), NULL if not ours
  * @map_len:	Length of that mapping
+ * @pages:	Pages newly marked dirty are added here (relaxed atomic, one
+ *		add per gmem_log_write()), NULL: not counted; the caller's,
+ *		it outlives the mapping
  */
 struct gmem_log {
 	uint8_t *base;
 	uint64_t size;
 	void *map_base;
 	uint64_t map_len;
+	uint64_t *pages;
 };
 
 void gmem_init(struct gmem *m);

@@ -20,19 +20,22 @@
 
 /*
  * The ring counters, one line each: X(field, Prometheus family suffix,
- * help). struct ring_counters, the worker's commit and every status format
- * (text, JSON: the field name; Prometheus: vnetd_queue_<suffix>) are made
- * from this list, in this order, so a new counter is one line here.
+ * help, Prometheus divisor). struct ring_counters, the worker's commit and
+ * every status format (text, JSON: the field name and raw value;
+ * Prometheus: vnetd_queue_<suffix>, the value divided by the divisor, so
+ * that a time is exported in seconds, its base unit) are made from this
+ * list, in this order, so a new counter is one line here.
  */
 #define RING_COUNTERS(X)						\
-	X(packets, "packets_total", "Frames moved by a virtqueue")	\
-	X(bytes, "bytes_total", "Frame bytes moved by a virtqueue")	\
-	X(kicks, "kicks_total", "Wakes by the guest's kick")		\
-	X(calls, "calls_total", "Notifications sent to the guest")	\
-	X(batches, "batches_total", "Used-ring flushes")		\
-	X(breaks, "breaks_total", "Times the ring broke on bad guest data") \
-	X(busy_ns, "busy_nanoseconds_total",				\
-	  "Worker time spent moving this ring's frames (idle polling excluded)")
+	X(packets, "packets_total", "Frames moved by a virtqueue", 1)	\
+	X(bytes, "bytes_total", "Frame bytes moved by a virtqueue", 1)	\
+	X(kicks, "kicks_total", "Wakes by the guest's kick", 1)		\
+	X(calls, "calls_total", "Notifications sent to the guest", 1)	\
+	X(batches, "batches_total", "Used-ring flushes", 1)		\
+	X(breaks, "breaks_total", "Times the ring broke on bad guest data", 1) \
+	X(busy_ns, "busy_seconds_total",				\
+	  "Worker time spent moving this ring's frames (idle polling excluded)", \
+	  1000000000)
 
 /*
  * Why a frame was dropped, one counter each: X(enum name, reason label).
@@ -57,7 +60,7 @@ enum ring_drop {
  * struct ring_counters - Per-ring statistics (relaxed atomics): the fields
  *			  of RING_COUNTERS(), then one drop counter per reason
  */
-#define RING_COUNTER_FIELD(f, prom, help)	uint64_t f;
+#define RING_COUNTER_FIELD(f, prom, help, div)	uint64_t f;
 struct ring_counters {
 	RING_COUNTERS(RING_COUNTER_FIELD)
 	uint64_t drops[DROP_MAX];

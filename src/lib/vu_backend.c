@@ -663,6 +663,23 @@ uint64_t vu_dev_acked_features(const struct vu_dev *d)
 }
 
 /**
+ * vu_dev_log_state() - Migration state: is dirty logging on?
+ * @d:		Device
+ * @pages:	Pages vnetd's own data path has newly marked dirty since the
+ *		port started (a kernel vhost-net pair's writes are the
+ *		kernel's, not counted) (output)
+ *
+ * Context: control thread (the flag); @pages is read with a relaxed load
+ * Return: true while VHOST_F_LOG_ALL is acked and a log is mapped
+ *	   (vhost-user "Migration")
+ */
+bool vu_dev_log_state(const struct vu_dev *d, uint64_t *pages)
+{
+	*pages = __atomic_load_n(&d->log_pages, __ATOMIC_RELAXED);
+	return (d->features & BIT(VHOST_F_LOG_ALL_BIT)) && d->log.base;
+}
+
+/**
  * vu_dev_pairs() - The queue pairs, for status and counters
  * @d:		Device
  * @npairs:	Set to the number of pairs (cfg->queues)

@@ -41,6 +41,7 @@ uint64_t vu_dev_offered_features(const struct vu_dev *d);
 struct vnet_pair *vu_dev_pairs(struct vu_dev *d, unsigned int *npairs);
 
 uint64_t vu_dev_acked_features(const struct vu_dev *d);
+bool vu_dev_log_state(const struct vu_dev *d, uint64_t *pages);
 
 /* Below vu_dev_handle(): one message already received (tests, fuzzer) */
 int vu_dev_dispatch(struct vu_dev *d, struct vu_msg *m);

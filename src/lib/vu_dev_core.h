@@ -110,6 +110,7 @@ struct vu_dev {
 	struct vu_mem_ref mem_refs[GMEM_MAX_REGIONS];
 	uint32_t nmem_refs;
 	struct gmem_log log;
+	uint64_t log_pages;
 	int log_fd;
 	struct vu_ring rings[VU_MAX_RINGS];
 	struct vnet_pair pairs[VNET_MAX_PAIRS];

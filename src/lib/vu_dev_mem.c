@@ -451,6 +451,7 @@ int vu_set_log_base(struct vu_dev *d, struct vu_msg *m, unsigned int idx UNUSED)
 	ret = gmem_log_map(&nl, m->fds[0], l.mmap_size, l.mmap_offset);
 	if (ret)
 		return vu_fail(d, ret, "log mapping failed: %s", strerror(-ret));
+	nl.pages = &d->log_pages;	/* the port's count goes on across logs */
 	vu_pause_all(d);
 	old = d->log;
 	d->log = nl;

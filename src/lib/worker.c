@@ -254,7 +254,7 @@ static void worker_commit(struct wring *t)
 
 #define WORKER_ADD(f) \
 	do { if (a->f) __atomic_fetch_add(&c->f, a->f, __ATOMIC_RELAXED); } while (0)
-#define WORKER_ADD_CTR(f, prom, help)	WORKER_ADD(f);
+#define WORKER_ADD_CTR(f, prom, help, div)	WORKER_ADD(f);
 	RING_COUNTERS(WORKER_ADD_CTR)
 	for (i = 0; i < DROP_MAX; i++)
 		WORKER_ADD(drops[i]);

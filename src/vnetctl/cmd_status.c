@@ -55,7 +55,10 @@ static int status_query(const char *path, const char *req)
 			close(fd);
 		return CMD_FAIL;
 	}
-	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0) {
+	/* EPIPE/ECONNRESET: vnetd refused us at accept (SO_PEERCRED, client
+	 * limit) and closed; its one-line reason may still be ours to read */
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0 &&
+	    errno != EPIPE && errno != ECONNRESET) {
 		fprintf(stderr, "vnetctl status: %s: %s\n", path,
 			strerror(errno));
 		close(fd);
@@ -69,6 +72,9 @@ static int status_query(const char *path, const char *req)
 		fwrite(buf, 1, (size_t)n, error ? stderr : stdout);
 	}
 	close(fd);
+	/* a reset after a refusal line: the line was the whole reply */
+	if (n < 0 && errno == ECONNRESET && error)
+		n = 0;
 	if (n < 0) {
 		fprintf(stderr, "vnetctl status: reading the reply: %s\n",
 			strerror(errno));

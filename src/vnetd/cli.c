@@ -57,6 +57,7 @@ enum {
 	OPT_CAPS, OPT_LOG_LEVEL, OPT_VERSION, OPT_CONFIG_SPACE,
 	OPT_FD, OPT_SOCKET_OWNER, OPT_SOCKET_GROUP, OPT_SOCKET_MODE,
 	OPT_USER, OPT_CTL_GROUP, OPT_LOG_TARGET, OPT_SANDBOX,
+	OPT_METRICS_LISTEN,
 };
 
 static const struct option cli_opts[] = {
@@ -89,6 +90,7 @@ static const struct option cli_opts[] = {
 	{ "port",		required_argument, NULL, OPT_PORT },
 	{ "print-capabilities",	no_argument,	   NULL, OPT_CAPS },
 	{ "sandbox",		required_argument, NULL, OPT_SANDBOX },
+	{ "metrics-listen",	required_argument, NULL, OPT_METRICS_LISTEN },
 	{ "log-level",		required_argument, NULL, OPT_LOG_LEVEL },
 	{ "help",		no_argument,	   NULL, OPT_HELP },
 	{ "version",		no_argument,	   NULL, OPT_VERSION },
@@ -142,6 +144,9 @@ void cli_usage(FILE *f)
 "      --config FILE        ports from FILE, one per line, same KEY=VAL syntax\n"
 "      --ctl-socket PATH    control socket (default: %s)\n"
 "      --ctl-group GROUP    may use the control socket besides root (default: none)\n"
+"      --metrics-listen ADDR:PORT  serve GET /metrics (Prometheus) over HTTP on\n"
+"                           IPV4:PORT, [IPV6]:PORT or localhost:PORT, port 1..65535\n"
+"                           (default: none)\n"
 "      --log-level LEVEL    error|warn|info|debug (default: info)\n"
 "      --log-target T       auto|stderr|journal|syslog (default: auto: journal format\n"
 "                           when stderr is the journal, else stderr)\n"
@@ -422,7 +427,7 @@ static int cli_key(const char *key)
 	for (o = cli_opts; o->name; o++) {
 		switch (o->val) {
 		case OPT_CTL: case OPT_CONFIG: case OPT_PORT: case OPT_CAPS:
-		case OPT_SANDBOX:
+		case OPT_SANDBOX: case OPT_METRICS_LISTEN:
 		case OPT_LOG_LEVEL: case OPT_HELP: case OPT_VERSION: case OPT_USER:
 		case OPT_CTL_GROUP: case OPT_LOG_TARGET:
 			continue;
@@ -741,6 +746,16 @@ static int cli_options(struct vnetd_cfg *cfg, struct vnetd_port_cfg *tmpl,
 				return -EINVAL;
 			}
 			strcpy(cfg->ctl_path, optarg);
+			break;
+		case OPT_METRICS_LISTEN:
+			if (strlen(optarg) >= sizeof(cfg->metrics_listen) ||
+			    metrics_http_parse(optarg, &cfg->metrics_addr,
+					       &cfg->metrics_addr_len)) {
+				cli_err("--metrics-listen %s: must be IPV4:PORT, [IPV6]:PORT or localhost:PORT with PORT 1..65535 (e.g. 127.0.0.1:9464)",
+					optarg);
+				return -EINVAL;
+			}
+			strcpy(cfg->metrics_listen, optarg);
 			break;
 		case OPT_LOG_LEVEL:
 			if (cli_log_level(cfg, optarg))

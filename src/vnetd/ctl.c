@@ -71,6 +71,7 @@ static struct {
 	unsigned int nclients;
 	struct ctl_client c[CTL_MAX_CLIENTS];
 	struct log_ratelimit rl;
+	uint64_t refused[CTL_REFUSE_MAX];
 } ctl = { .epfd = -1 };
 
 /**
@@ -144,6 +145,7 @@ static void ctl_answer(struct ctl_client *c, bool too_long)
 
 	req[c->got] = '\0';
 	req[strcspn(req, "\r\n")] = '\0';
+	ctl.refused[CTL_REFUSE_TOO_LONG] += too_long;
 	if (too_long)
 		metrics_printf(b, "error: request longer than %u bytes\n",
 			       (unsigned int)CTL_REQ_MAX - 1);
@@ -245,6 +247,7 @@ static void ctl_refuse(int fd, pid_t pid)
 
 	(void)!send(fd, msg, sizeof(msg) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 	close(fd);
+	ctl.refused[CTL_REFUSE_CLIENTS]++;
 	conn_refuse_log(&ctl.rl,
 			"control socket: refusing client pid %d: %u clients already (the limit)",
 			(int)pid, (unsigned int)CTL_MAX_CLIENTS);
@@ -256,6 +259,7 @@ static void ctl_refuse_peer(int fd, const char *why)
 	char msg[224];
 	int n;
 
+	ctl.refused[CTL_REFUSE_PEER]++;
 	/* logged before the reply: a client that reads it finds the line */
 	conn_refuse_log(&ctl.rl, "control socket: refused: %s", why);
 	n = snprintf(msg, sizeof(msg), "error: refused: %s\n", why);
@@ -366,10 +370,23 @@ void ctl_tick(uint64_t now_ms)
 		c = &ctl.c[i];
 		if (c->fd < 0 || now_ms < c->start_ms + CTL_DEADLINE_MS)
 			continue;
+		ctl.refused[CTL_REFUSE_DEADLINE]++;
 		conn_refuse_log(&ctl.rl,
 				"control socket: client pid %d: %s not done within %u ms, closing",
 				(int)c->pid, c->reply.s ? "reply" : "request",
 				(unsigned int)CTL_DEADLINE_MS);
 		ctl_client_close(c);
 	}
+}
+
+/**
+ * ctl_refused() - Control clients refused or dropped for one reason
+ * @why:	Reason
+ *
+ * Context: main thread
+ * Return: how many since start
+ */
+uint64_t ctl_refused(enum ctl_refuse why)
+{
+	return why < CTL_REFUSE_MAX ? ctl.refused[why] : 0;
 }

@@ -36,6 +36,7 @@
  * @epfd:	Event loop
  * @sigfd:	SIGTERM/SIGINT
  * @ctl_fd:	Control socket, -1: none
+ * @http_fd:	--metrics-listen socket, -1: none
  */
 struct vnetd {
 	struct vnetd_cfg cfg;
@@ -43,6 +44,7 @@ struct vnetd {
 	int epfd;
 	int sigfd;
 	int ctl_fd;
+	int http_fd;
 };
 
 /* Large (ports with their configs): static rather than on the stack */
@@ -50,6 +52,7 @@ static struct vnetd vnetd;
 
 static const struct vnetd_ev main_sig_ev = { EV_SIGNAL, NULL };
 static const struct vnetd_ev main_ctl_ev = { EV_CTL, NULL };
+static const struct vnetd_ev main_http_ev = { EV_HTTP, NULL };
 
 static int main_watch(int epfd, int fd, const struct vnetd_ev *ev)
 {
@@ -68,6 +71,27 @@ static int main_signals(sigset_t *set)
 	if (sigprocmask(SIG_BLOCK, set, NULL))
 		return -errno;
 	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+/* --metrics-listen: bound now, before the sandbox; failing it is fatal */
+static int main_setup_http(struct vnetd *v)
+{
+	char err[256];
+
+	if (!v->cfg.metrics_listen[0])
+		return 0;
+	v->http_fd = metrics_http_open(&v->cfg, err, sizeof(err));
+	if (v->http_fd < 0) {
+		log_err("%s", err);
+		return v->http_fd;
+	}
+	if (main_watch(v->epfd, v->http_fd, &main_http_ev)) {
+		log_err("--metrics-listen %s: epoll: %s", v->cfg.metrics_listen,
+			strerror(errno));
+		return -errno;
+	}
+	log_info("metrics: serving GET /metrics on %s", v->cfg.metrics_listen);
 	return 0;
 }
 
@@ -90,6 +114,9 @@ static int main_setup(struct vnetd *v)
 		log_err("signalfd/epoll: %s", strerror(errno));
 		return -errno;
 	}
+	ret = main_setup_http(v);	/* first: a failure leaves no port behind */
+	if (ret)
+		return ret;
 	for (i = 0; i < v->cfg.nports; i++) {
 		err[0] = '\0';
 		ret = port_init(&v->ports[i], &v->cfg.ports[i], v->epfd, err,
@@ -124,6 +151,10 @@ static int main_timeout(struct vnetd *v)
 	int t = ctl_timeout_ms(now), pt;
 	unsigned int i;
 
+	pt = metrics_http_timeout_ms(now);
+	if (pt >= 0 && (t < 0 || pt < t))
+		t = pt;
+
 	for (i = 0; i < v->cfg.nports; i++) {
 		pt = port_timeout_ms(&v->ports[i], now);
 		if (pt >= 0 && (t < 0 || pt < t))
@@ -140,6 +171,7 @@ static void main_tick(struct vnetd *v)
 	for (i = 0; i < v->cfg.nports; i++)
 		port_tick(&v->ports[i], now);
 	ctl_tick(now);
+	metrics_http_tick(now);
 }
 
 /* Run until a signal says stop. Return: 0, or -errno if epoll failed */
@@ -177,6 +209,13 @@ static int main_loop(struct vnetd *v)
 			case EV_CTL_CLIENT:
 				ctl_client_event(ev, evs[i].events);
 				break;
+			case EV_HTTP:
+				metrics_http_serve(v->http_fd, v->epfd,
+						   v->ports, v->cfg.nports);
+				break;
+			case EV_HTTP_CLIENT:
+				metrics_http_client_event(ev, evs[i].events);
+				break;
 			default:
 				port_event(ev->port, ev->type, evs[i].events);
 				break;
@@ -191,7 +230,7 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int ret;
 
-	v->sigfd = v->epfd = v->ctl_fd = -1;
+	v->sigfd = v->epfd = v->ctl_fd = v->http_fd = -1;
 	ret = cli_parse(&v->cfg, argc, argv);
 	if (ret)
 		return ret;
@@ -215,5 +254,6 @@ int main(int argc, char **argv)
 	for (i = 0; i < v->cfg.nports; i++)
 		port_cleanup(&v->ports[i]);
 	ctl_close(v->ctl_fd, v->cfg.ctl_path);
+	metrics_http_close(v->http_fd);
 	return ret ? 1 : 0;
 }

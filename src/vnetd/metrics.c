@@ -27,9 +27,10 @@ static const struct metrics_ctr {
 	const char *family;
 	const char *help;
 	size_t off;
+	unsigned long long div;
 } metrics_ctrs[] = {
-#define METRICS_CTR(f, prom, h) \
-	{ #f, "vnetd_queue_" prom, h, offsetof(struct ring_counters, f) },
+#define METRICS_CTR(f, prom, h, d) \
+	{ #f, "vnetd_queue_" prom, h, offsetof(struct ring_counters, f), d },
 	RING_COUNTERS(METRICS_CTR)
 #undef METRICS_CTR
 };
@@ -42,6 +43,19 @@ static const char *const metrics_drop_names[DROP_MAX] = {
 
 #define METRICS_DROPS_FAMILY	"vnetd_queue_drops_total"
 #define METRICS_DROPS_HELP	"Frames dropped, by reason"
+
+/* Reason labels of vnetd.h's per-port and control socket counters */
+#define METRICS_LABEL(e, label)	[e] = label,
+static const char *const metrics_refuse_names[PORT_REFUSE_MAX] = {
+	PORT_REFUSALS(METRICS_LABEL)
+};
+static const char *const metrics_perr_names[PORT_PERR_MAX] = {
+	PORT_PERRS(METRICS_LABEL)
+};
+static const char *const metrics_ctl_names[CTL_REFUSE_MAX] = {
+	CTL_REFUSALS(METRICS_LABEL)
+};
+#undef METRICS_LABEL
 
 /**
  * metrics_printf() - Append formatted text, growing the buffer
@@ -199,6 +213,16 @@ static void metrics_ring_text(struct sbuf *b, const char *dir,
 	metrics_printf(b, "\n");
 }
 
+/* Dirty logging (live migration) of a port, one line */
+static void metrics_migration_text(struct sbuf *b, const struct vnetd_port *p)
+{
+	uint64_t pages;
+	bool on = vu_dev_log_state(p->dev, &pages);
+
+	metrics_printf(b, "  migration: dirty log %s, pages logged %llu\n",
+		       on ? "on" : "off", (unsigned long long)pages);
+}
+
 /**
  * metrics_status_text() - Status of every port and queue for people
  * @b:		Output
@@ -227,6 +251,7 @@ void metrics_status_text(struct sbuf *b, struct vnetd_port *ports,
 			    (unsigned long long)p->connects,
 			    (unsigned long long)p->refused,
 			    (unsigned long long)p->errors);
+		metrics_migration_text(b, p);
 		metrics_printf(b, "  features offered 0x%llx, negotiated 0x%llx:",
 			    (unsigned long long)vu_dev_offered_features(p->dev),
 			    (unsigned long long)neg);
@@ -270,7 +295,8 @@ static void metrics_port_json(struct sbuf *b, struct vnetd_port *p)
 	unsigned int q, npairs;
 	struct vnet_pair *vp;
 	const char *why, *dp;
-	uint64_t neg = metrics_negotiated(p);
+	uint64_t neg = metrics_negotiated(p), pages;
+	bool log_on;
 
 	metrics_printf(b, "{\"name\":");
 	metrics_quote(b, p->cfg.name, false);
@@ -286,7 +312,10 @@ static void metrics_port_json(struct sbuf *b, struct vnetd_port *p)
 		    (unsigned long long)vu_dev_offered_features(p->dev),
 		    (unsigned long long)neg);
 	metrics_feature_list(b, neg, true);
-	metrics_printf(b, "],\"vhost_net_reason\":");
+	log_on = vu_dev_log_state(p->dev, &pages);
+	metrics_printf(b, "],\"dirty_log\":%s,\"pages_logged\":%llu",
+		       log_on ? "true" : "false", (unsigned long long)pages);
+	metrics_printf(b, ",\"vhost_net_reason\":");
 	metrics_quote(b, p->vhost.reason, false);
 	metrics_printf(b, ",\"pairs\":[");
 	vp = vu_dev_pairs(p->dev, &npairs);
@@ -332,6 +361,16 @@ static void metrics_prom_labels(struct sbuf *b, const struct vnetd_port *p,
 	metrics_printf(b, ",queue=\"%u\",dir=\"%s\"", q, dir);
 }
 
+/* "} VALUE\n", VALUE in the family's base unit (raw / @div) */
+static void metrics_prom_value(struct sbuf *b, unsigned long long v,
+			       unsigned long long div)
+{
+	if (div == 1)
+		metrics_printf(b, "} %llu\n", v);
+	else	/* a float: Prometheus values are float64 anyway */
+		metrics_printf(b, "} %.9f\n", (double)v / (double)div);
+}
+
 /*
  * One Prometheus family per ring counter: @f indexes metrics_ctrs[], and
  * ARRAY_SIZE(metrics_ctrs) is the drops family (one series per reason)
@@ -357,8 +396,8 @@ static void metrics_prom_family(struct sbuf *b, struct vnetd_port *ports,
 					metrics_printf(b, "%s", name);
 					metrics_prom_labels(b, &ports[i], q,
 							    d ? "tx" : "rx");
-					metrics_printf(b, "} %llu\n",
-						       metrics_ctr(&ring->ctr, f));
+					metrics_prom_value(b, metrics_ctr(&ring->ctr, f),
+							   metrics_ctrs[f].div);
 					continue;
 				}
 				for (r = 0; r < DROP_MAX; r++) {
@@ -372,6 +411,55 @@ static void metrics_prom_family(struct sbuf *b, struct vnetd_port *ports,
 				}
 			}
 		}
+	}
+}
+
+/* vnetd_port_refused_total (@errors false) or ..._protocol_errors_total */
+static void metrics_prom_reasons(struct sbuf *b, struct vnetd_port *ports,
+				 unsigned int nports, bool errors)
+{
+	const char *fam = errors ? "vnetd_port_protocol_errors_total" :
+				   "vnetd_port_refused_total";
+	unsigned int i, r, n = errors ? PORT_PERR_MAX : PORT_REFUSE_MAX;
+
+	metrics_printf(b, "# HELP %s %s\n# TYPE %s counter\n", fam,
+		       errors ? "Frontend connections closed on a protocol error, by reason" :
+				"Frontend connections refused, by reason", fam);
+	for (i = 0; i < nports; i++) {
+		for (r = 0; r < n; r++) {
+			metrics_printf(b, "%s{port=", fam);
+			metrics_quote(b, ports[i].cfg.name, true);
+			metrics_printf(b, ",reason=\"%s\"} %llu\n",
+				       errors ? metrics_perr_names[r] :
+						metrics_refuse_names[r],
+				       (unsigned long long)(errors ?
+					ports[i].errors_by[r] :
+					ports[i].refused_by[r]));
+		}
+	}
+}
+
+/* Dirty logging (live migration): on/off gauge, pages counter */
+static void metrics_prom_migration(struct sbuf *b, struct vnetd_port *ports,
+				   unsigned int nports)
+{
+	uint64_t pages[VNETD_MAX_PORTS];
+	bool on[VNETD_MAX_PORTS];
+	unsigned int i;
+
+	for (i = 0; i < nports && i < VNETD_MAX_PORTS; i++)
+		on[i] = vu_dev_log_state(ports[i].dev, &pages[i]);
+	metrics_printf(b, "# HELP vnetd_port_dirty_log 1 while the frontend has dirty logging on (VHOST_F_LOG_ALL and a log base: live migration)\n# TYPE vnetd_port_dirty_log gauge\n");
+	for (i = 0; i < nports && i < VNETD_MAX_PORTS; i++) {
+		metrics_printf(b, "vnetd_port_dirty_log{port=");
+		metrics_quote(b, ports[i].cfg.name, true);
+		metrics_printf(b, "} %d\n", on[i] ? 1 : 0);
+	}
+	metrics_printf(b, "# HELP vnetd_port_dirty_pages_total Guest pages vnetd newly marked in the dirty log\n# TYPE vnetd_port_dirty_pages_total counter\n");
+	for (i = 0; i < nports && i < VNETD_MAX_PORTS; i++) {
+		metrics_printf(b, "vnetd_port_dirty_pages_total{port=");
+		metrics_quote(b, ports[i].cfg.name, true);
+		metrics_printf(b, "} %llu\n", (unsigned long long)pages[i]);
 	}
 }
 
@@ -394,6 +482,14 @@ static void metrics_prom_ports(struct sbuf *b, struct vnetd_port *ports,
 		metrics_quote(b, ports[i].cfg.name, true);
 		metrics_printf(b, "} %llu\n", (unsigned long long)ports[i].connects);
 	}
+	metrics_prom_reasons(b, ports, nports, false);
+	metrics_prom_reasons(b, ports, nports, true);
+	metrics_prom_migration(b, ports, nports);
+	metrics_printf(b, "# HELP vnetd_control_refused_total Control socket clients refused or dropped, by reason\n# TYPE vnetd_control_refused_total counter\n");
+	for (i = 0; i < CTL_REFUSE_MAX; i++)
+		metrics_printf(b, "vnetd_control_refused_total{reason=\"%s\"} %llu\n",
+			       metrics_ctl_names[i],
+			       (unsigned long long)ctl_refused((enum ctl_refuse)i));
 	metrics_printf(b, "# HELP vnetd_queue_datapath Data path of a queue pair (the label), always 1\n# TYPE vnetd_queue_datapath gauge\n");
 	for (i = 0; i < nports; i++) {
 		vp = vu_dev_pairs(ports[i].dev, &npairs);

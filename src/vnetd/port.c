@@ -203,6 +203,19 @@ retry:
 			VNETD_BACKOFF_MAX_MS : p->backoff_ms * 2;
 }
 
+/* A protocol error's reason for the metrics, from port_drop()'s errno */
+static enum port_perr port_perr_of(int why)
+{
+	switch (why) {
+	case -EFAULT:
+		return PORT_PERR_MEM_FAULT;	/* vu_backend's guard */
+	case -ENOBUFS:
+		return PORT_PERR_REPLY_FULL;	/* vu_conn_send() */
+	default:
+		return PORT_PERR_BAD_MESSAGE;
+	}
+}
+
 /* Tear down the connection; client mode schedules a reconnect */
 static void port_drop(struct vnetd_port *p, int why)
 {
@@ -223,9 +236,10 @@ static void port_drop(struct vnetd_port *p, int why)
 		log_info("port %s: frontend (pid %d) disconnected", p->cfg.name,
 			 (int)p->peer_pid);
 	} else if (why == -ETIMEDOUT) {
-		p->errors++;	/* port_tick() said why */
+		p->errors++;	/* port_tick() said why, and counted it */
 	} else {
 		p->errors++;
+		p->errors_by[port_perr_of(why)]++;
 		conn_refuse_log(&p->refuse_rl,
 				"port %s: closed the connection of frontend pid %d: %s",
 				p->cfg.name, (int)p->peer_pid, strerror(-why));
@@ -262,12 +276,15 @@ static void port_accept(struct vnetd_port *p)
 				p->cfg.name, (int)pid, p->cfg.socket,
 				(int)p->peer_pid);
 		p->refused++;
+		p->refused_by[PORT_REFUSE_SECOND]++;
 		close(fd);
 		return;
 	}
-	if (port_attach(p, fd))
+	if (port_attach(p, fd)) {
+		p->refused_by[PORT_REFUSE_ATTACH]++;
 		log_err("port %s: cannot watch the new connection of pid %d",
 			p->cfg.name, (int)pid);
+	}
 }
 
 /*
@@ -352,6 +369,8 @@ void port_tick(struct vnetd_port *p, uint64_t now_ms)
 {
 	if (port_timeout_ms(p, now_ms) != 0)
 		return;
+	p->errors_by[p->tx_since_ms ? PORT_PERR_REPLY_DEADLINE :
+				      PORT_PERR_MSG_DEADLINE]++;
 	if (p->tx_since_ms)
 		conn_refuse_log(&p->refuse_rl,
 				"port %s: frontend pid %d: %zu reply bytes not read within %u ms, closing the connection",

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/un.h>
 
@@ -90,6 +91,9 @@ struct vnetd_port_cfg {
  * @user_gid:		--user: gid
  * @ctl_gid:		--ctl-group, -1: root (and our own uid) only
  * @sandbox:		--sandbox on (default): sandbox_enter() after setup
+ * @metrics_listen:	--metrics-listen as given ("" = no HTTP listener)
+ * @metrics_addr:	Its address, parsed (metrics_http_parse())
+ * @metrics_addr_len:	Length of @metrics_addr
  */
 struct vnetd_cfg {
 	struct vnetd_port_cfg ports[VNETD_MAX_PORTS];
@@ -103,6 +107,9 @@ struct vnetd_cfg {
 	gid_t user_gid;
 	int64_t ctl_gid;
 	bool sandbox;
+	char metrics_listen[64];
+	struct sockaddr_storage metrics_addr;
+	socklen_t metrics_addr_len;
 };
 
 /* What an epoll event's data.ptr points to */
@@ -113,9 +120,43 @@ enum vnetd_ev_type {
 	EV_TIMER,	/* a port's client-mode reconnect timer */
 	EV_CTL,		/* the control socket */
 	EV_CTL_CLIENT,	/* one control client */
+	EV_HTTP,	/* the --metrics-listen socket */
+	EV_HTTP_CLIENT,	/* one HTTP client */
 };
 
 struct vnetd_port;
+
+/*
+ * Why a port refused a connection, X(enum name, reason label): the label
+ * is vnetd_port_refused_total's reason="" (metrics.c)
+ */
+#define PORT_REFUSALS(X)						\
+	X(PORT_REFUSE_SECOND, "second_frontend")  /* one is connected already */ \
+	X(PORT_REFUSE_ATTACH, "attach_failed")	  /* could not watch it (EMFILE...) */
+
+/*
+ * Why a port closed a connection on a protocol error, X(enum, label):
+ * vnetd_port_protocol_errors_total's reason=""
+ */
+#define PORT_PERRS(X)							\
+	X(PORT_PERR_BAD_MESSAGE, "bad_message")	/* framing, or a refused request */ \
+	X(PORT_PERR_MEM_FAULT, "memory_fault")	/* guest memory shrank under us */ \
+	X(PORT_PERR_REPLY_FULL, "reply_queue_full") /* replies not read */	\
+	X(PORT_PERR_MSG_DEADLINE, "message_deadline") /* message not whole in time */ \
+	X(PORT_PERR_REPLY_DEADLINE, "reply_deadline") /* replies not taken in time */
+
+/* Why the control socket refused or dropped a client: X(enum, label) */
+#define CTL_REFUSALS(X)							\
+	X(CTL_REFUSE_CLIENTS, "control_clients")  /* CTL_MAX_CLIENTS reached */ \
+	X(CTL_REFUSE_PEER, "peer_credentials")	  /* SO_PEERCRED not allowed */ \
+	X(CTL_REFUSE_DEADLINE, "deadline")	  /* request or reply too slow */ \
+	X(CTL_REFUSE_TOO_LONG, "request_too_long")
+
+#define VNETD_REASON_ENUM(e, label)	e,
+enum port_refuse { PORT_REFUSALS(VNETD_REASON_ENUM) PORT_REFUSE_MAX };
+enum port_perr { PORT_PERRS(VNETD_REASON_ENUM) PORT_PERR_MAX };
+enum ctl_refuse { CTL_REFUSALS(VNETD_REASON_ENUM) CTL_REFUSE_MAX };
+#undef VNETD_REASON_ENUM
 
 /**
  * struct vnetd_ev - epoll reference: what became ready
@@ -145,6 +186,8 @@ struct vnetd_ev {
  * @connects:	Connections served
  * @refused:	Connections refused (one already active)
  * @errors:	Connections closed on a protocol error
+ * @refused_by:	@refused by enum port_refuse reason (metrics)
+ * @errors_by:	@errors by enum port_perr reason (metrics)
  * @fresh:	Listening port: the connection has not sent a byte yet
  * @conn:	The connection's buffered framing (partial message, replies)
  * @peer_pid:	The connected frontend's PID (SO_PEERCRED), 0: unknown
@@ -167,6 +210,8 @@ struct vnetd_port {
 	uint64_t connects;
 	uint64_t refused;
 	uint64_t errors;
+	uint64_t refused_by[PORT_REFUSE_MAX];
+	uint64_t errors_by[PORT_PERR_MAX];
 	bool fresh;
 	struct vu_conn conn;
 	pid_t peer_pid;
@@ -209,6 +254,7 @@ void ctl_serve(int fd, int epfd, struct vnetd_port *ports,
 void ctl_client_event(const struct vnetd_ev *ev, uint32_t events);
 int ctl_timeout_ms(uint64_t now_ms);
 void ctl_tick(uint64_t now_ms);
+uint64_t ctl_refused(enum ctl_refuse why);
 
 /**
  * struct sbuf - A growing text buffer for replies (control path only)
@@ -234,5 +280,16 @@ void metrics_status_json(struct sbuf *b, struct vnetd_port *ports,
 			 unsigned int nports);
 void metrics_prometheus(struct sbuf *b, struct vnetd_port *ports,
 			unsigned int nports);
+
+/* metrics_http.c */
+int metrics_http_parse(const char *s, struct sockaddr_storage *ss,
+		       socklen_t *len);
+int metrics_http_open(const struct vnetd_cfg *cfg, char *err, size_t errlen);
+void metrics_http_close(int fd);
+void metrics_http_serve(int fd, int epfd, struct vnetd_port *ports,
+			unsigned int nports);
+void metrics_http_client_event(const struct vnetd_ev *ev, uint32_t events);
+int metrics_http_timeout_ms(uint64_t now_ms);
+void metrics_http_tick(uint64_t now_ms);
 
 #endif /* VNETD_H */

@@ -175,23 +175,37 @@ static void test_dirty_log(void)
 {
 	int fd = memfd_create("test_gmem_log", MFD_CLOEXEC);
 	struct gmem_log log = { 0 };
+	uint64_t pages = 0;
 
 	if (fd < 0)
 		SKIP("memfd_create: %s", strerror(errno));
 	CHECK_EQ(ftruncate(fd, 8192), 0);
 	CHECK_EQ(gmem_log_map(&log, fd, 16, 4096 + 8), 0);	/* 128 pages */
 	CHECK_EQ(log.size, 16);
-	gmem_log_write(&log, 4096 * 3 + 10, 1);
+	gmem_log_write(&log, 4096 * 3 + 10, 1);		/* not counted yet */
 	CHECK_EQ(log.base[0], 1u << 3);
+	log.pages = &pages;
 	gmem_log_write(&log, 4096 * 7 + 4095, 2);	/* pages 7 and 8 */
 	CHECK_EQ(log.base[0], (1u << 3) | (1u << 7));
 	CHECK_EQ(log.base[1], 1u);
+	CHECK_EQ(pages, 2);
+	/* pages already marked are not counted again: only page 4 is new */
+	gmem_log_write(&log, 4096 * 3, 4096 * 2);
+	CHECK_EQ(pages, 3);
+	gmem_log_write(&log, 4096 * 7, 4096 * 2);
+	CHECK_EQ(pages, 3);
 	gmem_log_write(&log, 4096 * 20, 0);		/* nothing */
 	CHECK_EQ(log.base[2], 0);
 	gmem_log_write(&log, 4096ULL * 1000, 4096);	/* past bitmap: ignored */
 	gmem_log_write(&log, UINT64_MAX - 10, 100);	/* wraps: ignored */
+	CHECK_EQ(pages, 3);
 	gmem_log_write(&log, 4096 * 126, 4096 * 10);	/* clipped at 127 */
 	CHECK_EQ(log.base[15], 0xc0);
+	CHECK_EQ(pages, 5);
+	/* the frontend clears a page (a migration pass): marking it counts */
+	log.base[0] &= (uint8_t)~(1u << 3);
+	gmem_log_write(&log, 4096 * 3, 1);
+	CHECK_EQ(pages, 6);
 	gmem_log_unmap(&log);
 	CHECK(log.base == NULL);
 	gmem_log_write(&log, 0, 1);	/* unmapped: ignored */

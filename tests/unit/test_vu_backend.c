@@ -1175,6 +1175,7 @@ static void test_log_base(void)
 	int before = count_fds(), fd, small;
 	struct vu_log l = { 8192, 0 };
 	struct vnet_ring *rx;
+	uint64_t pages = 1;
 	struct vu_msg r;
 	struct fe f;
 
@@ -1186,6 +1187,8 @@ static void test_log_base(void)
 	CHECK_EQ(fe_ring_up(&f, 0, 0), 0);
 	rx = dev_ring(&f, 0);
 	CHECK(rx->vq.log == NULL);
+	CHECK(!vu_dev_log_state(f.d, &pages));
+	CHECK_EQ(pages, 0);
 	CHECK_EQ(fe_req(&f, VHOST_USER_SET_LOG_BASE, &l, sizeof(l), &fd, 1),
 		 0);
 	CHECK_EQ(fe_reply(&f, &r), 0);
@@ -1193,10 +1196,18 @@ static void test_log_base(void)
 	CHECK_EQ(r.hdr.size, 8);
 	CHECK_EQ(r.payload.u64, 0);
 	CHECK(rx->vq.log == NULL);		/* LOG_ALL not acked yet */
+	CHECK(!vu_dev_log_state(f.d, &pages));
 	/* migration starts: LOG_ALL while the ring runs */
 	CHECK_EQ(fe_u64(&f, VHOST_USER_SET_FEATURES, feat), 0);
 	CHECK(rx->started);
 	CHECK(rx->vq.log != NULL);
+	/* status: logging on; the ring's writes count in the device's total */
+	CHECK(vu_dev_log_state(f.d, &pages));
+	CHECK_EQ(pages, 0);
+	gmem_log_write(rx->vq.log, MEM_GPA, 4096 * 2);
+	gmem_log_write(rx->vq.log, MEM_GPA + 4096, 4096 * 2);
+	CHECK(vu_dev_log_state(f.d, &pages));
+	CHECK_EQ(pages, 3);
 	CHECK_EQ(rx->vq.log_used_gpa, MEM_GPA + USED_OFF);
 	/* a ring (re)started while logging logs from its first write */
 	CHECK_EQ(fe_state(&f, VHOST_USER_GET_VRING_BASE, 0, 0), 0);
@@ -1210,6 +1221,8 @@ static void test_log_base(void)
 			feat | BIT(VIRTIO_NET_F_CSUM)), -EBUSY);
 	CHECK_EQ(fe_u64(&f, VHOST_USER_SET_FEATURES, STD_FEATURES), 0);
 	CHECK(rx->vq.log == NULL);
+	CHECK(!vu_dev_log_state(f.d, &pages));	/* off; the total stays */
+	CHECK_EQ(pages, 3);
 	/* log fd smaller than the log; log fd eventfd */
 	CHECK_EQ(fe_req(&f, VHOST_USER_SET_LOG_BASE, &l, sizeof(l), &small, 1),
 		 -EINVAL);
