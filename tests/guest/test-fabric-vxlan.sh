@@ -12,9 +12,9 @@
 . "$(dirname "$0")/lib/vu-test.sh" || { echo "SKIP: tests/guest/lib/vu-test.sh missing"; exit 77; }
 CTL=$VT_TOP/build/vnetctl
 [ -x "$CTL" ] || { echo "SKIP: build/vnetctl not built (run make)"; exit 77; }
-ip link add vnetvxprobe$$ type vxlan id 1 dstport 4789 2>/dev/null ||
+ip link add vxp$$ type vxlan id 1 dstport 4789 2>/dev/null ||
 	{ echo "SKIP: the kernel cannot make a vxlan device"; exit 77; }
-ip link del vnetvxprobe$$
+ip link del vxp$$
 vt_init fabric-vxlan
 H=(vnfa$$ vnfb$$)	# the two "hosts"
 UIP=(10.99.0.1 10.99.0.2) GIP=(10.88.0.1 10.88.0.2) PIDS=() QPIDS=()

@@ -156,6 +156,12 @@ for atk in half drip noread ctl-idle ctl-drip; do
 	start=$SECONDS
 	sleep 0.5
 	read -r g s t r <<< "$(measure)"
+	# a latency above the limit on a loaded machine: measure once more
+	# before failing (the attack is still running)
+	if ! { lt "$g" "$LIMIT_MS" && lt "$s" "$LIMIT_MS" && lt "$t" $((LIMIT_MS + 50)); }; then
+		echo "# $atk: first measurement $g ms, $s ms/session, status $t ms: once more"
+		read -r g s t r <<< "$(measure)"
+	fi
 	# each attack lasts past the 5 s deadline (2 s for control clients)
 	# the rate is noisy on a shared machine: once more, both, before failing
 	if ! ge "$r" "$(python3 -c "print(0.9 * $r0)")"; then
