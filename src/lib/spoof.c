@@ -71,7 +71,7 @@ static const char *spoof_parse_item(struct spoof_policy *p, char *item)
 		return NULL;
 	}
 	if (inet_pton(AF_INET6, item, a6) != 1)
-		return "must be IPv4 or IPv6 addresses or CIDRs like 192.0.2.10, 10.0.0.0/24, 2001:db8::/64";
+		return "must be IPv4 or IPv6 addresses or CIDRs like 192.0.2.10, 10.0.0.0/24, 2001:db8::/64 (in a ':' list IPv6 goes in brackets: [2001:db8::/64])";
 	len = 128;
 	if (slash && (!*slash || (len = strtoul(slash, &end, 10), *end) ||
 		      len > 128))
