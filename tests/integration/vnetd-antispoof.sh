@@ -103,6 +103,11 @@ while time.time() < end:
     j = d.find(b"MARK")
     if j >= 0:
         seen.add(int(d[j + 4:j + 8]))
+if len(sys.argv) > 3:     # control: no filter; refused frames now arrive
+    n = sum(1 for i, c in enumerate(cases) if not c[2] and i in seen)
+    print("# control: %d of %d refused frames pass without the filter" %
+          (n, sum(1 for c in cases if not c[2])))
+    sys.exit(0 if n >= sum(1 for c in cases if not c[2]) - 1 else 1)
 bad = 0
 for i, (name, f, want) in enumerate(cases):
     got = i in seen
@@ -114,5 +119,12 @@ PY
 ip netns exec "$NS" python3 "$TMP/inject.py" "$TAPN" "$MAC"
 rc=$?
 [ "$rc" = 0 ] || FAILED=1
-ip netns exec "$NS" tc -s filter show dev "$TAPN" ingress | grep -q "bpf" || FAILED=1
+N=$((N + 21))
+# negative control: the drops above were the filter's (not the bridge's)
+ip netns exec "$NS" tc filter del dev "$TAPN" ingress pref 7
+if ip netns exec "$NS" python3 "$TMP/inject.py" "$TAPN" "$MAC" control; then
+	ok "control: without vnetd's filter the refused frames reach the host"
+else
+	not_ok "control: refused frames still dropped without the filter"
+fi
 exit "$FAILED"
