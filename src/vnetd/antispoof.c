@@ -67,3 +67,46 @@ int antispoof_setup(struct vnetd_port *p, char *err, size_t errlen)
 		 p->cfg.name, why);
 	return 0;
 }
+
+#define ANTISPOOF_LOG_S	10	/* one "dropped as spoofed" line per port per 10 s */
+
+static uint64_t antispoof_seen[VNETD_MAX_PORTS];
+static uint64_t antispoof_logged_s[VNETD_MAX_PORTS];
+
+/**
+ * antispoof_tick() - Turn a port's new spoofed-frame drops into a log line
+ * @p:		Port
+ * @i:		Its index (0..VNETD_MAX_PORTS-1)
+ * @now_s:	Monotonic seconds, never 0
+ *
+ * The workers only count (drop reason "spoofed"); this reads the TX rings'
+ * counters and logs at most one line per port per ANTISPOOF_LOG_S seconds
+ * with the frames dropped since the last line.
+ *
+ * Context: main thread, from svc_tick()
+ */
+void antispoof_tick(struct vnetd_port *p, unsigned int i, uint64_t now_s)
+{
+	unsigned int npairs = 0, k;
+	struct vnet_pair *vp;
+	uint64_t sum = 0;
+
+	if (i >= VNETD_MAX_PORTS || !p->dev ||
+	    !spoof_active(&p->cfg.wopts.spoof))
+		return;
+	if (antispoof_logged_s[i] && now_s - antispoof_logged_s[i] < ANTISPOOF_LOG_S)
+		return;
+	vp = vu_dev_pairs(p->dev, &npairs);
+	for (k = 0; vp && k < npairs; k++)
+		sum += __atomic_load_n(&vp[k].tx.ctr.drops[DROP_SPOOF],
+				       __ATOMIC_RELAXED);
+	if (sum < antispoof_seen[i])	/* counters were reset */
+		antispoof_seen[i] = 0;
+	if (sum == antispoof_seen[i])
+		return;
+	log_warn("port %s: %llu guest frame%s dropped: source MAC/IP not the port's (--mac-lock/--allow-ip; drop reason spoofed)",
+		 p->cfg.name, (unsigned long long)(sum - antispoof_seen[i]),
+		 sum - antispoof_seen[i] == 1 ? "" : "s");
+	antispoof_seen[i] = sum;
+	antispoof_logged_s[i] = now_s;
+}

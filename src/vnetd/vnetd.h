@@ -196,6 +196,7 @@ void port_tick(struct vnetd_port *p, uint64_t now_ms);
 
 /* antispoof.c */
 int antispoof_setup(struct vnetd_port *p, char *err, size_t errlen);
+void antispoof_tick(struct vnetd_port *p, unsigned int i, uint64_t now_s);
 
 /* conn.c */
 pid_t conn_peer_pid(int fd);
