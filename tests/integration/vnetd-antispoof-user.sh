@@ -20,7 +20,7 @@ run_case() {
 	local name=$1 pid
 	shift
 	"$VNETD" --socket "$TMP/$name.sock" --ctl-socket "$TMP/$name.ctl" --backend null \
-		--sandbox off "$@" 2>"$TMP/$name.log" &
+		"$@" 2>"$TMP/$name.log" &
 	pid=$!
 	cleanup_pid "$pid"
 	wait_sock "$TMP/$name.sock" 5 "$pid" || return 1
