@@ -11,7 +11,9 @@
  * negotiated HOST_* offloads, csum_start/csum_offset/hdr_len against the
  * frame length), and the host side is handed that validated copy followed by
  * the guest's frame iovecs: the frame itself is never copied in userspace
- * and never re-read by us. A chain shorter than header + Ethernet header, an
+ * and never re-read by us. With anti-spoofing on, the frame's first bytes
+ * (at most SPOOF_HDR_MAX) are copied once, checked there (spoof.c) and that
+ * copy is what is sent. A chain shorter than header + Ethernet header, an
  * invalid header or a chain with too many segments is dropped, counted and
  * returned to the guest. Descriptor walking and address translation are the
  * ring engine's (vq.h); RX writes only into writable iovecs it returned.
@@ -236,6 +238,40 @@ void net_scratch_cleanup(struct net_scratch *s)
 	s->bounce = NULL;
 }
 
+/*
+ * Anti-spoofing (spoof.h): copy the frame's first bytes (they may span
+ * iovecs) into @head, check that copy, and send it in place of the guest's
+ * bytes, so a guest rewriting its buffer after the check cannot change what
+ * was checked. @out[1..n) are the frame iovecs. Return: the new entry
+ * count, -EPERM to drop the frame, -E2BIG if @out has no room.
+ */
+static int net_tx_spoof(const struct spoof_policy *p, struct iovec *out,
+			unsigned int n, unsigned int max,
+			uint8_t head[static SPOOF_HDR_MAX])
+{
+	size_t k = net_iov_to_buf(out + 1, n - 1, 0, head, SPOOF_HDR_MAX);
+	size_t skip = k;
+	unsigned int i = 1, rest;
+
+	if (!spoof_frame_ok(p, head, k))
+		return -EPERM;
+	while (i < n && skip >= out[i].iov_len) {
+		skip -= out[i].iov_len;
+		i++;
+	}
+	rest = n - i;	/* out[i] on, the first less @skip bytes */
+	if (2 + rest > max)
+		return -E2BIG;
+	memmove(&out[2], &out[i], rest * sizeof(*out));
+	if (rest) {
+		out[2].iov_base = (uint8_t *)out[2].iov_base + skip;
+		out[2].iov_len -= skip;
+	}
+	out[1].iov_base = head;
+	out[1].iov_len = k;
+	return (int)(2 + rest);
+}
+
 static enum ring_drop net_tx_drop_reason(int err)
 {
 	switch (err) {
@@ -243,6 +279,8 @@ static enum ring_drop net_tx_drop_reason(int err)
 		return DROP_TOO_SHORT;
 	case -E2BIG:
 		return DROP_TOO_BIG;
+	case -EPERM:
+		return DROP_SPOOF;
 	default:
 		return DROP_BAD_HDR;
 	}
@@ -262,6 +300,7 @@ static enum ring_drop net_tx_drop_reason(int err)
 int net_tx_one(const struct net_io *io)
 {
 	struct vq_chain *c = &io->s->chains[0];
+	uint8_t head[SPOOF_HDR_MAX];
 	struct virtio_net_hdr_v1 hdr;
 	ssize_t sent;
 	int n;
@@ -271,6 +310,10 @@ int net_tx_one(const struct net_io *io)
 		return n;
 	n = net_tx_prepare(c->iov, c->nout, io->hdr_len, io->features, &hdr,
 			   io->s->iov, NET_MAX_IOV);
+	/* off (NULL): this one branch is all anti-spoofing costs */
+	if (io->spoof && n > 0)
+		n = net_tx_spoof(io->spoof, io->s->iov, (unsigned int)n,
+				 NET_MAX_IOV, head);
 	if (n < 0) {
 		io->acc->drops[net_tx_drop_reason(n)]++;
 		vq_push(io->vq, c, 0);

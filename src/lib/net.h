@@ -16,6 +16,7 @@
 
 #include "host.h"
 #include "pair.h"
+#include "spoof.h"
 #include "vnet_hdr.h"
 #include "vq.h"
 
@@ -50,6 +51,7 @@ struct net_scratch {
  * @rx_est:	RX ring, host that cannot tell a frame's length (tap):
  *		estimate of the next frame's bytes (header included), kept by
  *		net_rx_one() across calls. NULL: always offer the largest.
+ * @spoof:	TX: anti-spoofing policy (spoof_active()), NULL: none
  */
 struct net_io {
 	struct vq *vq;
@@ -60,6 +62,7 @@ struct net_io {
 	struct net_scratch *s;
 	struct ring_counters *acc;
 	uint32_t *rx_est;
+	const struct spoof_policy *spoof;
 };
 
 int net_hdr_check(const struct virtio_net_hdr_v1 *h, uint64_t features,

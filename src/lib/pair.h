@@ -47,7 +47,8 @@
 	X(DROP_TOO_SHORT, "too_short")	/* chain shorter than the vnet header */ \
 	X(DROP_HOST, "backend")		/* host side refused the frame */ \
 	X(DROP_DISABLED, "disabled")	/* ring started but disabled: drained */ \
-	X(DROP_TOO_BIG, "too_big")	/* frame larger than the buffers offered */
+	X(DROP_TOO_BIG, "too_big")	/* frame larger than the buffers offered */ \
+	X(DROP_SPOOF, "spoofed")	/* source MAC/IP not the port's (spoof.h) */
 
 #define RING_DROP_ENUM(e, label)	e,
 enum ring_drop {

@@ -188,6 +188,7 @@ static void vu_dev_reset(struct vu_dev *d)
 	vu_mem_reset(d);
 	d->features = 0;
 	d->features_set = false;
+	d->rarp_pending = false;	/* an announcement ends with its session */
 	d->status = 0;
 	d->mtu = 0;
 	for (i = 0; i < d->cfg.queues; i++) {

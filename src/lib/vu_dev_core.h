@@ -79,6 +79,10 @@ struct vu_mem_ref {
  * @offered_proto: Protocol features offered
  * @features:	Features the frontend acked (SET_FEATURES)
  * @features_set: SET_FEATURES seen on this connection
+ * @rarp_pending: SEND_RARP came before SET_FEATURES (a migration
+ *		destination announces before it starts the device): sent
+ *		once the host side knows its vnet header (vu_dev_net.c)
+ * @rarp_mac:	Its MAC
  * @proto:	Protocol features acked (SET_PROTOCOL_FEATURES)
  * @owner:	SET_OWNER seen
  * @status:	SET_STATUS value (virtio device status byte)
@@ -102,6 +106,8 @@ struct vu_dev {
 	uint64_t offered_proto;
 	uint64_t features;
 	bool features_set;
+	bool rarp_pending;
+	uint8_t rarp_mac[6];
 	uint64_t proto;
 	bool owner;
 	uint8_t status;

@@ -80,6 +80,8 @@ int vu_get_features(struct vu_dev *d, struct vu_msg *m,
 	return 0;
 }
 
+static void vu_rarp_tx(struct vu_dev *d, const uint8_t mac[6]);
+
 static int vu_apply_features(struct vu_dev *d, uint64_t f)
 {
 	uint64_t changed = (f ^ d->features) & ~BIT(VHOST_F_LOG_ALL_BIT);
@@ -143,6 +145,11 @@ int vu_set_features(struct vu_dev *d, struct vu_msg *m,
 	/* Dirty logging switched on or off under offloaded pairs */
 	if (!ret && was_log != (f & BIT(VHOST_F_LOG_ALL_BIT)))
 		ret = vu_offload_log(d);
+	/* Issue 13: the announcement held since before the device started */
+	if (!ret && d->rarp_pending) {
+		d->rarp_pending = false;
+		vu_rarp_tx(d, d->rarp_mac);
+	}
 	vu_resume_all(d);
 	return ret;
 }
@@ -180,6 +187,25 @@ static size_t vu_rarp_frame(uint8_t *f, const uint8_t mac[6])
 	return 60;			/* padded to the Ethernet minimum */
 }
 
+/* Send the RARP for @mac on pair 0's host queue; the caller paused pair 0 */
+static void vu_rarp_tx(struct vu_dev *d, const uint8_t mac[6])
+{
+	uint8_t hdr[sizeof(struct virtio_net_hdr_mrg_rxbuf)] = { 0 };
+	struct host *host = d->cfg.host;
+	uint8_t frame[60];
+	struct iovec iov[2];
+	ssize_t n;
+
+	iov[0].iov_base = hdr;
+	iov[0].iov_len = d->pairs[0].hdr_len;
+	iov[1].iov_base = frame;
+	iov[1].iov_len = vu_rarp_frame(frame, mac);
+	n = host->ops->tx(host, 0, iov, 2);
+	if (n < 0)	/* host side trouble, not the frontend's fault */
+		log_warn("%s: SEND_RARP: backend tx failed: %s", d->cfg.name,
+			 strerror((int)-n));
+}
+
 /**
  * vu_send_rarp() - SEND_RARP: the guest moved; announce its MAC on the
  *		    host side
@@ -188,7 +214,11 @@ static size_t vu_rarp_frame(uint8_t *f, const uint8_t mac[6])
  * @idx:	Unused
  *
  * The frame goes out through pair 0's host queue with the pair paused
- * (backend tx is the pair worker's call otherwise).
+ * (backend tx is the pair worker's call otherwise). A migration
+ * destination announces before it starts the device: before SET_FEATURES
+ * the host side's vnet header length is unknown, so the frame is held and
+ * sent by vu_set_features() (once, the latest MAC; dropped if the session
+ * ends first).
  *
  * Return: 0 (a host side that cannot send is logged, not the frontend's
  *	   fault)
@@ -196,29 +226,27 @@ static size_t vu_rarp_frame(uint8_t *f, const uint8_t mac[6])
 int vu_send_rarp(struct vu_dev *d, struct vu_msg *m,
 		 unsigned int idx UNUSED)
 {
-	uint8_t hdr[sizeof(struct virtio_net_hdr_mrg_rxbuf)] = { 0 };
 	struct host *host = d->cfg.host;
-	uint8_t mac[6], frame[60];
-	struct iovec iov[2];
-	ssize_t n;
+	uint8_t mac[6];
 
 	memcpy(mac, m->payload.raw, sizeof(mac));
-	if (!host || !host->ops->tx || !d->features_set) {
+	if (!host || !host->ops->tx) {
 		log_info("%s: SEND_RARP for %02x:%02x:%02x:%02x:%02x:%02x accepted, no host queue to send it on",
 			 d->cfg.name, mac[0], mac[1], mac[2], mac[3], mac[4],
 			 mac[5]);
 		return 0;
 	}
-	iov[0].iov_base = hdr;
-	iov[0].iov_len = d->pairs[0].hdr_len;
-	iov[1].iov_base = frame;
-	iov[1].iov_len = vu_rarp_frame(frame, mac);
+	if (!d->features_set) {
+		memcpy(d->rarp_mac, mac, sizeof(mac));
+		d->rarp_pending = true;
+		log_info("%s: SEND_RARP for %02x:%02x:%02x:%02x:%02x:%02x before the device started: sent when it starts",
+			 d->cfg.name, mac[0], mac[1], mac[2], mac[3], mac[4],
+			 mac[5]);
+		return 0;
+	}
 	vu_pause(d, 0);
-	n = host->ops->tx(host, 0, iov, 2);
+	vu_rarp_tx(d, mac);
 	vu_resume(d, 0);
-	if (n < 0)	/* host side trouble, not the frontend's fault */
-		log_warn("%s: SEND_RARP: backend tx failed: %s", d->cfg.name,
-			 strerror((int)-n));
 	return 0;
 }
 

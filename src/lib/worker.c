@@ -579,6 +579,8 @@ static void worker_ring_setup(struct worker *w, struct wpair *wp,
 	t->io.acc = &t->acc;
 	t->rx_est = 0;
 	t->io.rx_est = tx ? NULL : &t->rx_est;
+	t->io.spoof = tx && spoof_active(&w->pool->o.spoof) ?
+		      &w->pool->o.spoof : NULL;
 	t->qidx = 2 * wp->p->index + tx;
 	/* p->kernel: the kernel's vhost-net runs this pair: not ours to serve */
 	t->dead = vq_is_broken(&r->vq) || wp->p->kernel;

@@ -12,6 +12,7 @@
 
 #include "host.h"
 #include "pair.h"
+#include "spoof.h"
 
 /*
  * Left unblocked in worker threads (which block every other signal but
@@ -26,12 +27,14 @@
  * @budget_bytes:	Bytes per ring per wake before yielding (default 1 MiB)
  * @poll_us:		Busy-poll this long before sleeping (0: never)
  * @nthreads:		Threads for the port's pairs (0: one per pair)
+ * @spoof:		Anti-spoofing of guest TX (spoof.h), all zero: off
  */
 struct worker_opts {
 	unsigned int budget_pkts;
 	unsigned int budget_bytes;
 	unsigned int poll_us;
 	unsigned int nthreads;
+	struct spoof_policy spoof;
 };
 
 struct worker_pool;

@@ -24,6 +24,7 @@
 #include "log.h"
 #include "vhost_port.h"
 #include "mac.h"
+#include "spoof.h"
 #include "version.h"
 #include "vnetd.h"
 
@@ -52,6 +53,7 @@ static const struct {
 enum {
 	OPT_SOCKET = 's', OPT_BACKEND = 'b', OPT_QUEUES = 'q', OPT_HELP = 'h',
 	OPT_TAP = 0x100, OPT_TAP_FD, OPT_THREADS, OPT_MAC, OPT_MTU,
+	OPT_MAC_LOCK, OPT_ALLOW_IP,
 	OPT_FEATURES, OPT_POLL_US, OPT_BUDGET_PKTS, OPT_BUDGET_BYTES,
 	OPT_CLIENT, OPT_VHOST_NET, OPT_NAME, OPT_CTL, OPT_CONFIG, OPT_PORT,
 	OPT_CAPS, OPT_LOG_LEVEL, OPT_VERSION, OPT_CONFIG_SPACE,
@@ -85,6 +87,8 @@ static const struct option cli_opts[] = {
 	{ "vhost-net",		required_argument, NULL, OPT_VHOST_NET },
 	{ "name",		required_argument, NULL, OPT_NAME },
 	{ "config-space",	required_argument, NULL, OPT_CONFIG_SPACE },
+	{ "mac-lock",		no_argument,	   NULL, OPT_MAC_LOCK },
+	{ "allow-ip",		required_argument, NULL, OPT_ALLOW_IP },
 	{ "ctl-socket",		required_argument, NULL, OPT_CTL },
 	{ "config",		required_argument, NULL, OPT_CONFIG },
 	{ "port",		required_argument, NULL, OPT_PORT },
@@ -136,6 +140,11 @@ void cli_usage(FILE *f)
 "      --name NAME          port name in status and logs (default: port<N>)\n"
 "      --config-space MODE  on|off: offer VHOST_USER_PROTOCOL_F_CONFIG (GET_CONFIG\n"
 "                           reads the MAC, MTU, queue count) (default: off)\n"
+"      --mac-lock           drop guest frames whose source MAC (or ARP sender) is not\n"
+"                           the port's --mac (default: off)\n"
+"      --allow-ip LIST      drop guest IPv4/IPv6/ARP frames from sources outside LIST:\n"
+"                           addresses or CIDRs, ',' between items ([v6] in ':' lists);\n"
+"                           0.0.0.0, :: and the MAC's fe80:: always pass (default: any)\n"
 "\n"
 "Process options:\n"
 "      --port KEY=VAL,...   one more port; keys are the port options above without\n"
@@ -414,6 +423,13 @@ static const char *cli_set(struct vnetd_port_cfg *pc, int opt,
 			return "must be on or off";
 		pc->config_space = !strcmp(val, "on");
 		return NULL;
+	case OPT_MAC_LOCK:
+		if (cli_uint(val, 0, 1, &v))
+			return "must be 0 or 1";
+		pc->wopts.spoof.mac_lock = v;
+		return NULL;
+	case OPT_ALLOW_IP:
+		return spoof_parse_list(&pc->wopts.spoof, val, sep);
 	}
 	sock_why = cli_set_sock(pc, opt, val);
 	return sock_why && !*sock_why ? cli_set_num(pc, opt, val) : sock_why;
@@ -484,11 +500,11 @@ static int cli_group(struct vnetd_port_cfg *pc, const char *text,
 			*eq = '\0';
 		opt = cli_key(tok);
 		if (opt < 0) {
-			cli_err("%s '%s': unknown key (keys: socket, socket-path, fd, socket-owner, socket-group, socket-mode, backend, tap, tap-fd, queues, threads, mac, mtu, features, poll-us, budget-pkts, budget-bytes, client, vhost-net, name, config-space)",
+			cli_err("%s '%s': unknown key (keys: socket, socket-path, fd, socket-owner, socket-group, socket-mode, backend, tap, tap-fd, queues, threads, mac, mtu, features, poll-us, budget-pkts, budget-bytes, client, vhost-net, name, config-space, mac-lock, allow-ip)",
 				where, tok);
 			return -EINVAL;
 		}
-		if (!eq && opt != OPT_CLIENT) {
+		if (!eq && opt != OPT_CLIENT && opt != OPT_MAC_LOCK) {
 			cli_err("%s '%s': needs a value (%s=VALUE)", where, tok,
 				tok);
 			return -EINVAL;
@@ -586,6 +602,7 @@ static int cli_finish_port(struct vnetd_cfg *cfg, unsigned int i)
 		pc->mac[1] = (uint8_t)i;
 		memcpy(&pc->mac[2], &h, 4);
 	}
+	spoof_finish(&pc->wopts.spoof, pc->mac);
 	if (pc->ntap_fds && strcmp(pc->backend, "tap")) {
 		cli_err("port %s: --tap-fd: only with --backend tap", pc->name);
 		return -EINVAL;
@@ -784,8 +801,8 @@ static int cli_options(struct vnetd_cfg *cfg, struct vnetd_port_cfg *tmpl,
 				argv[optind - 1]);
 			return -EINVAL;
 		default:
-			why = cli_set(tmpl, opt, opt == OPT_CLIENT ? "1" : optarg,
-				      ',');
+			why = cli_set(tmpl, opt, opt == OPT_CLIENT ||
+				      opt == OPT_MAC_LOCK ? "1" : optarg, ',');
 			if (why) {
 				cli_err("--%s %s: %s", cli_opt_name(opt), optarg,
 					why);

@@ -540,6 +540,8 @@ int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
 	if (ret)
 		return ret;
 	ret = port_vhost_decide(p, err, errlen);
+	if (!ret)
+		ret = antispoof_setup(p, err, errlen);
 	if (ret)
 		return ret;
 	dc.name = p->cfg.name;

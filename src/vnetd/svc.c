@@ -61,6 +61,7 @@ void svc_tick(struct vnetd_port *ports, unsigned int nports)
 
 	for (i = 0; i < nports && i < VNETD_MAX_PORTS; i++) {
 		svc_tap_down(&ports[i], i, now);
+		antispoof_tick(&ports[i], i, now);
 		connected += port_connected(&ports[i]);
 	}
 	if ((int)connected != svc_last_connected) {

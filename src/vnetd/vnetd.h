@@ -239,6 +239,10 @@ bool port_connected(const struct vnetd_port *p);
 int port_timeout_ms(const struct vnetd_port *p, uint64_t now_ms);
 void port_tick(struct vnetd_port *p, uint64_t now_ms);
 
+/* antispoof.c */
+int antispoof_setup(struct vnetd_port *p, char *err, size_t errlen);
+void antispoof_tick(struct vnetd_port *p, unsigned int i, uint64_t now_s);
+
 /* conn.c */
 pid_t conn_peer_pid(int fd);
 bool conn_is_dead(int fd);

@@ -68,9 +68,10 @@ static int stream(struct dp_env *e, unsigned long total)
 	return 0;
 }
 
-static void t_noalloc(enum vq_layout l, uint64_t features, unsigned int poll_us)
+static void t_noalloc_opts(enum vq_layout l, uint64_t features,
+			   const struct worker_opts *op)
 {
-	struct worker_opts o = { .poll_us = poll_us };
+	struct worker_opts o = *op;
 	unsigned long a, f, k;
 	struct dp_env e;
 	int ret;
@@ -98,6 +99,13 @@ static void t_noalloc(enum vq_layout l, uint64_t features, unsigned int poll_us)
 	CHECK_EQ(a, 0);
 	CHECK_EQ(f, 0);
 	CHECK_EQ(k, 0);
+}
+
+static void t_noalloc(enum vq_layout l, uint64_t features, unsigned int poll_us)
+{
+	struct worker_opts o = { .poll_us = poll_us };
+
+	t_noalloc_opts(l, features, &o);
 }
 
 /* gen backend, busy-polling: frames only towards the guest */
@@ -161,6 +169,15 @@ static void test_packed_mrg(void) { t_noalloc(VQ_PACKED, F_V1 | F_MRG, 0); }
 static void test_packed_nomrg_eidx(void) { t_noalloc(VQ_PACKED, F_V1 | F_EIDX, 0); }
 static void test_split_mrg_poll(void) { t_noalloc(VQ_SPLIT, F_V1 | F_MRG | F_EIDX, 50); }
 
+/* Anti-spoofing on (every frame copied, checked, passed): still none */
+static void test_split_mrg_spoof(void)
+{
+	struct worker_opts o = { 0 };
+
+	CHECK(spoof_parse_list(&o.spoof, "0.0.0.0/0,::/0", ',') == NULL);
+	t_noalloc_opts(VQ_SPLIT, F_V1 | F_MRG | F_EIDX, &o);
+}
+
 int main(void)
 {
 	real_lock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT,
@@ -173,6 +190,7 @@ int main(void)
 	RUN(test_packed_mrg);
 	RUN(test_packed_nomrg_eidx);
 	RUN(test_split_mrg_poll);
+	RUN(test_split_mrg_spoof);
 	RUN(test_gen_rx_poll);
 	return test_exit();
 }

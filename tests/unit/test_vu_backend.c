@@ -1265,6 +1265,55 @@ static void test_send_rarp(void)
 	CHECK_EQ(count_fds(), before);
 }
 
+/*
+ * Issue 13: a migration destination's first SEND_RARP comes before
+ * SET_FEATURES (the device is not started yet). It is held and sent, with
+ * the data path paused, as soon as the features tell the vnet header
+ * length; one held before a session ends is not sent on the next one.
+ */
+static void test_send_rarp_before_start(void)
+{
+	uint8_t mac[8] = { 0x52, 0x54, 0x00, 0x0d, 0x0e, 0x0f };
+	int before = count_fds();
+	uint64_t v, off;
+	struct fe f;
+
+	memcpy(&v, mac, sizeof(v));
+	CHECK_EQ(fe_open(&f, 1), 0);
+	CHECK_EQ(fe_req(&f, VHOST_USER_SET_OWNER, NULL, 0, NULL, 0), 0);
+	CHECK_EQ(fe_get_u64(&f, VHOST_USER_GET_FEATURES, &off), 0);
+	CHECK_EQ(fe_u64(&f, VHOST_USER_SET_PROTOCOL_FEATURES, PROTO_ALL), 0);
+	fb_tx_count = fb_tx_unpaused = 0;
+	CHECK_EQ(fe_u64(&f, VHOST_USER_SEND_RARP, v), 0);
+	CHECK_EQ(fb_tx_count, 0);			/* held */
+	CHECK_EQ(fe_u64(&f, VHOST_USER_SET_FEATURES, STD_FEATURES), 0);
+	CHECK_EQ(fb_tx_count, 1);			/* sent at start */
+	CHECK_EQ(fb_tx_unpaused, 0);
+	CHECK_EQ(fb_tx_len, 12 + 60);
+	CHECK(memcmp(fb_tx_frame + 12 + 6, mac, 6) == 0);
+	CHECK_EQ(fb_tx_frame[12 + 12], 0x80);
+	CHECK_EQ(fb_tx_frame[12 + 13], 0x35);
+	CHECK(memcmp(fb_tx_frame + 12 + 32, mac, 6) == 0);
+	/* once: a second SET_FEATURES does not repeat it */
+	CHECK_EQ(fe_u64(&f, VHOST_USER_SET_FEATURES, STD_FEATURES), 0);
+	CHECK_EQ(fb_tx_count, 1);
+	CHECK(wp_balanced());
+	fe_close(&f);
+
+	/* held, then the session ends: the next session does not send it */
+	CHECK_EQ(fe_open(&f, 1), 0);
+	CHECK_EQ(fe_req(&f, VHOST_USER_SET_OWNER, NULL, 0, NULL, 0), 0);
+	CHECK_EQ(fe_get_u64(&f, VHOST_USER_GET_FEATURES, &off), 0);
+	CHECK_EQ(fe_u64(&f, VHOST_USER_SET_PROTOCOL_FEATURES, PROTO_ALL), 0);
+	CHECK_EQ(fe_u64(&f, VHOST_USER_SEND_RARP, v), 0);
+	CHECK_EQ(fe_req(&f, VHOST_USER_RESET_OWNER, NULL, 0, NULL, 0), 0);
+	CHECK_EQ(fe_u64(&f, VHOST_USER_SET_FEATURES, STD_FEATURES), 0);
+	CHECK_EQ(fb_tx_count, 1);
+	CHECK(wp_balanced());
+	fe_close(&f);
+	CHECK_EQ(count_fds(), before);
+}
+
 static void test_call_swap_and_reset(void)
 {
 	int before = count_fds(), c1, c2;
@@ -1581,6 +1630,7 @@ int main(void)
 	RUN(test_mtu_status_queues);
 	RUN(test_log_base);
 	RUN(test_send_rarp);
+	RUN(test_send_rarp_before_start);
 	RUN(test_call_swap_and_reset);
 	RUN(test_disconnect_reconnect);
 	RUN(test_framing_error);
