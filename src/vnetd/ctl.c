@@ -6,6 +6,9 @@
  *	status		human-readable status of every port and queue
  *	status json	the same as one JSON document
  *	metrics		Prometheus text exposition (format 0.0.4)
+ *	port add KEY=VAL,...	start a port (the keys of --port; reload.c)
+ *	port del NAME		stop a port
+ *	port list		one line per running port
  *
  * An unknown request gets "error: unknown request ..." and the connection
  * closes. The socket is created mode 0600 (owner only; 0660 with
@@ -37,7 +40,7 @@
 
 /* #syscalls: accept4 recvfrom sendto setsockopt close unlink poll ppoll */
 
-#define CTL_REQ_MAX		128
+#define CTL_REQ_MAX		1024	/* "port add " and a --port spec */
 #define CTL_MAX_CLIENTS		64
 #define CTL_DEADLINE_MS		2000
 #define CTL_ACCEPT_BATCH	256	/* per wakeup: other ports get a turn */
@@ -144,6 +147,7 @@ static void ctl_answer(struct ctl_client *c, bool too_long)
 
 	req[c->got] = '\0';
 	req[strcspn(req, "\r\n")] = '\0';
+	ctl.ports = reload_ports(&ctl.nports);	/* port add/del change them */
 	if (too_long)
 		metrics_printf(b, "error: request longer than %u bytes\n",
 			       (unsigned int)CTL_REQ_MAX - 1);
@@ -153,8 +157,14 @@ static void ctl_answer(struct ctl_client *c, bool too_long)
 		metrics_status_json(b, ctl.ports, ctl.nports);
 	else if (!strcmp(req, "metrics"))
 		metrics_prometheus(b, ctl.ports, ctl.nports);
+	else if (!strncmp(req, "port add ", 9))
+		reload_port_add(b, req + 9);
+	else if (!strncmp(req, "port del ", 9))
+		reload_port_del(b, req + 9);
+	else if (!strcmp(req, "port list"))
+		reload_port_list(b);
 	else
-		metrics_printf(b, "error: unknown request \"%.64s\" (try: status, status json, metrics)\n",
+		metrics_printf(b, "error: unknown request \"%.64s\" (try: status, status json, metrics, port add|del|list)\n",
 			       req);
 	if (b->oom)
 		metrics_printf(b, "\nerror: out of memory, reply truncated\n");

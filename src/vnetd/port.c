@@ -539,7 +539,9 @@ int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
 			 strerror(-ret));
 		return ret;
 	}
-	return port_open_socket(p, err, errlen);
+	ret = port_open_socket(p, err, errlen);
+	p->used = !ret;
+	return ret;
 }
 
 /**
@@ -548,6 +550,7 @@ int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
  */
 void port_cleanup(struct vnetd_port *p)
 {
+	p->used = false;
 	if (p->dev) {
 		if (vu_dev_connected(p->dev)) {
 			epoll_ctl(p->epfd, EPOLL_CTL_DEL, vu_dev_sock(p->dev),
