@@ -29,7 +29,7 @@ static void port_usage(FILE *f)
 "       vnetctl port del NAME [--socket CTL]\n"
 "       vnetctl port list [--socket CTL]\n"
 "Add, remove or list the ports of a running vnetd without restarting it.\n"
-"  add KEY=VAL,...    start a port; the keys of vnetd --port (socket=, name=,\n"
+"  add KEY=VAL,...    start a port; the keys of a vnetd port group (socket=, name=,\n"
 "                     backend=, queues=, ...), checked the same way. After the\n"
 "                     sandbox: the socket must be in /run/vnetd, the control\n"
 "                     socket's directory or one used at start; backend=tap only\n"

@@ -156,6 +156,8 @@ void cli_usage(FILE *f)
 "  -h, --help               this text\n"
 "      --version            print the version and exit\n"
 "\n"
+"SIGHUP re-reads --config and applies only the differences; vnetctl port\n"
+"add|del|list changes ports at run time (docs/vnetd.md, \"Ports at run time\").\n"
 "Exit status: 0 clean exit (SIGTERM/SIGINT), 1 runtime failure, 2 bad usage.\n",
 		host_names(), ctl_default_path());
 }
