@@ -63,7 +63,9 @@ static int port_query(const char *path, const char *req)
 			close(fd);
 		return CMD_FAIL;
 	}
-	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0) {
+	/* EPIPE: vnetd refused us at once (SO_PEERCRED); its reason is unread */
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0 && errno != EPIPE &&
+	    errno != ECONNRESET) {
 		fprintf(stderr, "vnetctl port: %s: %s\n", path, strerror(errno));
 		close(fd);
 		return CMD_FAIL;

@@ -31,6 +31,7 @@
 #include <libgen.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "util.h"
@@ -91,6 +92,7 @@ static void reload_add_dir(const char *file)
 void reload_init(struct vnetd_cfg *cfg, struct vnetd_port *ports, int epfd)
 {
 	unsigned int i;
+	int ret;
 
 	rl.cfg = cfg;
 	rl.ports = ports;
@@ -104,6 +106,11 @@ void reload_init(struct vnetd_cfg *cfg, struct vnetd_port *ports, int epfd)
 	}
 	reload_add_dir(cfg->ctl_path);
 	reload_add_dir(SOCK_RUN_DIR "/x");
+	/* Landlock can only be given a directory that exists: make it now */
+	ret = cfg->sandbox && !geteuid() ? sock_run_dir(SOCK_RUN_DIR "/x") : 0;
+	if (ret)
+		log_warn("mkdir %s: %s: port add there will fail", SOCK_RUN_DIR,
+			 strerror(-ret));
 }
 
 /**
