@@ -420,7 +420,7 @@ static int port_open_backend(struct vnetd_port *p, char *err, size_t errlen)
 		.tap_fds = p->cfg.ntap_fds ? p->cfg.tap_fds : NULL,
 		.ntap_fds = p->cfg.ntap_fds,
 	};
-	char why[128] = "";
+	char why[256] = "";
 	int ret;
 
 	p->host.ops = host_find(p->cfg.backend);

@@ -405,6 +405,16 @@ static int reload_plan(struct vnetd_cfg *n, char *why, size_t len)
 		old = reload_find(pc->name);
 		if (old && old->cfg.from_config && !mac_given)
 			memcpy(pc->mac, old->cfg.mac, sizeof(pc->mac));
+		/* socket activation gave it its fd at start: the line cannot */
+		if (old && old->cfg.from_config && old->cfg.fd >= 0 &&
+		    pc->fd < 0 && !pc->socket[0] == !old->cfg.socket[0]) {
+			pc->fd = old->cfg.fd;
+			if (!reload_same(pc, &old->cfg)) {
+				snprintf(why, len, "port %s: its socket was inherited (fd %d, socket activation): changing it needs a restart of vnetd",
+					 pc->name, pc->fd);
+				return -EBUSY;
+			}
+		}
 		if (old && old->cfg.from_config && reload_same(pc, &old->cfg))
 			continue;
 		if (reload_check(pc, true, why, len))

@@ -42,7 +42,12 @@ name=keep socket=$TMP/keep.sock backend=loop
 name=gone socket=$TMP/gone.sock backend=loop
 name=chg socket=$TMP/chg.sock backend=loop queues=1
 EOF
-"$VNETD" --port "name=live,socket=$TMP/live.sock,backend=loop" \
+# nobody, in group nogroup, may read but not change ports (--ctl-group)
+CTLGROUP=()
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && getent group nogroup >/dev/null; then
+	CTLGROUP=(--ctl-group nogroup); chmod 755 "$TMP"
+fi
+"$VNETD" --port "name=live,socket=$TMP/live.sock,backend=loop" "${CTLGROUP[@]}" \
 	--config "$TMP/ports.conf" --ctl-socket "$C" 2>"$TMP/vnetd.log" &
 VPID=$!; PIDS+=("$VPID")
 for _ in $(seq 100); do [ -S "$C" ] && [ -S "$TMP/chg.sock" ] && break; sleep 0.05; done
@@ -87,6 +92,15 @@ else
 	echo "# skipped the tap-permission refusal: no /dev/net/tun"
 fi
 refuse "fd numbers" "name=x,fd=0" "only at start"
+if [ ${#CTLGROUP[@]} -gt 0 ]; then
+	out=$(runuser -u nobody -- "$VNETCTL" port add "name=x,socket=$TMP/x.sock,backend=loop" --socket "$C" 2>&1); rc=$?
+	ctl list > "$TMP/after"
+	check "refused: port add by a --ctl-group member that is not root ($out)" \
+		eval '[ $rc = 1 ] && [[ $out == *"only root or vnetd'"'"'s own user may change ports"* ]] && cmp -s "$TMP/before" "$TMP/after"'
+	check "a --ctl-group member may list the ports" eval 'runuser -u nobody -- "$VNETCTL" port list --socket "$C" | cmp -s - "$TMP/before"'
+else
+	echo "# skipped the --ctl-group refusal: needs root, runuser and group nogroup"
+fi
 out=$(ctl del nosuch 2>&1)
 check "port del of an unknown port refused with its reason" eval '[[ $out == "error: port del nosuch: no such port"* ]]'
 check "no x.sock left behind by the refusals" [ ! -e "$TMP/x.sock" ]
