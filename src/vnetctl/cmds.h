@@ -18,6 +18,7 @@ int cmd_plan(int argc, char **argv);
 int cmd_tap(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_status(int argc, char **argv);	/* src/vnetctl/cmd_status.c */
+int cmd_port(int argc, char **argv);	/* src/vnetctl/cmd_port.c */
 
 const char *cmd_opt(int argc, char **argv, int *i, const char *name,
 		    bool *missing);

@@ -24,6 +24,8 @@ static const char vnetctl_usage[] =
 	"  probe vhost-net [--user U] [--dev PATH]\n"
 	"                       can this user open /dev/vhost-net, and what the plan does if not\n"
 	"  status ...           ask a running vnetd\n"
+	"  port add KEY=VAL,... | port del NAME | port list\n"
+	"                       ports of a running vnetd, without a restart\n"
 	"  --version            print the version and exit\n"
 	"\n"
 	"Exit status: 0 success, 1 the operation failed, 2 usage error.\n"
@@ -115,7 +117,9 @@ int main(int argc, char **argv)
 		return cmd_probe(argc - 2, argv + 2);
 	if (!strcmp(cmd, "status"))
 		return cmd_status(argc - 2, argv + 2);
-	fprintf(stderr, "vnetctl: unknown command '%s' (plan, tap, probe, status)\n%s",
+	if (!strcmp(cmd, "port"))
+		return cmd_port(argc - 2, argv + 2);
+	fprintf(stderr, "vnetctl: unknown command '%s' (plan, tap, probe, status, port)\n%s",
 		cmd, vnetctl_usage);
 	return CMD_USAGE;
 }

@@ -29,6 +29,8 @@
 #include "vnetd.h"
 
 #define CLI_ERR_LEN	160
+#define CLI_WHY_LEN	512
+#define CLI_SPEC_MAX	2048	/* a --port group or config line */
 
 /* virtio feature bits by name (virtio 1.2 spec, 5.1.3 and 6) */
 static const struct {
@@ -168,6 +170,8 @@ void cli_usage(FILE *f)
 "  -h, --help               this text\n"
 "      --version            print the version and exit\n"
 "\n"
+"SIGHUP re-reads --config and applies only the differences; vnetctl port\n"
+"add|del|list changes ports at run time (docs/vnetd.md, \"Ports at run time\").\n"
 "Exit status: 0 clean exit (SIGTERM/SIGINT), 1 runtime failure, 2 bad usage.\n",
 		host_names(), ctl_default_path());
 }
@@ -477,19 +481,20 @@ static void cli_err(const char *fmt, ...)
 }
 
 /*
- * Parse "key=val<d>key=val..." (d: any of @delims) into @pc. @where names
- * the source in messages ("--port" or "FILE:LINE").
+ * Parse "key=val<d>key=val..." (d: any of @delims) into @pc. On failure
+ * @why gets the reason, written to follow the source's name ("--port",
+ * "FILE:LINE:", "port add"): " 'key=val': what is allowed".
  */
 static int cli_group(struct vnetd_port_cfg *pc, const char *text,
-		     const char *delims, const char *where)
+		     const char *delims, char *why, size_t len)
 {
-	char buf[2048], *tok, *save = NULL, *eq;
-	const char *why;
+	char buf[CLI_SPEC_MAX], *tok, *save = NULL, *eq;
+	const char *bad;
 	int opt;
 
 	if (strlen(text) >= sizeof(buf)) {
-		cli_err("%s: line too long (at most %zu bytes)", where,
-			sizeof(buf) - 1);
+		snprintf(why, len, ": line too long (at most %zu bytes)",
+			 sizeof(buf) - 1);
 		return -EINVAL;
 	}
 	strcpy(buf, text);
@@ -500,55 +505,98 @@ static int cli_group(struct vnetd_port_cfg *pc, const char *text,
 			*eq = '\0';
 		opt = cli_key(tok);
 		if (opt < 0) {
-			cli_err("%s '%s': unknown key (keys: socket, socket-path, fd, socket-owner, socket-group, socket-mode, backend, tap, tap-fd, queues, threads, mac, mtu, features, poll-us, budget-pkts, budget-bytes, client, vhost-net, name, config-space, mac-lock, allow-ip)",
-				where, tok);
+			snprintf(why, len, " '%s': unknown key (keys: socket, socket-path, fd, socket-owner, socket-group, socket-mode, backend, tap, tap-fd, queues, threads, mac, mtu, features, poll-us, budget-pkts, budget-bytes, client, vhost-net, name, config-space, mac-lock, allow-ip)",
+				 tok);
 			return -EINVAL;
 		}
 		if (!eq && opt != OPT_CLIENT && opt != OPT_MAC_LOCK) {
-			cli_err("%s '%s': needs a value (%s=VALUE)", where, tok,
-				tok);
+			snprintf(why, len, " '%s': needs a value (%s=VALUE)",
+				 tok, tok);
 			return -EINVAL;
 		}
-		why = cli_set(pc, opt, eq ? eq + 1 : "1", ':');
-		if (why) {
-			cli_err("%s '%s=%s': %s", where, tok, eq ? eq + 1 : "",
-				why);
+		bad = cli_set(pc, opt, eq ? eq + 1 : "1", ':');
+		if (bad) {
+			snprintf(why, len, " '%s=%s': %s", tok,
+				 eq ? eq + 1 : "", bad);
 			return -EINVAL;
 		}
+	}
+	return 0;
+}
+
+/**
+ * cli_port_parse() - Parse one port spec ("key=val,key=val...")
+ * @pc:		Port configuration (output)
+ * @tmpl:	Defaults (the per-port options given outside --port)
+ * @text:	The spec
+ * @delims:	Characters between settings ("," for --port and port add;
+ *		", \t" on config file lines)
+ * @why:	On failure, the reason, written to follow the source's name
+ *		(" 'queues=99': must be 1..64")
+ * @len:	Size of @why
+ *
+ * The one parser of --port, config file lines and `vnetctl port add`.
+ * Defaults that depend on the port's place (name, MAC) are left to
+ * cli_port_check().
+ *
+ * Return: 0, or -EINVAL with @why set
+ */
+int cli_port_parse(struct vnetd_port_cfg *pc, const struct vnetd_port_cfg *tmpl,
+		   const char *text, const char *delims, char *why, size_t len)
+{
+	*pc = *tmpl;
+	pc->socket[0] = '\0';
+	pc->name[0] = '\0';
+	pc->fd = -1;
+	if (cli_group(pc, text, delims, why, len))
+		return -EINVAL;
+	if (!pc->socket[0] && pc->fd < 0) {
+		snprintf(why, len, " '%.64s': missing socket=PATH (or fd=N)",
+			 text);
+		return -EINVAL;
 	}
 	return 0;
 }
 
 static int cli_add_port(struct vnetd_cfg *cfg,
 			const struct vnetd_port_cfg *tmpl, const char *text,
-			const char *delims, const char *where)
+			const char *delims, const char *where, char *why,
+			size_t len)
 {
-	struct vnetd_port_cfg *pc;
+	char reason[CLI_WHY_LEN];
 
 	if (cfg->nports >= VNETD_MAX_PORTS) {
-		cli_err("%s: too many ports (at most %d)", where,
-			VNETD_MAX_PORTS);
+		snprintf(why, len, "%s: too many ports (at most %d)", where,
+			 VNETD_MAX_PORTS);
 		return -EINVAL;
 	}
-	pc = &cfg->ports[cfg->nports];
-	*pc = *tmpl;
-	pc->socket[0] = '\0';
-	pc->name[0] = '\0';
-	pc->fd = -1;
-	if (cli_group(pc, text, delims, where))
-		return -EINVAL;
-	if (!pc->socket[0] && pc->fd < 0) {
-		cli_err("%s '%s': missing socket=PATH (or fd=N)", where, text);
+	if (cli_port_parse(&cfg->ports[cfg->nports], tmpl, text, delims,
+			   reason, sizeof(reason))) {
+		snprintf(why, len, "%s%s", where, reason);
 		return -EINVAL;
 	}
 	cfg->nports++;
 	return 0;
 }
 
-static int cli_config_file(struct vnetd_cfg *cfg,
-			   const struct vnetd_port_cfg *tmpl, const char *path)
+/**
+ * cli_config_read() - Add the ports of a config file to @cfg
+ * @cfg:	Configuration: its ports grow by one per line
+ * @tmpl:	Defaults for every line
+ * @path:	The file: one port per line, KEY=VAL separated by ',', ' '
+ *		or tabs; '#' starts a comment
+ * @why:	On failure, "FILE:LINE: 'key=val': reason" (nothing printed)
+ * @len:	Size of @why
+ *
+ * Used at start and by SIGHUP (reload.c). The ports it adds are marked
+ * from_config and not yet given their defaults (cli_port_check()).
+ *
+ * Return: 0, or -EINVAL with @why set
+ */
+int cli_config_read(struct vnetd_cfg *cfg, const struct vnetd_port_cfg *tmpl,
+		    const char *path, char *why, size_t len)
 {
-	char line[2048], where[VNETD_PATH_LEN + 16];
+	char line[CLI_SPEC_MAX], where[VNETD_PATH_LEN + 16];
 	unsigned int lineno = 0;
 	struct stat st;
 	int ret = 0;
@@ -556,13 +604,13 @@ static int cli_config_file(struct vnetd_cfg *cfg,
 
 	f = fopen(path, "re");
 	if (!f) {
-		cli_err("--config %s: %s", path, strerror(errno));
+		snprintf(why, len, "--config %s: %s", path, strerror(errno));
 		return -EINVAL;
 	}
 	/* fopen() opens a directory; only reading it fails, with EISDIR */
 	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
-		cli_err("--config %s: is a directory (give a file of port lines)",
-			path);
+		snprintf(why, len, "--config %s: is a directory (give a file of port lines)",
+			 path);
 		fclose(f);
 		return -EINVAL;
 	}
@@ -577,75 +625,105 @@ static int cli_config_file(struct vnetd_cfg *cfg,
 		if (!*p)
 			continue;
 		snprintf(where, sizeof(where), "%s:%u:", path, lineno);
-		ret = cli_add_port(cfg, tmpl, p, ", \t", where);
+		ret = cli_add_port(cfg, tmpl, p, ", \t", where, why, len);
+		if (!ret)
+			cfg->ports[cfg->nports - 1].from_config = true;
 	}
 	fclose(f);
 	return ret;
 }
 
-/* Defaults for anything not given, and checks across options */
-static int cli_finish_port(struct vnetd_cfg *cfg, unsigned int i)
+/**
+ * cli_port_check() - Defaults that depend on the port's place, and the
+ *		      checks across one port's settings
+ * @pc:		Port configuration, from cli_port_parse()
+ * @index:	Its slot: the default name is port<index>, and the default
+ *		MAC (02:<index>:FNV-1a of the socket path) is stable across
+ *		restarts
+ * @why:	On failure, the reason ("port NAME: --flag VALUE: allowed")
+ * @len:	Size of @why
+ *
+ * Return: 0, or -EINVAL with @why set
+ */
+int cli_port_check(struct vnetd_port_cfg *pc, unsigned int index, char *why,
+		   size_t len)
 {
-	struct vnetd_port_cfg *pc = &cfg->ports[i];
 	uint32_t h = 2166136261u;
 	const char *c;
-	unsigned int j;
 
 	if (!pc->name[0])
-		snprintf(pc->name, sizeof(pc->name), "port%u", i);
+		snprintf(pc->name, sizeof(pc->name), "port%u", index);
 	if (!(pc->mac[0] | pc->mac[1] | pc->mac[2] | pc->mac[3] | pc->mac[4] |
 	      pc->mac[5])) {
-		/* Stable across restarts: FNV-1a of the socket path */
 		for (c = pc->socket; *c; c++)
 			h = (h ^ (uint8_t)*c) * 16777619u;
 		pc->mac[0] = 0x02;	/* locally administered, unicast */
-		pc->mac[1] = (uint8_t)i;
+		pc->mac[1] = (uint8_t)index;
 		memcpy(&pc->mac[2], &h, 4);
 	}
-	spoof_finish(&pc->wopts.spoof, pc->mac);
-	if (pc->ntap_fds && strcmp(pc->backend, "tap")) {
-		cli_err("port %s: --tap-fd: only with --backend tap", pc->name);
-		return -EINVAL;
-	}
-	if (pc->ntap_fds && pc->ntap_fds != pc->queues) {
-		cli_err("port %s: --tap-fd: %u fds given, --queues is %u: must be one fd per queue pair",
-			pc->name, pc->ntap_fds, pc->queues);
-		return -EINVAL;
-	}
-	if (vhost_port_mode_check(pc->vhost_net, pc->backend)) {
-		cli_err("port %s: --vhost-net on: needs --backend tap (the kernel moves frames to a TAP queue)",
-			pc->name);
-		return -EINVAL;
-	}
-	if (pc->fd >= 0 && pc->socket[0]) {
-		cli_err("port %s: --fd %d: cannot be combined with --socket-path %s: give one or the other",
-			pc->name, pc->fd, pc->socket);
-		return -EINVAL;
-	}
-	if (pc->fd >= 0 && pc->client) {
-		cli_err("port %s: --fd %d: cannot be combined with --client (the socket is given, not dialled)",
-			pc->name, pc->fd);
-		return -EINVAL;
-	}
-	if (pc->wopts.nthreads > pc->queues) {
-		cli_err("port %s: --threads %u: must be 0..%u (--queues)",
-			pc->name, pc->wopts.nthreads, pc->queues);
+	spoof_finish(&pc->wopts.spoof, pc->mac);	/* the MAC is final now */
+	if (pc->ntap_fds && strcmp(pc->backend, "tap"))
+		snprintf(why, len, "port %s: --tap-fd: only with --backend tap",
+			 pc->name);
+	else if (pc->ntap_fds && pc->ntap_fds != pc->queues)
+		snprintf(why, len, "port %s: --tap-fd: %u fds given, --queues is %u: must be one fd per queue pair",
+			 pc->name, pc->ntap_fds, pc->queues);
+	else if (vhost_port_mode_check(pc->vhost_net, pc->backend))
+		snprintf(why, len, "port %s: --vhost-net on: needs --backend tap (the kernel moves frames to a TAP queue)",
+			 pc->name);
+	else if (pc->fd >= 0 && pc->socket[0])
+		snprintf(why, len, "port %s: --fd %d: cannot be combined with --socket-path %s: give one or the other",
+			 pc->name, pc->fd, pc->socket);
+	else if (pc->fd >= 0 && pc->client)
+		snprintf(why, len, "port %s: --fd %d: cannot be combined with --client (the socket is given, not dialled)",
+			 pc->name, pc->fd);
+	else if (pc->wopts.nthreads > pc->queues)
+		snprintf(why, len, "port %s: --threads %u: must be 0..%u (--queues)",
+			 pc->name, pc->wopts.nthreads, pc->queues);
+	else
+		return 0;
+	return -EINVAL;
+}
+
+/**
+ * cli_port_clash() - Does @pc share a name, socket or fd with @other?
+ * @pc:		New port
+ * @other:	A port already configured
+ * @why:	On a clash, the reason
+ * @len:	Size of @why
+ *
+ * Return: 0, or -EEXIST with @why set
+ */
+int cli_port_clash(const struct vnetd_port_cfg *pc,
+		   const struct vnetd_port_cfg *other, char *why, size_t len)
+{
+	if (pc->fd >= 0 && other->fd == pc->fd)
+		snprintf(why, len, "--fd %d: used by ports %s and %s", pc->fd,
+			 other->name, pc->name);
+	else if (!strcmp(other->name, pc->name))
+		snprintf(why, len, "port name %s: used twice", pc->name);
+	else if (pc->socket[0] && !strcmp(other->socket, pc->socket))
+		snprintf(why, len, "socket %s: used by ports %s and %s",
+			 pc->socket, other->name, pc->name);
+	else
+		return 0;
+	return -EEXIST;
+}
+
+/* Defaults for anything not given, and checks across options and ports */
+static int cli_finish_port(struct vnetd_cfg *cfg, unsigned int i)
+{
+	struct vnetd_port_cfg *pc = &cfg->ports[i];
+	char why[CLI_WHY_LEN];
+	unsigned int j;
+
+	if (cli_port_check(pc, i, why, sizeof(why))) {
+		cli_err("%s", why);
 		return -EINVAL;
 	}
 	for (j = 0; j < i; j++) {
-		if (pc->fd >= 0 && cfg->ports[j].fd == pc->fd) {
-			cli_err("--fd %d: used by ports %s and %s", pc->fd,
-				cfg->ports[j].name, pc->name);
-			return -EINVAL;
-		}
-		if (!strcmp(cfg->ports[j].name, pc->name)) {
-			cli_err("port name %s: used twice", pc->name);
-			return -EINVAL;
-		}
-		if (pc->socket[0] &&
-		    !strcmp(cfg->ports[j].socket, pc->socket)) {
-			cli_err("socket %s: used by ports %s and %s", pc->socket,
-				cfg->ports[j].name, pc->name);
+		if (cli_port_clash(pc, &cfg->ports[j], why, sizeof(why))) {
+			cli_err("%s", why);
 			return -EINVAL;
 		}
 	}
@@ -830,10 +908,11 @@ static int cli_options(struct vnetd_cfg *cfg, struct vnetd_port_cfg *tmpl,
 int cli_parse(struct vnetd_cfg *cfg, int argc, char **argv)
 {
 	const char *groups[VNETD_MAX_PORTS], *config = NULL;
-	struct vnetd_port_cfg tmpl;
+	struct vnetd_port_cfg *tmpl = &cfg->defaults;
+	char why[CLI_WHY_LEN];
 	unsigned int ngroups = 0, i;
 
-	cli_defaults(cfg, &tmpl);
+	cli_defaults(cfg, tmpl);
 	/* vhost-user.rst: other options and arguments should be ignored */
 	for (i = 1; i < (unsigned int)argc && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "--print-capabilities")) {
@@ -841,19 +920,26 @@ int cli_parse(struct vnetd_cfg *cfg, int argc, char **argv)
 			return 0;
 		}
 	}
-	if (cli_options(cfg, &tmpl, argc, argv, groups, &ngroups, &config))
+	if (cli_options(cfg, tmpl, argc, argv, groups, &ngroups, &config))
 		return VNETD_EXIT_USAGE;
 	if (cfg->print_caps)
 		return 0;
-	if (tmpl.socket[0] || tmpl.fd >= 0) {
-		cfg->ports[0] = tmpl;
+	if (tmpl->socket[0] || tmpl->fd >= 0) {
+		cfg->ports[0] = *tmpl;
 		cfg->nports = 1;
 	}
-	for (i = 0; i < ngroups; i++)
-		if (cli_add_port(cfg, &tmpl, groups[i], ",", "--port"))
+	for (i = 0; i < ngroups; i++) {
+		if (cli_add_port(cfg, tmpl, groups[i], ",", "--port", why,
+				 sizeof(why))) {
+			cli_err("%s", why);
 			return VNETD_EXIT_USAGE;
-	if (config && cli_config_file(cfg, &tmpl, config))
+		}
+	}
+	cfg->config_path = config;
+	if (config && cli_config_read(cfg, tmpl, config, why, sizeof(why))) {
+		cli_err("%s", why);
 		return VNETD_EXIT_USAGE;
+	}
 	if (!cfg->nports) {
 		cli_err("--socket: missing (give --socket PATH, --port or --config; see --help)");
 		return VNETD_EXIT_USAGE;

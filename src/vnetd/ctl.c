@@ -6,6 +6,9 @@
  *	status		human-readable status of every port and queue
  *	status json	the same as one JSON document
  *	metrics		Prometheus text exposition (format 0.0.4)
+ *	port add KEY=VAL,...	start a port (the keys of --port; reload.c)
+ *	port del NAME		stop a port (add, del: root or vnetd's uid only)
+ *	port list		one line per running port
  *
  * An unknown request gets "error: unknown request ..." and the connection
  * closes. The socket is created mode 0600 (owner only; 0660 with
@@ -35,9 +38,10 @@
 #include "util.h"
 #include "vnetd.h"
 
-/* #syscalls: accept4 recvfrom sendto setsockopt close unlink poll ppoll */
+/* #syscalls: accept4 recvfrom sendto setsockopt getsockopt geteuid close unlink
+ * #syscalls: poll ppoll */
 
-#define CTL_REQ_MAX		128
+#define CTL_REQ_MAX		1024	/* "port add " and a --port spec */
 #define CTL_MAX_CLIENTS		64
 #define CTL_DEADLINE_MS		2000
 #define CTL_ACCEPT_BATCH	256	/* per wakeup: other ports get a turn */
@@ -137,6 +141,20 @@ static void ctl_client_close(struct ctl_client *c)
 	ctl.nclients--;
 }
 
+/*
+ * port add/del create and remove files as vnetd: root or vnetd's own uid
+ * only, not every --ctl-group member (SO_PEERCRED, read again here)
+ */
+static bool ctl_may_change(int fd)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len))
+		return false;
+	return uc.uid == 0 || uc.uid == geteuid();
+}
+
 /* Render the answer to the whole request in @c->req */
 static void ctl_answer(struct ctl_client *c, bool too_long)
 {
@@ -146,6 +164,7 @@ static void ctl_answer(struct ctl_client *c, bool too_long)
 	req[c->got] = '\0';
 	req[strcspn(req, "\r\n")] = '\0';
 	ctl.refused[CTL_REFUSE_TOO_LONG] += too_long;
+	ctl.ports = reload_ports(&ctl.nports);	/* port add/del change them */
 	if (too_long)
 		metrics_printf(b, "error: request longer than %u bytes\n",
 			       (unsigned int)CTL_REQ_MAX - 1);
@@ -155,8 +174,18 @@ static void ctl_answer(struct ctl_client *c, bool too_long)
 		metrics_status_json(b, ctl.ports, ctl.nports);
 	else if (!strcmp(req, "metrics"))
 		metrics_prometheus(b, ctl.ports, ctl.nports);
+	else if ((!strncmp(req, "port add ", 9) ||
+		  !strncmp(req, "port del ", 9)) && !ctl_may_change(c->fd))
+		metrics_printf(b, "error: %.8s: refused: only root or vnetd's own user may change ports (--ctl-group members may read status and port list)\n",
+			       req);
+	else if (!strncmp(req, "port add ", 9))
+		reload_port_add(b, req + 9);
+	else if (!strncmp(req, "port del ", 9))
+		reload_port_del(b, req + 9);
+	else if (!strcmp(req, "port list"))
+		reload_port_list(b);
 	else
-		metrics_printf(b, "error: unknown request \"%.64s\" (try: status, status json, metrics)\n",
+		metrics_printf(b, "error: unknown request \"%.64s\" (try: status, status json, metrics, port add|del|list)\n",
 			       req);
 	if (b->oom)
 		metrics_printf(b, "\nerror: out of memory, reply truncated\n");

@@ -10,7 +10,8 @@
  * closes what is overdue. The data path runs in the worker threads
  * vu_backend starts.
  * SIGTERM/SIGINT end the loop: every port is closed and its socket file
- * removed. vnetd does not daemonize.
+ * removed. SIGHUP re-reads --config and applies the differences
+ * (reload.c). vnetd does not daemonize.
  */
 #include <errno.h>
 #include <signal.h>
@@ -68,6 +69,7 @@ static int main_signals(sigset_t *set)
 	sigemptyset(set);
 	sigaddset(set, SIGTERM);
 	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
 	if (sigprocmask(SIG_BLOCK, set, NULL))
 		return -errno;
 	signal(SIGPIPE, SIG_IGN);
@@ -194,14 +196,16 @@ static int main_loop(struct vnetd *v)
 			ev = evs[i].data.ptr;
 			switch (ev->type) {
 			case EV_SIGNAL:
-				if (read(v->sigfd, &si, sizeof(si)) ==
-				    (ssize_t)sizeof(si)) {
-					log_info("signal %u: exiting",
-						 si.ssi_signo);
-					(void)sdn_send("STOPPING=1");
-					return 0;
+				if (read(v->sigfd, &si, sizeof(si)) !=
+				    (ssize_t)sizeof(si))
+					break;
+				if (si.ssi_signo == SIGHUP) {
+					reload_config();
+					break;
 				}
-				break;
+				log_info("signal %u: exiting", si.ssi_signo);
+				(void)sdn_send("STOPPING=1");
+				return 0;
 			case EV_CTL:
 				ctl_serve(v->ctl_fd, v->epfd, v->ports,
 					  v->cfg.nports);
@@ -217,7 +221,10 @@ static int main_loop(struct vnetd *v)
 				metrics_http_client_event(ev, evs[i].events);
 				break;
 			default:
-				port_event(ev->port, ev->type, evs[i].events);
+				/* stopped earlier in this batch (port del, SIGHUP) */
+				if (ev->port->used)
+					port_event(ev->port, ev->type,
+						   evs[i].events);
 				break;
 			}
 		}
@@ -244,6 +251,7 @@ int main(int argc, char **argv)
 	ret = main_setup(v);
 	if (ret)
 		return 1;	/* main_setup() said why */
+	reload_init(&v->cfg, v->ports, v->epfd);
 	if (svc_ready(&v->cfg))
 		return 1;
 	if (sandbox_enter(&v->cfg))

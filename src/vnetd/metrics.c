@@ -240,6 +240,8 @@ void metrics_status_text(struct sbuf *b, struct vnetd_port *ports,
 	for (i = 0; i < nports; i++) {
 		struct vnetd_port *p = &ports[i];
 
+		if (!p->used)
+			continue;	/* a slot freed by port del */
 		neg = metrics_negotiated(p);
 		metrics_printf(b, "port %s: socket %s (%s), backend %s, %s, queues %u, vhost-net %s\n",
 			    p->cfg.name, p->cfg.socket,
@@ -342,11 +344,13 @@ static void metrics_port_json(struct sbuf *b, struct vnetd_port *p)
 void metrics_status_json(struct sbuf *b, struct vnetd_port *ports,
 			 unsigned int nports)
 {
-	unsigned int i;
+	unsigned int i, n = 0;
 
 	metrics_printf(b, "{\"ports\":[");
 	for (i = 0; i < nports; i++) {
-		if (i)
+		if (!ports[i].used)
+			continue;
+		if (n++)
 			metrics_printf(b, ",");
 		metrics_port_json(b, &ports[i]);
 	}
@@ -386,7 +390,7 @@ static void metrics_prom_family(struct sbuf *b, struct vnetd_port *ports,
 	metrics_printf(b, "# HELP %s %s\n# TYPE %s counter\n", name,
 		       drops ? METRICS_DROPS_HELP : metrics_ctrs[f].help, name);
 	for (i = 0; i < nports; i++) {
-		vp = vu_dev_pairs(ports[i].dev, &npairs);
+		vp = ports[i].used ? vu_dev_pairs(ports[i].dev, &npairs) : NULL;
 		for (q = 0; vp && q < npairs; q++) {
 			for (d = 0; d < 2; d++) {
 				const struct vnet_ring *ring = d ? &vp[q].tx :
@@ -472,12 +476,16 @@ static void metrics_prom_ports(struct sbuf *b, struct vnetd_port *ports,
 
 	metrics_printf(b, "# HELP vnetd_port_connected 1 if a frontend is attached\n# TYPE vnetd_port_connected gauge\n");
 	for (i = 0; i < nports; i++) {
+		if (!ports[i].used)
+			continue;
 		metrics_printf(b, "vnetd_port_connected{port=");
 		metrics_quote(b, ports[i].cfg.name, true);
 		metrics_printf(b, "} %d\n", port_connected(&ports[i]) ? 1 : 0);
 	}
 	metrics_printf(b, "# HELP vnetd_port_connections_total Frontend connections served\n# TYPE vnetd_port_connections_total counter\n");
 	for (i = 0; i < nports; i++) {
+		if (!ports[i].used)
+			continue;
 		metrics_printf(b, "vnetd_port_connections_total{port=");
 		metrics_quote(b, ports[i].cfg.name, true);
 		metrics_printf(b, "} %llu\n", (unsigned long long)ports[i].connects);
@@ -492,7 +500,7 @@ static void metrics_prom_ports(struct sbuf *b, struct vnetd_port *ports,
 			       (unsigned long long)ctl_refused((enum ctl_refuse)i));
 	metrics_printf(b, "# HELP vnetd_queue_datapath Data path of a queue pair (the label), always 1\n# TYPE vnetd_queue_datapath gauge\n");
 	for (i = 0; i < nports; i++) {
-		vp = vu_dev_pairs(ports[i].dev, &npairs);
+		vp = ports[i].used ? vu_dev_pairs(ports[i].dev, &npairs) : NULL;
 		for (q = 0; vp && q < npairs; q++) {
 			dp = metrics_datapath(&vp[q], &why);
 			metrics_printf(b, "vnetd_queue_datapath{port=");

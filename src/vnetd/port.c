@@ -439,7 +439,7 @@ static int port_open_backend(struct vnetd_port *p, char *err, size_t errlen)
 		.tap_fds = p->cfg.ntap_fds ? p->cfg.tap_fds : NULL,
 		.ntap_fds = p->cfg.ntap_fds,
 	};
-	char why[128] = "";
+	char why[256] = "";
 	int ret;
 
 	p->host.ops = host_find(p->cfg.backend);
@@ -560,7 +560,9 @@ int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
 			 strerror(-ret));
 		return ret;
 	}
-	return port_open_socket(p, err, errlen);
+	ret = port_open_socket(p, err, errlen);
+	p->used = !ret;
+	return ret;
 }
 
 /**
@@ -569,6 +571,7 @@ int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
  */
 void port_cleanup(struct vnetd_port *p)
 {
+	p->used = false;
 	if (p->dev) {
 		if (vu_dev_connected(p->dev)) {
 			epoll_ctl(p->epfd, EPOLL_CTL_DEL, vu_dev_sock(p->dev),

@@ -154,6 +154,15 @@ static void sandbox_allow_dir_of(int rs, const char *file)
 		      LANDLOCK_ACCESS_FS_MAKE_SOCK);
 }
 
+/* Reading files beside @file (an editor replaces it by rename) */
+static void sandbox_allow_dir_of_read(int rs, const char *file)
+{
+	char buf[VNETD_PATH_LEN];
+
+	snprintf(buf, sizeof(buf), "%s", file);
+	sandbox_allow(rs, dirname(buf), LANDLOCK_ACCESS_FS_READ_FILE);
+}
+
 /* Step 2's ruleset, or -1 with one line saying why not */
 static int sandbox_landlock(const struct vnetd_cfg *cfg)
 {
@@ -183,6 +192,10 @@ static int sandbox_landlock(const struct vnetd_cfg *cfg)
 	for (i = 0; i < cfg->nports; i++)
 		sandbox_allow_dir_of(rs, cfg->ports[i].socket);
 	sandbox_allow_dir_of(rs, cfg->ctl_path);
+	/* ports at run time (reload.c): /run/vnetd, and SIGHUP reads --config */
+	sandbox_allow_dir_of(rs, SOCK_RUN_DIR "/x");
+	if (cfg->config_path)
+		sandbox_allow_dir_of_read(rs, cfg->config_path);
 	sandbox_allow(rs, "/dev/vhost-net", rw);
 	sandbox_allow(rs, "/dev/net/tun", rw);
 	sandbox_allow(rs, "/sys/module/vhost/parameters",

@@ -56,6 +56,8 @@
  * @sock_uid:		Socket file owner, -1: leave
  * @sock_gid:		Socket file group, -1: leave
  * @sock_mode:		Socket file mode
+ * @from_config:	Came from a --config line: SIGHUP may stop, restart
+ *			or keep it (reload.c)
  */
 struct vnetd_port_cfg {
 	char name[VNETD_NAME_LEN];
@@ -76,12 +78,18 @@ struct vnetd_port_cfg {
 	int64_t sock_uid;
 	int64_t sock_gid;
 	unsigned int sock_mode;
+	bool from_config;
 };
 
 /**
  * struct vnetd_cfg - The whole command line / config file
- * @ports:		Ports to serve
- * @nports:		How many
+ * @ports:		Ports to serve; at run time slot i is ports[i] of main.c
+ * @nports:		How many slots have ever been used (a slot freed by
+ *			`port del` stays counted until reused: see
+ *			struct vnetd_port @used)
+ * @defaults:		Per-port options given outside --port: the template
+ *			of every --port, config line and `port add`
+ * @config_path:	--config FILE (argv), NULL: none
  * @ctl_path:		Control socket path ("" = none)
  * @log_level:		Log level
  * @print_caps:		--print-capabilities: print and exit
@@ -98,6 +106,8 @@ struct vnetd_port_cfg {
 struct vnetd_cfg {
 	struct vnetd_port_cfg ports[VNETD_MAX_PORTS];
 	unsigned int nports;
+	struct vnetd_port_cfg defaults;
+	const char *config_path;
 	char ctl_path[VNETD_PATH_LEN];
 	int log_level;
 	bool print_caps;
@@ -194,6 +204,8 @@ struct vnetd_ev {
  * @conn_out:	EPOLLOUT is being watched (replies queued in @conn)
  * @tx_since_ms: When replies began to wait in @conn, 0: none waiting
  * @refuse_rl:	Rate limit of this port's refusal and drop lines
+ * @used:	The slot holds a running port (port_init() succeeded, not
+ *		yet port_cleanup()): renderers and loops skip free slots
  */
 struct vnetd_port {
 	struct vnetd_port_cfg cfg;
@@ -218,6 +230,7 @@ struct vnetd_port {
 	bool conn_out;
 	uint64_t tx_since_ms;
 	struct log_ratelimit refuse_rl;
+	bool used;
 };
 
 /* cli.c */
@@ -225,6 +238,14 @@ int cli_parse(struct vnetd_cfg *cfg, int argc, char **argv);
 void cli_usage(FILE *f);
 void cli_print_capabilities(FILE *f);
 const char *cli_feature_name(unsigned int bit);
+int cli_port_parse(struct vnetd_port_cfg *pc, const struct vnetd_port_cfg *tmpl,
+		   const char *text, const char *delims, char *why, size_t len);
+int cli_port_check(struct vnetd_port_cfg *pc, unsigned int index, char *why,
+		   size_t len);
+int cli_port_clash(const struct vnetd_port_cfg *pc,
+		   const struct vnetd_port_cfg *other, char *why, size_t len);
+int cli_config_read(struct vnetd_cfg *cfg, const struct vnetd_port_cfg *tmpl,
+		    const char *path, char *why, size_t len);
 
 #include "svc.h"
 
@@ -242,6 +263,15 @@ void port_tick(struct vnetd_port *p, uint64_t now_ms);
 /* antispoof.c */
 int antispoof_setup(struct vnetd_port *p, char *err, size_t errlen);
 void antispoof_tick(struct vnetd_port *p, unsigned int i, uint64_t now_s);
+/* reload.c: ports at run time (vnetctl port ..., SIGHUP) */
+struct sbuf;
+void reload_init(struct vnetd_cfg *cfg, struct vnetd_port *ports, int epfd);
+struct vnetd_port *reload_ports(unsigned int *nports);
+void reload_port_add(struct sbuf *b, const char *spec);
+void reload_port_del(struct sbuf *b, const char *name);
+void reload_port_list(struct sbuf *b);
+void reload_config(void);
+bool reload_sock_dir_ok(const char *path);
 
 /* conn.c */
 pid_t conn_peer_pid(int fd);

@@ -34,7 +34,8 @@ t() { # FUNCTION WANT WORDS... (the last word is being completed)
 t _vnetd "--config --config-space" vnetd --con
 t _vnetd "tap null loop" vnetd --backend ""
 t _vnetd "--version --help --socket" vnetd --
-t _vnetctl "plan tap probe status" vnetctl ""
+t _vnetctl "plan tap probe status port" vnetctl ""
+t _vnetctl "add del list" vnetctl port ""
 t _vnetctl "create delete" vnetctl tap ""
 t _vnetctl "vhost-net" vnetctl probe ""
 t _vnetctl "--queues" vnetctl tap create t0 --q

@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: MIT
+/*
+ * reload.c - ports at run time: `vnetctl port add|del|list` (requests on
+ * the control socket, ctl.c) and SIGHUP (main.c), which re-reads --config
+ * and applies only the differences. Parsing is cli.c's (the same
+ * cli_port_parse()/cli_port_check() as --port and config lines); opening
+ * and closing a port is port.c's. This file decides which slot of the
+ * fixed port array (VNETD_MAX_PORTS) a port takes and whether a request
+ * may change anything.
+ *
+ * Every request is checked whole before anything changes: a bad key or
+ * value, a duplicate name or socket, no free slot, a socket outside the
+ * directories the sandbox allows, an fd= or tap-fd= (fd numbers cannot be
+ * passed over the control socket) all get one line of reason and change
+ * nothing. A port that passes the checks and still fails to open (its
+ * socket in use, a TAP it may not attach to) is closed again and its slot
+ * stays free.
+ *
+ * SIGHUP only touches ports that came from --config: a port from the
+ * command line or from `port add` is left alone (a config line with its
+ * name or socket is refused, and the reload with it). A port whose line
+ * is unchanged is not disturbed: its connection and workers stay up.
+ *
+ * After the sandbox (sandbox.c) vnetd has no capabilities and Landlock
+ * lets it create sockets only in the directories known at start: that of
+ * --ctl-socket, /run/vnetd and those of the ports given at start. It
+ * cannot create a TAP (no CAP_NET_ADMIN); it may attach to an existing
+ * persistent TAP its user may open (vnetctl tap create NAME --user ...).
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "util.h"
+#include "vnetd.h"
+
+/* #syscalls: socket bind listen connect fchmod fchownat chown fchown
+ * #syscalls: umask unlink unlinkat mkdir mkdirat newfstatat fstat openat
+ * #syscalls: read close timerfd_create epoll_ctl fcntl */
+
+#define RELOAD_WHY_LEN	512
+
+/**
+ * struct reload_state - What the run-time changes work on (main thread)
+ * @cfg:	The process configuration; cfg->ports[i] is slot i's
+ * @ports:	The port array, VNETD_MAX_PORTS slots
+ * @epfd:	Main loop's epoll descriptor
+ * @nfirst:	Ports before the config file's at start (default names)
+ * @dirs:	Directories sockets may be created in (sandbox on)
+ * @ndirs:	How many
+ */
+static struct {
+	struct vnetd_cfg *cfg;
+	struct vnetd_port *ports;
+	int epfd;
+	unsigned int nfirst;
+	char dirs[VNETD_MAX_PORTS + 2][VNETD_PATH_LEN];
+	unsigned int ndirs;
+} rl;
+
+/* The next config (SIGHUP): large, so static */
+static struct vnetd_cfg reload_next;
+
+static void reload_add_dir(const char *file)
+{
+	char buf[VNETD_PATH_LEN];
+	const char *d;
+	unsigned int i;
+
+	if (!file[0])
+		return;
+	snprintf(buf, sizeof(buf), "%s", file);
+	d = dirname(buf);
+	for (i = 0; i < rl.ndirs; i++)
+		if (!strcmp(rl.dirs[i], d))
+			return;
+	if (rl.ndirs < ARRAY_SIZE(rl.dirs))
+		snprintf(rl.dirs[rl.ndirs++], VNETD_PATH_LEN, "%s", d);
+}
+
+/**
+ * reload_init() - Remember what run-time changes work on
+ * @cfg:	Configuration, ports already started
+ * @ports:	Port array (VNETD_MAX_PORTS)
+ * @epfd:	Main loop's epoll descriptor
+ *
+ * Context: main thread, after setup, before the sandbox
+ */
+void reload_init(struct vnetd_cfg *cfg, struct vnetd_port *ports, int epfd)
+{
+	unsigned int i;
+	int ret;
+
+	rl.cfg = cfg;
+	rl.ports = ports;
+	rl.epfd = epfd;
+	rl.ndirs = 0;
+	rl.nfirst = 0;
+	for (i = 0; i < cfg->nports; i++) {
+		rl.nfirst += !cfg->ports[i].from_config;
+		if (!cfg->ports[i].client)
+			reload_add_dir(cfg->ports[i].socket);
+	}
+	reload_add_dir(cfg->ctl_path);
+	reload_add_dir(SOCK_RUN_DIR "/x");
+	/* Landlock can only be given a directory that exists: make it now */
+	ret = cfg->sandbox && !geteuid() ? sock_run_dir(SOCK_RUN_DIR "/x") : 0;
+	if (ret)
+		log_warn("mkdir %s: %s: port add there will fail", SOCK_RUN_DIR,
+			 strerror(-ret));
+}
+
+/**
+ * reload_ports() - The port array as it is now
+ * @nports:	Slots in use or used before (output): skip !used ones
+ *
+ * Return: the array, NULL before reload_init()
+ */
+struct vnetd_port *reload_ports(unsigned int *nports)
+{
+	*nports = rl.cfg ? rl.cfg->nports : 0;
+	return rl.ports;
+}
+
+/**
+ * reload_sock_dir_ok() - May a socket be created at @path after the sandbox?
+ * @path:	Socket path
+ *
+ * Return: true with --sandbox off, or if @path's directory is one known
+ *	   at start (see the top of this file)
+ */
+bool reload_sock_dir_ok(const char *path)
+{
+	char buf[VNETD_PATH_LEN];
+	const char *d;
+	unsigned int i;
+
+	if (!rl.cfg->sandbox)
+		return true;
+	snprintf(buf, sizeof(buf), "%s", path);
+	d = dirname(buf);
+	for (i = 0; i < rl.ndirs; i++)
+		if (!strcmp(rl.dirs[i], d))
+			return true;
+	return false;
+}
+
+static void reload_dirs_text(char *out, size_t len)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	out[0] = '\0';
+	for (i = 0; i < rl.ndirs && n < len; i++)
+		n += (size_t)snprintf(out + n, len - n, "%s%s", i ? ", " : "",
+				      rl.dirs[i]);
+}
+
+static struct vnetd_port *reload_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < rl.cfg->nports; i++)
+		if (rl.ports[i].used && !strcmp(rl.ports[i].cfg.name, name))
+			return &rl.ports[i];
+	return NULL;
+}
+
+/* A free slot (a freed one first), -1: all VNETD_MAX_PORTS in use */
+static int reload_free_slot(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < rl.cfg->nports; i++)
+		if (!rl.ports[i].used)
+			return (int)i;
+	return rl.cfg->nports < VNETD_MAX_PORTS ? (int)rl.cfg->nports : -1;
+}
+
+static unsigned int reload_used(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < rl.cfg->nports; i++)
+		n += rl.ports[i].used;
+	return n;
+}
+
+/*
+ * Checks of one new port that need the running ones: @skip_config leaves
+ * config ports out of the clash check (SIGHUP replaces them). Return: 0 or
+ * -errno with @why set
+ */
+static int reload_check(const struct vnetd_port_cfg *pc, bool skip_config,
+			char *why, size_t len)
+{
+	char dirs[256];
+	unsigned int i;
+
+	if (pc->fd >= 0 || pc->ntap_fds) {
+		snprintf(why, len, "port %s: %s: only at start (a descriptor number cannot be passed over the control socket or a reload)",
+			 pc->name, pc->fd >= 0 ? "fd=" : "tap-fd=");
+		return -EINVAL;
+	}
+	if (!strcmp(pc->backend, "tap") && !pc->tap[0]) {
+		snprintf(why, len, "port %s: backend=tap at run time needs tap=NAME of an existing persistent TAP (vnetd cannot create one after setup: no CAP_NET_ADMIN); create it first: vnetctl tap create NAME --user USER",
+			 pc->name);
+		return -EPERM;
+	}
+	for (i = 0; i < rl.cfg->nports; i++) {
+		const struct vnetd_port *p = &rl.ports[i];
+
+		if (!p->used || (skip_config && p->cfg.from_config))
+			continue;
+		if (cli_port_clash(pc, &p->cfg, why, len))
+			return -EEXIST;
+	}
+	if (!pc->client && !reload_sock_dir_ok(pc->socket)) {
+		reload_dirs_text(dirs, sizeof(dirs));
+		snprintf(why, len, "port %s: socket %s: after the sandbox vnetd may create sockets only in %s (restart vnetd with the port, or use one of those)",
+			 pc->name, pc->socket, dirs);
+		return -EACCES;
+	}
+	return 0;
+}
+
+/* Open @pc in slot @slot. Return: 0 or -errno with @why set */
+static int reload_start(const struct vnetd_port_cfg *pc, unsigned int slot,
+			char *why, size_t len)
+{
+	const struct vnetd_port_cfg *d = &rl.cfg->defaults;
+	struct vnetd_port *p = &rl.ports[slot];
+	struct vnetd_port_cfg plain;
+	char err[512] = "";
+	int ret;
+
+	ret = port_init(p, pc, rl.epfd, err, sizeof(err));
+	/*
+	 * The default socket group (kvm, when started as root) cannot be
+	 * applied after the sandbox (no CAP_CHOWN): the socket keeps vnetd's
+	 * group. One that was asked for (socket-group=) is an error.
+	 */
+	if (ret == -EPERM && pc->sock_gid == d->sock_gid &&
+	    pc->sock_uid == d->sock_uid && (d->sock_gid >= 0 || d->sock_uid >= 0)) {
+		port_cleanup(p);
+		plain = *pc;
+		plain.sock_uid = plain.sock_gid = -1;
+		err[0] = '\0';
+		ret = port_init(p, &plain, rl.epfd, err, sizeof(err));
+		if (!ret)
+			log_warn("port %s: socket %s keeps vnetd's group: the default socket group (gid %lld) needs CAP_CHOWN, gone after the sandbox (give socket-mode=, or start vnetd with the port)",
+				 pc->name, pc->socket, (long long)d->sock_gid);
+	}
+	if (ret) {
+		port_cleanup(p);
+		snprintf(why, len, "port %s: %s%s", pc->name,
+			 err[0] ? err : strerror(-ret),
+			 !strcmp(pc->backend, "tap") &&
+			 (ret == -EPERM || ret == -EACCES) ?
+			 " (at run time vnetd cannot create a TAP: create it first with vnetctl tap create NAME --user USER)" :
+			 "");
+		return ret;
+	}
+	rl.cfg->ports[slot] = *pc;
+	if (slot == rl.cfg->nports)
+		rl.cfg->nports++;
+	log_info("port %s: %s %s, backend %s, %u queue pair%s (slot %u)",
+		 pc->name, pc->client ? "connecting to" : "listening on",
+		 pc->socket, pc->backend, pc->queues,
+		 pc->queues > 1 ? "s" : "", slot);
+	return 0;
+}
+
+static void reload_stop(struct vnetd_port *p, const char *why)
+{
+	log_info("port %s: stopped (%s)", p->cfg.name, why);
+	port_cleanup(p);
+}
+
+/**
+ * reload_port_add() - `port add KEY=VAL,...`: check, then start a port
+ * @b:		Reply: "ok: ..." or "error: port add...: reason"
+ * @spec:	The port spec, as for --port
+ *
+ * Context: main thread (control socket)
+ */
+void reload_port_add(struct sbuf *b, const char *spec)
+{
+	struct vnetd_port_cfg pc;
+	char why[RELOAD_WHY_LEN];
+	int slot;
+
+	if (cli_port_parse(&pc, &rl.cfg->defaults, spec, ",", why,
+			   sizeof(why))) {
+		metrics_printf(b, "error: port add%s\n", why);
+		return;
+	}
+	slot = reload_free_slot();
+	if (slot < 0) {
+		metrics_printf(b, "error: port add: too many ports (at most %d): remove one first (vnetctl port del NAME)\n",
+			       VNETD_MAX_PORTS);
+		return;
+	}
+	if (cli_port_check(&pc, (unsigned int)slot, why, sizeof(why)) ||
+	    reload_check(&pc, false, why, sizeof(why)) ||
+	    reload_start(&pc, (unsigned int)slot, why, sizeof(why))) {
+		log_warn("control socket: port add refused: %s", why);
+		metrics_printf(b, "error: port add: %s\n", why);
+		return;
+	}
+	metrics_printf(b, "ok: port %s added (%s %s)\n", pc.name,
+		       pc.client ? "connecting to" : "listening on", pc.socket);
+}
+
+/**
+ * reload_port_del() - `port del NAME`: stop a port, free its slot
+ * @b:		Reply
+ * @name:	Port name
+ *
+ * Context: main thread (control socket)
+ */
+void reload_port_del(struct sbuf *b, const char *name)
+{
+	struct vnetd_port *p = reload_find(name);
+
+	if (!p) {
+		metrics_printf(b, "error: port del %.64s: no such port (vnetctl port list shows them)\n",
+			       name);
+		return;
+	}
+	reload_stop(p, "port del");
+	metrics_printf(b, "ok: port %s removed\n", name);
+}
+
+/**
+ * reload_port_list() - `port list`: one line per running port
+ * @b:		Reply: "NAME socket=PATH backend=B queues=N from=WHERE STATE"
+ *
+ * Context: main thread (control socket)
+ */
+void reload_port_list(struct sbuf *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < rl.cfg->nports; i++) {
+		const struct vnetd_port *p = &rl.ports[i];
+
+		if (!p->used)
+			continue;
+		metrics_printf(b, "%s socket=%s backend=%s queues=%u from=%s %s\n",
+			       p->cfg.name, p->cfg.socket[0] ? p->cfg.socket : "(fd)",
+			       p->cfg.backend, p->cfg.queues,
+			       p->cfg.from_config ? "config" : "start-or-add",
+			       port_connected(p) ? "connected" :
+			       p->cfg.client ? "connecting" : "listening");
+	}
+	if (!reload_used())
+		metrics_printf(b, "(no ports)\n");
+}
+
+/* Same settings? (field by field: struct padding is not compared) */
+static bool reload_same(const struct vnetd_port_cfg *a,
+			const struct vnetd_port_cfg *b)
+{
+	return !strcmp(a->name, b->name) && !strcmp(a->socket, b->socket) &&
+	       !strcmp(a->backend, b->backend) && !strcmp(a->tap, b->tap) &&
+	       a->ntap_fds == b->ntap_fds &&
+	       !memcmp(a->tap_fds, b->tap_fds, a->ntap_fds * sizeof(int)) &&
+	       a->queues == b->queues && !memcmp(a->mac, b->mac, 6) &&
+	       a->mtu == b->mtu && a->features_mask == b->features_mask &&
+	       a->client == b->client && a->vhost_net == b->vhost_net &&
+	       a->wopts.budget_pkts == b->wopts.budget_pkts &&
+	       a->wopts.budget_bytes == b->wopts.budget_bytes &&
+	       a->wopts.poll_us == b->wopts.poll_us &&
+	       a->wopts.nthreads == b->wopts.nthreads &&
+	       a->config_space == b->config_space && a->fd == b->fd &&
+	       a->sock_uid == b->sock_uid && a->sock_gid == b->sock_gid &&
+	       a->sock_mode == b->sock_mode;
+}
+
+/*
+ * SIGHUP step 1: give every line of @n its defaults and check it against
+ * the others and the ports SIGHUP does not own; a line for a running
+ * config port keeps that port's MAC unless it names one. Return: 0 or
+ * -errno with @why set (then nothing changes)
+ */
+static int reload_plan(struct vnetd_cfg *n, char *why, size_t len)
+{
+	unsigned int k, j, used = reload_used(), adds = 0, dels = 0;
+	struct vnetd_port *old;
+
+	for (k = 0; k < n->nports; k++) {
+		struct vnetd_port_cfg *pc = &n->ports[k];
+		bool mac_given = pc->mac[0] | pc->mac[1] | pc->mac[2] |
+				 pc->mac[3] | pc->mac[4] | pc->mac[5];
+
+		if (cli_port_check(pc, rl.nfirst + k, why, len))
+			return -EINVAL;
+		for (j = 0; j < k; j++)
+			if (cli_port_clash(pc, &n->ports[j], why, len))
+				return -EEXIST;
+		old = reload_find(pc->name);
+		if (old && old->cfg.from_config && !mac_given)
+			memcpy(pc->mac, old->cfg.mac, sizeof(pc->mac));
+		/* socket activation gave it its fd at start: the line cannot */
+		if (old && old->cfg.from_config && old->cfg.fd >= 0 &&
+		    pc->fd < 0 && !pc->socket[0] == !old->cfg.socket[0]) {
+			pc->fd = old->cfg.fd;
+			if (!reload_same(pc, &old->cfg)) {
+				snprintf(why, len, "port %s: its socket was inherited (fd %d, socket activation): changing it needs a restart of vnetd",
+					 pc->name, pc->fd);
+				return -EBUSY;
+			}
+		}
+		if (old && old->cfg.from_config && reload_same(pc, &old->cfg))
+			continue;
+		if (reload_check(pc, true, why, len))
+			return -EINVAL;
+		adds += !old;
+	}
+	for (j = 0; j < rl.cfg->nports; j++) {
+		if (!rl.ports[j].used || !rl.ports[j].cfg.from_config)
+			continue;
+		for (k = 0; k < n->nports; k++)
+			if (!strcmp(n->ports[k].name, rl.ports[j].cfg.name))
+				break;
+		dels += k == n->nports;
+	}
+	if (used - dels + adds > VNETD_MAX_PORTS) {
+		snprintf(why, len, "%u ports after the reload: at most %d",
+			 used - dels + adds, VNETD_MAX_PORTS);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/* SIGHUP step 2: stop the removed and changed ports, start the new ones */
+static void reload_apply(const struct vnetd_cfg *n)
+{
+	unsigned int k, j, added = 0, removed = 0, restarted = 0, kept = 0;
+	unsigned int failed = 0;
+	char why[RELOAD_WHY_LEN];
+	struct vnetd_port *old;
+	int slot;
+
+	for (j = 0; j < rl.cfg->nports; j++) {
+		struct vnetd_port *p = &rl.ports[j];
+
+		if (!p->used || !p->cfg.from_config)
+			continue;
+		for (k = 0; k < n->nports; k++)
+			if (!strcmp(n->ports[k].name, p->cfg.name))
+				break;
+		if (k == n->nports) {
+			reload_stop(p, "removed from --config");
+			removed++;
+		} else if (!reload_same(&n->ports[k], &p->cfg)) {
+			reload_stop(p, "changed in --config, restarting");
+			restarted++;
+		}
+	}
+	for (k = 0; k < n->nports; k++) {
+		old = reload_find(n->ports[k].name);
+		if (old) {
+			kept++;
+			continue;
+		}
+		slot = reload_free_slot();
+		if (slot >= 0 &&
+		    !reload_start(&n->ports[k], (unsigned int)slot, why,
+				  sizeof(why))) {
+			added++;
+			continue;
+		}
+		failed++;
+		log_err("SIGHUP: %s", slot < 0 ? "no free port slot" : why);
+	}
+	log_info("SIGHUP: --config %s applied: %u added, %u restarted, %u removed, %u untouched, %u failed",
+		 rl.cfg->config_path, added - MIN(added, restarted), restarted,
+		 removed, kept, failed);
+}
+
+/**
+ * reload_config() - SIGHUP: re-read --config, apply only the differences
+ *
+ * Added lines start, removed ones stop, changed ones restart, unchanged
+ * ones are not disturbed. A file that does not parse or check changes
+ * nothing (one log line says why).
+ *
+ * Context: main thread
+ */
+void reload_config(void)
+{
+	struct vnetd_cfg *n = &reload_next;
+	char why[RELOAD_WHY_LEN];
+
+	if (!rl.cfg->config_path) {
+		log_warn("SIGHUP: no --config to re-read: nothing changed");
+		return;
+	}
+	memset(n, 0, sizeof(*n));
+	if (cli_config_read(n, &rl.cfg->defaults, rl.cfg->config_path, why,
+			    sizeof(why)) ||
+	    reload_plan(n, why, sizeof(why))) {
+		log_err("SIGHUP: %s: nothing changed", why);
+		return;
+	}
+	reload_apply(n);
+}
