@@ -210,23 +210,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifdef FZ_STANDALONE
-int main(int argc, char **argv)
-{
-	static uint8_t buf[1 << 16];
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		FILE *f = fopen(argv[i], "rb");
-		size_t n;
-
-		if (!f) {
-			perror(argv[i]);
-			return 1;
-		}
-		n = fread(buf, 1, sizeof(buf), f);
-		fclose(f);
-		LLVMFuzzerTestOneInput(buf, n);
-	}
-	return 0;
-}
+#include "fuzz_main.h"
 #endif

@@ -215,24 +215,6 @@ out:
 }
 
 #ifdef FZ_STANDALONE
-int main(int argc, char **argv)
-{
-	static uint8_t buf[1 << 16];
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		FILE *f = fopen(argv[i], "rb");
-		size_t n;
-
-		if (!f) {
-			perror(argv[i]);
-			return 1;
-		}
-		n = fread(buf, 1, sizeof(buf), f);
-		fclose(f);
-		LLVMFuzzerTestOneInput(buf, n);
-	}
-	vu_dev_destroy(fz_dev);
-	return 0;
-}
+#define FZ_MAIN_CLEANUP()	vu_dev_destroy(fz_dev)
+#include "fuzz_main.h"
 #endif

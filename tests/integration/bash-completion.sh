@@ -5,31 +5,27 @@
 # needs: bash-completion
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 BC=/usr/share/bash-completion/bash_completion
-[ -r $BC ] || { echo "SKIP: bash-completion not installed (apt-get install bash-completion)"; exit 77; }
-for p in vnetd vnetctl vnet-bench; do
-	[ -x build/$p ] || { echo "SKIP: build/$p not built (run make)"; exit 77; }
-done
+[ -r $BC ] || skip_all "bash-completion not installed (apt-get install bash-completion)"
+need_built build/vnetd build/vnetctl build/vnet-bench
 # shellcheck disable=SC1090
 source $BC
 PATH=$PWD/build:$PATH
 for f in contrib/bash-completion/*; do source "$f"; done
-N=0 FAILED=0
 t() { # FUNCTION WANT WORDS... (the last word is being completed)
 	local fn=$1 want=$2 w
 	shift 2
 	COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
 	COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; COMPREPLY=()
 	$fn "$1"
-	N=$((N + 1))
 	for w in $want; do
 		if ! printf '%s\n' "${COMPREPLY[@]}" | grep -qx -- "$w"; then
-			echo "not ok $N - '$*' completes $w (got: ${COMPREPLY[*]})"
-			FAILED=1
+			not_ok "'$*' completes $w (got: ${COMPREPLY[*]})"
 			return
 		fi
 	done
-	echo "ok $N - '$*' -> ${COMPREPLY[*]}"
+	ok "'$*' -> ${COMPREPLY[*]}"
 }
 t _vnetd "--config --config-space" vnetd --con
 t _vnetd "tap null loop" vnetd --backend ""

@@ -7,13 +7,11 @@
 # needs: man
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-command -v scdoc >/dev/null || { echo "SKIP: scdoc not installed (apt-get install scdoc)"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
+. tests/lib/common.sh
+command -v scdoc >/dev/null || skip_all "scdoc not installed (apt-get install scdoc)"
+command -v python3 >/dev/null || skip_all "python3 not installed"
 TMP=$(mktemp -d /tmp/make-install.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-N=0 FAILED=0
-ok()     { N=$((N+1)); echo "ok $N - $1"; }
-not_ok() { N=$((N+1)); FAILED=1; echo "not ok $N - $1"; }
+cleanup_path "$TMP"
 D=$TMP/root
 VARS=(DESTDIR="$D" PREFIX=/opt/vn SBINDIR=/opt/vn/daemons MANDIR=/opt/man
       SYSCONFDIR=/opt/etc SYSTEMDUNITDIR=/opt/units)

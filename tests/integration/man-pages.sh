@@ -6,18 +6,16 @@
 # needs: man
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 for t in scdoc mandoc; do
-	command -v $t >/dev/null || { echo "SKIP: $t not installed (apt-get install $t)"; exit 77; }
+	command -v $t >/dev/null || skip_all "$t not installed (apt-get install $t)"
 done
 B=${VNET_BIN_DIR:-build}
 for p in vnetd vnetctl vnet-bench; do
-	[ -x "$B/$p" ] || { echo "SKIP: $B/$p not built (run make)"; exit 77; }
+	need_built "$B/$p"
 done
 TMP=$(mktemp -d /tmp/man-pages.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-N=0 FAILED=0
-ok()     { N=$((N+1)); echo "ok $N - $1"; }
-not_ok() { N=$((N+1)); FAILED=1; echo "not ok $N - $1"; }
+cleanup_path "$TMP"
 
 # Long options a text names, one per line, sorted
 opts() { grep -oE -- '--[a-z][a-z0-9-]*[a-z0-9]' | sort -u; }

@@ -9,27 +9,24 @@
 # needs: root deb man
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (installs a package)"; exit 77; }
+. tests/lib/common.sh
+[ "$(id -u)" = 0 ] || skip_all "needs root (installs a package)"
 for t in dpkg-buildpackage lintian apt-get python3; do
-	command -v $t >/dev/null || { echo "SKIP: $t not installed (apt-get install dpkg-dev debhelper lintian)"; exit 77; }
+	command -v $t >/dev/null || skip_all "$t not installed (apt-get install dpkg-dev debhelper lintian)"
 done
-[ -f debian/control ] || { echo "SKIP: no debian/ directory"; exit 77; }
+[ -f debian/control ] || skip_all "no debian/ directory"
 if dpkg-query -W -f='${Status}' vnetd 2>/dev/null | grep -q installed; then
-	echo "SKIP: a vnetd package is already installed; not touching it (apt-get purge vnetd first)"
-	exit 77
+	skip_all "a vnetd package is already installed; not touching it (apt-get purge vnetd first)"
 fi
 TMP=$(mktemp -d /tmp/package-deb.XXXXXX)
+cleanup_path "$TMP"
 PID= INSTALLED=0
 APT=(apt-get -y -q -o DPkg::Lock::Timeout=300)
-cleanup() {
-	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
-	[ "$INSTALLED" = 1 ] && DEBIAN_FRONTEND=noninteractive "${APT[@]}" purge vnetd >/dev/null 2>&1
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-N=0 FAILED=0
-ok()     { N=$((N+1)); echo "ok $N - $1"; }
-not_ok() { N=$((N+1)); FAILED=1; echo "not ok $N - $1"; }
+# at exit, newest first: the installed vnetd, then the package (both read then)
+# shellcheck disable=SC2016
+cleanup_run '[ "$INSTALLED" = 1 ] && DEBIAN_FRONTEND=noninteractive "${APT[@]}" purge vnetd >/dev/null 2>&1'
+# shellcheck disable=SC2016
+cleanup_run 'stop_pid "$PID"'
 bail()   { not_ok "$1"; echo "1..$N"; exit 1; }
 
 # A clean copy: what git tracks plus new files it does not ignore

@@ -5,19 +5,17 @@
 # and a bad value's message names its flag. Prints TAP lines.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 BENCH=${VNET_BENCH:-build/vnet-bench}
-[ -x "$BENCH" ] || { echo "SKIP: $BENCH not built (run make)"; exit 77; }
-N=0 FAILED=0
+need_built "$BENCH"
 t() { # NAME WANT_RC WANT_REGEX ARGS...
 	local name=$1 rc=$2 want=$3 out got
 	shift 3
 	out=$(timeout 10 "$BENCH" "$@" 2>&1); got=$?
-	N=$((N + 1))
 	if [ "$got" = "$rc" ] && grep -qE -- "$want" <<< "$out"; then
-		echo "ok $N - $name"
+		ok "$name"
 	else
-		echo "not ok $N - $name (rc=$got, want $rc): $(head -3 <<< "$out")"
-		FAILED=1
+		not_ok "$name (rc=$got, want $rc): $(head -3 <<< "$out")"
 	fi
 }
 t "--help: exit 0" 0 '^Usage: vnet-bench' --help

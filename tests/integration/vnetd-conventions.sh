@@ -8,20 +8,12 @@
 # allowed range. Prints TAP lines.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 VNETD=${VNETD:-build/vnetd}
-[ -x "$VNETD" ] || { echo "SKIP: $VNETD not built (run make)"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
+need_built "$VNETD"
+command -v python3 >/dev/null || skip_all "python3 missing"
 TMP=$(mktemp -d /tmp/vnetd-conv.XXXXXX)
-PIDS=()
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-N=0 FAILED=0
-ok()     { N=$((N+1)); echo "ok $N - $1"; }
-not_ok() { N=$((N+1)); FAILED=1; echo "not ok $N - $1"; }
+cleanup_path "$TMP"
 
 expect_usage() {
 	local name=$1 pat=$2 rc err
@@ -84,10 +76,9 @@ out=$("$VNETD" --frobnicate x --print-capabilities 2>&1); rc=$?
 # --socket-path: the same as --socket
 S=$TMP/sp.sock
 "$VNETD" --socket-path "$S" --backend null --ctl-socket "$TMP/ctl0" 2>"$TMP/sp.log" &
-PIDS+=($!)
-for _ in $(seq 50); do [ -S "$S" ] && break; sleep 0.1; done
-[ -S "$S" ] && ok "--socket-path PATH listens on PATH" || not_ok "--socket-path (log: $(cat "$TMP/sp.log"))"
-kill -TERM "${PIDS[-1]}"; wait "${PIDS[-1]}"; rc=$?
+PID=$!; cleanup_pid "$PID"
+wait_sock "$S" && ok "--socket-path PATH listens on PATH" || not_ok "--socket-path (log: $(cat "$TMP/sp.log"))"
+kill -TERM "$PID"; wait "$PID"; rc=$?
 [ "$rc" = 0 ] && [ ! -e "$S" ] && ok "--socket-path: SIGTERM exits 0, socket removed" ||
 	not_ok "--socket-path exit (rc=$rc)"
 

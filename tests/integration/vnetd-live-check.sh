@@ -8,23 +8,18 @@
 # A real frontend (vnet-bench) afterwards is counted and logged. Prints TAP.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 VNETD=${VNETD:-build/vnetd} BENCH=build/vnet-bench CTL=build/vnetctl
-for b in "$VNETD" "$BENCH" "$CTL"; do
-	[ -x "$b" ] || { echo "SKIP: $b not built (run make)"; exit 77; }
-done
+need_built "$VNETD" "$BENCH" "$CTL"
 TMP=$(mktemp -d /tmp/vnetd-live.XXXXXX)
-PID=
-trap '[ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null; rm -rf "$TMP"' EXIT
-N=0 FAILED=0
-ok()     { N=$((N+1)); echo "ok $N - $1"; }
-not_ok() { N=$((N+1)); FAILED=1; echo "not ok $N - $1"; }
+cleanup_path "$TMP"
 S=$TMP/vm.sock C=$TMP/ctl.sock
 
 "$VNETD" --socket "$S" --backend loop --ctl-socket "$C" --log-level debug \
 	--name live 2>"$TMP/first.log" &
-PID=$!
+PID=$!; cleanup_pid "$PID"
 for _ in $(seq 100); do [ -S "$S" ] && [ -S "$C" ] && break; sleep 0.05; done
-[ -S "$S" ] || { echo "not ok 1 - first vnetd did not listen: $(cat "$TMP/first.log")"; exit 1; }
+[ -S "$S" ] || { not_ok "first vnetd did not listen: $(cat "$TMP/first.log")"; exit 1; }
 
 err=$(timeout 10 "$VNETD" --socket "$S" --backend loop --ctl-socket "$TMP/ctl2.sock" 2>&1); rc=$?
 if [ "$rc" != 0 ] && grep -q "in use by a running process" <<< "$err"; then

@@ -9,20 +9,12 @@
 # connection names the port and the frontend's PID. Prints TAP lines.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 VNETD=${VNETD:-build/vnetd}
-[ -x "$VNETD" ] || { echo "SKIP: $VNETD not built (run make)"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
+need_built "$VNETD"
+command -v python3 >/dev/null || skip_all "python3 missing"
 TMP=$(mktemp -d /tmp/vnetd-logs.XXXXXX)
-PIDS=()
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-N=0 FAILED=0
-ok()     { N=$((N+1)); echo "ok $N - $1"; }
-not_ok() { N=$((N+1)); FAILED=1; echo "not ok $N - $1"; }
+cleanup_path "$TMP"
 
 # connect.py SOCK: connect, send GET_FEATURES, print our pid, close
 cat > "$TMP/connect.py" <<'PY'
@@ -46,7 +38,7 @@ run_vnetd() {
 	shift
 	env "${envs[@]}" "$VNETD" --socket "$TMP/$name.sock" --backend null \
 		--ctl-socket "$TMP/$name.ctl" "$@" 2>>"$TMP/$name.log" &
-	pid=$!; PIDS+=($pid)
+	pid=$!
 	fpid=$(timeout 10 python3 "$TMP/connect.py" "$TMP/$name.sock")
 	sleep 0.3
 	kill -TERM "$pid"; wait "$pid"
@@ -70,7 +62,7 @@ if [ -e /usr/share/zoneinfo/Asia/Kolkata ]; then
 		ok "local time with its UTC offset (+05:30 under TZ=Asia/Kolkata)" ||
 		not_ok "TZ offset: $(head -1 "$TMP/tz.log")"
 else
-	echo "ok $((N+1)) - TZ offset # SKIP tzdata missing"; N=$((N+1))
+	ok_skip "TZ offset" "tzdata missing"
 fi
 
 # JOURNAL_STREAM naming stderr's dev:ino: the journal format
@@ -122,7 +114,7 @@ PY
 		ok "--log-target syslog: '<30>vnetd[PID]: ' datagrams to /dev/log" ||
 		not_ok "syslog: $out"
 else
-	echo "ok $((N+1)) - --log-target syslog # SKIP needs root and unshare"; N=$((N+1))
+	ok_skip "--log-target syslog" "needs root and unshare"
 fi
 echo "1..$N"
 exit $FAILED

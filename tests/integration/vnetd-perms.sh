@@ -9,27 +9,18 @@
 # and log), --ctl-group lets the group in. Prints TAP lines.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 VNETD=${VNETD:-$PWD/build/vnetd}
 VNETCTL=${VNETCTL:-$PWD/build/vnetctl}
-[ -x "$VNETD" ] && [ -x "$VNETCTL" ] || { echo "SKIP: vnetd/vnetctl not built (run make)"; exit 77; }
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (socket ownership, runuser)"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
-command -v runuser >/dev/null || { echo "SKIP: runuser missing"; exit 77; }
-id nobody >/dev/null 2>&1 || { echo "SKIP: no user nobody"; exit 77; }
+need_built "$VNETD" "$VNETCTL"
+[ "$(id -u)" = 0 ] || skip_all "needs root (socket ownership, runuser)"
+command -v python3 >/dev/null || skip_all "python3 missing"
+command -v runuser >/dev/null || skip_all "runuser missing"
+id nobody >/dev/null 2>&1 || skip_all "no user nobody"
 NOGROUP=$(id -gn nobody)
 TMP=$(mktemp -d /tmp/vnetd-perms.XXXXXX)
+cleanup_path "$TMP"
 chmod 755 "$TMP"	# nobody must reach the sockets' directory
-PIDS=()
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-N=0 FAILED=0
-ok()     { N=$((N+1)); echo "ok $N - $1"; }
-not_ok() { N=$((N+1)); FAILED=1; echo "not ok $N - $1"; }
-wait_sock() { for _ in $(seq 100); do [ -S "$1" ] && return 0; sleep 0.05; done; return 1; }
 
 cat > "$TMP/fe.py" <<'PY'
 import socket, struct, sys
@@ -49,7 +40,7 @@ start() {
 	shift
 	"$VNETD" --socket "$TMP/$name.sock" --backend null --ctl-socket "$TMP/$name.ctl" \
 		"$@" 2>"$TMP/$name.log" &
-	PIDS+=($!)
+	cleanup_pid "$!"
 	wait_sock "$TMP/$name.sock" || echo "# $name did not start: $(cat "$TMP/$name.log")"
 }
 
@@ -80,7 +71,7 @@ start group --socket-group "$NOGROUP" --socket-mode 660
 
 printf 'name=c1 socket=%s socket-owner=nobody socket-group=%s socket-mode=0640\n' "$TMP/cfg.sock" "$NOGROUP" > "$TMP/ports.conf"
 "$VNETD" --config "$TMP/ports.conf" --backend null --ctl-socket "$TMP/cfg.ctl" 2>"$TMP/cfg.log" &
-PIDS+=($!)
+cleanup_pid "$!"
 wait_sock "$TMP/cfg.sock"
 [ "$(stat -c '%a %U %G' "$TMP/cfg.sock")" = "640 nobody $NOGROUP" ] && ok "config keys socket-owner/-group/-mode" ||
 	not_ok "config socket is $(stat -c '%a %U %G' "$TMP/cfg.sock" 2>&1)"
@@ -94,7 +85,7 @@ if command -v unshare >/dev/null; then
 	[ "$out" = "755 root" ] && ok "missing /run/vnetd created 0755 root" ||
 		not_ok "/run/vnetd: $out $(cat "$TMP/run.log" 2>/dev/null)"
 else
-	echo "ok $((N+1)) - /run/vnetd creation # SKIP unshare missing"; N=$((N+1))
+	ok_skip "/run/vnetd creation" "unshare missing"
 fi
 
 # control socket: SO_PEERCRED

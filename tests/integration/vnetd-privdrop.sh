@@ -8,40 +8,30 @@
 # without the privilege to switch fails with the reason. Prints TAP lines.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 VNETD=${VNETD:-$PWD/build/vnetd}
 BENCH=${BENCH:-$PWD/build/vnet-bench}
-[ -x "$VNETD" ] && [ -x "$BENCH" ] || { echo "SKIP: vnetd/vnet-bench not built (run make)"; exit 77; }
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (TAPs, runuser)"; exit 77; }
-[ -c /dev/net/tun ] || { echo "SKIP: no /dev/net/tun (modprobe tun)"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
-command -v runuser >/dev/null || { echo "SKIP: runuser missing"; exit 77; }
-id nobody >/dev/null 2>&1 || { echo "SKIP: no user nobody"; exit 77; }
+need_built "$VNETD" "$BENCH"
+[ "$(id -u)" = 0 ] || skip_all "needs root (TAPs, runuser)"
+[ -c /dev/net/tun ] || skip_all "no /dev/net/tun (modprobe tun)"
+command -v python3 >/dev/null || skip_all "python3 missing"
+command -v runuser >/dev/null || skip_all "runuser missing"
+id nobody >/dev/null 2>&1 || skip_all "no user nobody"
 TMP=$(mktemp -d /tmp/vnetd-priv.XXXXXX)
+cleanup_path "$TMP"
 chmod 755 "$TMP"
 NB=$TMP/nobody; mkdir "$NB"; chown nobody "$NB"	# where nobody binds its sockets
 TAPU=hspu$$ TAPF=hspf$$
-PIDS=()
-cleanup() {
-	local p
-	# TERM first: runuser passes it on to the vnetd it started
-	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	sleep 0.3
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	ip link del "$TAPU" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-N=0 FAILED=0
-ok()     { N=$((N+1)); echo "ok $N - $1"; }
-not_ok() { N=$((N+1)); FAILED=1; echo "not ok $N - $1"; }
-wait_sock() { for _ in $(seq 100); do [ -S "$1" ] && return 0; sleep 0.05; done; return 1; }
+# at exit, newest first: the processes (TERM: runuser passes it on to the vnetd
+# it started), then the persistent TAP they used
+cleanup_run "ip link del $TAPU 2>/dev/null"
 field() { awk -v k="$2:" '$1 == k { $1 = ""; print substr($0, 2) }' "/proc/$1/status"; }
 rx_packets() { cat "/sys/class/net/$1/statistics/rx_packets" 2>/dev/null || echo 0; }
 
 # 1. --user nobody: the drop, checked from outside
 "$VNETD" --socket "$TMP/d.sock" --backend loop --ctl-socket "$TMP/d.ctl" --user nobody \
 	2>"$TMP/d.log" &
-PID=$!; PIDS+=($PID)
+PID=$!; cleanup_run "stop_pid $PID"
 wait_sock "$TMP/d.sock"; sleep 0.3
 u=$(field "$PID" Uid) g=$(field "$PID" Gid) gr=$(field "$PID" Groups)
 if [ "$(echo $u)" = "65534 65534 65534 65534" ] && [ "$(echo $g)" = "65534 65534 65534 65534" ] &&
@@ -63,9 +53,9 @@ grep -q 'running as uid 65534 gid 65534, no capabilities' "$TMP/d.log" && ok "th
 ip tuntap add dev "$TAPU" mode tap user nobody multi_queue vnet_hdr && ip link set "$TAPU" up
 runuser -u nobody -- "$VNETD" --socket "$NB/u.sock" --backend tap --tap "$TAPU" \
 	--ctl-socket "$NB/u.ctl" 2>"$TMP/u.log" &
-PIDS+=($!)
+RPID=$!; cleanup_run "stop_pid $RPID"
 if wait_sock "$NB/u.sock"; then
-	PID=$(pgrep -P "${PIDS[-1]}" -x vnetd)	# runuser's child
+	PID=$(pgrep -P "$RPID" -x vnetd)	# runuser's child
 	before=$(rx_packets "$TAPU")
 	timeout 30 "$BENCH" --socket "$NB/u.sock" --mode tx-only --duration 1 >"$TMP/u.bench" 2>&1
 	after=$(rx_packets "$TAPU")
@@ -93,7 +83,7 @@ os.execv(vnetd, [vnetd, '--socket', sockdir + '/f.sock', '--backend', 'tap',
                  '--tap-fd', str(fd), '--ctl-socket', sockdir + '/f.ctl'])
 PY
 python3 "$TMP/parent.py" "$TAPF" "$VNETD" "$NB" 2>"$TMP/f.log" &
-PID=$!; PIDS+=($PID)
+PID=$!; cleanup_run "stop_pid $PID"
 if wait_sock "$NB/f.sock"; then
 	before=$(rx_packets "$TAPF")
 	timeout 30 "$BENCH" --socket "$NB/f.sock" --mode tx-only --duration 1 >"$TMP/f.bench" 2>&1

@@ -18,26 +18,15 @@
 # Prints the numbers and TAP lines.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 VNETD=${VNETD:-build/vnetd}
 BENCH=${VNET_BENCH:-build/vnet-bench}
 VNETCTL=${VNETCTL:-build/vnetctl}
 LIMIT_MS=${VNET_SLOWLORIS_LIMIT_MS:-50}
-for b in "$VNETD" "$BENCH" "$VNETCTL"; do
-	[ -x "$b" ] || { echo "SKIP: $b not built (run make)"; exit 77; }
-done
-command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
+need_built "$VNETD" "$BENCH" "$VNETCTL"
+command -v python3 >/dev/null || skip_all "python3 missing"
 TMP=$(mktemp -d /tmp/vnetd-slow.XXXXXX)
-PIDS=()
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-N=0 FAILED=0
-ok()     { N=$((N+1)); echo "ok $N - $1"; }
-not_ok() { N=$((N+1)); FAILED=1; echo "not ok $N - $1"; }
-check()  { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+cleanup_path "$TMP"
 
 A=$TMP/a.sock B=$TMP/b.sock C=$TMP/ctl.sock
 cat > "$TMP/slow.py" <<'PY'
@@ -114,7 +103,7 @@ elif cmd == 'measure':   # worst connect + GET_FEATURES round trip, ms
 PY
 "$VNETD" --port "name=a,socket=$A,backend=loop" --port "name=b,socket=$B,backend=loop" \
 	--ctl-socket "$C" 2>"$TMP/vnetd.log" &
-VPID=$!; PIDS+=("$VPID")
+VPID=$!; cleanup_pid "$VPID"
 for _ in $(seq 100); do [ -S "$B" ] && [ -S "$C" ] && break; sleep 0.05; done
 [ -S "$B" ] || { echo "Bail out! vnetd did not start"; cat "$TMP/vnetd.log"; exit 1; }
 
@@ -152,7 +141,7 @@ for atk in half drip noread ctl-idle ctl-drip; do
 	case $atk in ctl-*) target=$C ;; *) target=$A ;; esac
 	r0=$(rate)	# without attack, just before: the load of the moment
 	# niced: on a 2-core machine the attacker's own CPU is not what is tested
-	nice -n 10 python3 "$TMP/slow.py" "$atk" "$target" 2>/dev/null & apid=$!; PIDS+=("$apid")
+	nice -n 10 python3 "$TMP/slow.py" "$atk" "$target" 2>/dev/null & apid=$!; cleanup_pid "$apid"
 	start=$SECONDS
 	sleep 0.5
 	read -r g s t r <<< "$(measure)"

@@ -14,29 +14,18 @@
 # not refused. Prints TAP lines.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 VNETD=${VNETD:-build/vnetd}
 BENCH=${VNET_BENCH:-build/vnet-bench}
 NSESS=${VNET_STRESS_SESSIONS:-1000}
-for b in "$VNETD" "$BENCH"; do
-	[ -x "$b" ] || { echo "SKIP: $b not built (run make)"; exit 77; }
-done
-command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
+need_built "$VNETD" "$BENCH"
+command -v python3 >/dev/null || skip_all "python3 missing"
 TMP=$(mktemp -d /tmp/vnetd-stress.XXXXXX)
-PIDS=()
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-N=0 FAILED=0
-ok()     { N=$((N+1)); echo "ok $N - $1"; }
-not_ok() { N=$((N+1)); FAILED=1; echo "not ok $N - $1"; }
-check()  { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+cleanup_path "$TMP"
 
 S=$TMP/p.sock
 "$VNETD" --socket "$S" --backend loop --ctl-socket "$TMP/ctl.sock" 2>"$TMP/vnetd.log" &
-VPID=$!; PIDS+=("$VPID")
+VPID=$!; cleanup_pid "$VPID"
 for _ in $(seq 100); do [ -S "$S" ] && break; sleep 0.05; done
 [ -S "$S" ] || { echo "Bail out! vnetd did not create $S"; cat "$TMP/vnetd.log"; exit 1; }
 
@@ -49,9 +38,9 @@ rss() { awk '/^VmRSS:/ {print $2}' "/proc/$VPID/status"; }
 fd0=$(fds) rss0=$(rss)
 
 # The CPU hog: one busy loop per core, so vnetd's threads get preempted
-HOGS=$(nproc)
+HOGS=$(nproc) HOG_PIDS=()
 for _ in $(seq "$HOGS"); do
-	( while :; do :; done ) & PIDS+=("$!")
+	( while :; do :; done ) & HOG_PIDS+=("$!"); cleanup_pid "$!"
 done
 
 t0=$(date +%s.%N)
@@ -63,8 +52,7 @@ for ring in split packed; do
 		[ $rc = 0 ]
 done
 t1=$(date +%s.%N)
-for p in "${PIDS[@]:1}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-PIDS=("$VPID")
+for p in "${HOG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 echo "# $((2 * NSESS)) sessions in $(python3 -c "print(round($t1 - $t0, 1))") s"
 
 fd1=$(fds) rss1=$(rss)

@@ -8,29 +8,20 @@
 # listener, and `systemd-analyze verify` of contrib/systemd/. Prints TAP lines.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 VNETD=${VNETD:-build/vnetd}
 BENCH=${BENCH:-build/vnet-bench}
-[ -x "$VNETD" ] && [ -x "$BENCH" ] || { echo "SKIP: $VNETD or $BENCH not built (run make)"; exit 77; }
-command -v systemd-socket-activate >/dev/null || { echo "SKIP: systemd-socket-activate missing (apt-get install systemd)"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
+need_built "$VNETD" "$BENCH"
+command -v systemd-socket-activate >/dev/null || skip_all "systemd-socket-activate missing (apt-get install systemd)"
+command -v python3 >/dev/null || skip_all "python3 missing"
 TMP=$(mktemp -d /tmp/vnetd-sd.XXXXXX)
-PIDS=()
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-N=0 FAILED=0
-ok()     { N=$((N+1)); echo "ok $N - $1"; }
-not_ok() { N=$((N+1)); FAILED=1; echo "not ok $N - $1"; }
-wait_sock() { for _ in $(seq 100); do [ -S "$1" ] && return 0; sleep 0.05; done; return 1; }
+cleanup_path "$TMP"
 
 # 1. one socket, bound by systemd-socket-activate, frames through vnetd
 S=$TMP/s.sock
 systemd-socket-activate -l "$S" "$VNETD" --socket "$S" --backend loop \
 	--ctl-socket "$TMP/ctl1" > "$TMP/act1.log" 2>&1 &
-PIDS+=($!)
+PID=$!; cleanup_pid "$PID"
 if wait_sock "$S" && out=$(timeout 30 "$BENCH" --socket "$S" --duration 1 --check-seq 2>&1) &&
    grep -q 'sequence check: OK' <<< "$out"; then
 	ok "socket-activated vnetd carries vnet-bench frames (sequence checked)"
@@ -40,7 +31,7 @@ fi
 grep -q 'socket activation: 1 inherited socket' "$TMP/act1.log" &&
 	ok "vnetd used the inherited socket instead of binding" ||
 	not_ok "no 'inherited socket' line: $(cat "$TMP/act1.log")"
-kill -TERM "${PIDS[-1]}"; wait "${PIDS[-1]}"
+kill -TERM "$PID"; wait "$PID"
 [ -S "$S" ] && ok "the activated socket's file is left to its owner" ||
 	not_ok "vnetd removed the socket file systemd owns"
 
@@ -72,7 +63,7 @@ systemd-socket-activate -l "$A" -l "$B" --fdname=vm2:vm1 "$VNETD" \
 	--port "name=vm1,socket=$TMP/vm1.sock,backend=null" \
 	--port "name=vm2,socket=$TMP/vm2.sock,backend=null" \
 	--ctl-socket "$TMP/ctl2" > "$TMP/act2.log" 2>&1 &
-PIDS+=($!)
+PID=$!; cleanup_pid "$PID"
 wait_sock "$A"
 out=$(timeout 20 python3 "$TMP/fe.py" "$A" "$TMP/ctl2" 2>&1)
 [ "$out" = '{"vm1": false, "vm2": true}' ] &&
@@ -80,7 +71,7 @@ out=$(timeout 20 python3 "$TMP/fe.py" "$A" "$TMP/ctl2" 2>&1)
 	not_ok "LISTEN_FDNAMES mapping: $out log: $(cat "$TMP/act2.log")"
 [ ! -e "$TMP/vm1.sock" ] && [ ! -e "$TMP/vm2.sock" ] &&
 	ok "activated ports bind nothing themselves" || not_ok "a port bound its own socket"
-kill -TERM "${PIDS[-1]}"; wait "${PIDS[-1]}"
+kill -TERM "$PID"; wait "$PID"
 
 # 3. sd_notify datagrams, to a path and to an abstract name
 cat > "$TMP/notify.py" <<'PY'
@@ -119,7 +110,7 @@ done
 
 # 4. the shipped units verify, ExecStart pointing at this build
 if ! command -v systemd-analyze >/dev/null; then
-	echo "ok $((N+1)) - systemd-analyze verify # SKIP systemd-analyze missing"; N=$((N+1))
+	ok_skip "systemd-analyze verify" "systemd-analyze missing"
 else
 	U=$TMP/units; mkdir -p "$U"
 	for f in contrib/systemd/*.service contrib/systemd/*.socket; do

@@ -7,44 +7,36 @@
 # `ip link set DEV up` frames reach it. Prints TAP lines.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
 VNETD=${VNETD:-build/vnetd}
 BENCH=${BENCH:-build/vnet-bench}
-[ -x "$VNETD" ] && [ -x "$BENCH" ] || { echo "SKIP: vnetd/vnet-bench not built (run make)"; exit 77; }
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (creates TAPs)"; exit 77; }
-[ -c /dev/net/tun ] || { echo "SKIP: no /dev/net/tun (modprobe tun)"; exit 77; }
-command -v ip >/dev/null || { echo "SKIP: ip (iproute2) missing"; exit 77; }
+need_built "$VNETD" "$BENCH"
+[ "$(id -u)" = 0 ] || skip_all "needs root (creates TAPs)"
+[ -c /dev/net/tun ] || skip_all "no /dev/net/tun (modprobe tun)"
+command -v ip >/dev/null || skip_all "ip (iproute2) missing"
 TMP=$(mktemp -d /tmp/vnetd-tapup.XXXXXX)
+cleanup_path "$TMP"
 TAPC=hsuc$$ TAPD=hsud$$
-PIDS=()
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	ip link del "$TAPD" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-N=0 FAILED=0
-ok()     { N=$((N+1)); echo "ok $N - $1"; }
-not_ok() { N=$((N+1)); FAILED=1; echo "not ok $N - $1"; }
-wait_sock() { for _ in $(seq 100); do [ -S "$1" ] && return 0; sleep 0.05; done; return 1; }
+# at exit, newest first: the vnetds, then the persistent TAP
+cleanup_run "ip link del $TAPD 2>/dev/null"
 rx_packets() { cat "/sys/class/net/$1/statistics/rx_packets" 2>/dev/null || echo 0; }
 
 # 1. created by vnetd: up at once
 "$VNETD" --socket "$TMP/c.sock" --backend tap --tap "$TAPC" --ctl-socket "$TMP/c.ctl" \
 	2>"$TMP/c.log" &
-PIDS+=($!)
+PID=$!; cleanup_run "stop_pid $PID"
 if wait_sock "$TMP/c.sock" && ip -o link show "$TAPC" | grep -q '<[^>]*\bUP\b'; then
 	ok "the TAP vnetd creates ($TAPC) is up"
 else
 	not_ok "created TAP: $(ip -o link show "$TAPC" 2>&1) log: $(cat "$TMP/c.log")"
 fi
-kill -TERM "${PIDS[-1]}"; wait "${PIDS[-1]}"
+kill -TERM "$PID"; wait "$PID"
 
 # 2. persistent, left down: one line with the fix, then frames flow once up
 ip tuntap add dev "$TAPD" mode tap multi_queue vnet_hdr
 "$VNETD" --socket "$TMP/d.sock" --backend tap --tap "$TAPD" --ctl-socket "$TMP/d.ctl" \
 	2>"$TMP/d.log" &
-PIDS+=($!)
+PID=$!; cleanup_run "stop_pid $PID"
 wait_sock "$TMP/d.sock"
 ip -o link show "$TAPD" | grep -q '<[^>]*\bUP\b' && not_ok "vnetd changed a persistent TAP's state" ||
 	ok "a persistent TAP is left as the operator set it (down)"

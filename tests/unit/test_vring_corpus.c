@@ -7,69 +7,35 @@
  * option bytes). Under the ASan/UBSan build any out-of-bounds access by a
  * walker fails the case; everywhere, a crash or abort does.
  */
-#include <dirent.h>
-#include <stdio.h>
-
 #include "testlib.h"
 #include "../../fuzz/fuzz_vring_common.h"
 
-#define MAX_SEEDS	32
-#define SEED_MAX	(FZ_MEM + FZ_HDR)
+#define CORPUS_MAX_SEEDS	32
+#define CORPUS_SEED_MAX		(FZ_MEM + FZ_HDR)
+#include "corpus_util.h"
+
 #define MUTATIONS	3000
 
-static uint8_t seeds[MAX_SEEDS][SEED_MAX];
-static size_t seed_len[MAX_SEEDS];
-static unsigned int nseeds;
-static uint8_t work[SEED_MAX];
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+static uint8_t work[CORPUS_SEED_MAX];
 
 static uint32_t rnd(uint32_t n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng % n);
-}
-
-static int load_seeds(const char *dir)
-{
-	char path[512];
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	nseeds = 0;
-	if (!d)
-		return -1;
-	while ((e = readdir(d)) && nseeds < MAX_SEEDS) {
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		f = fopen(path, "rb");
-		if (!f)
-			continue;
-		seed_len[nseeds] = fread(seeds[nseeds], 1, SEED_MAX, f);
-		fclose(f);
-		nseeds++;
-	}
-	closedir(d);
-	return nseeds ? 0 : -1;
+	return (uint32_t)(corpus_rng() % n);
 }
 
 static void replay(enum vq_layout l, const char *dir)
 {
 	unsigned int i, k;
 
-	if (load_seeds(dir))
+	if (!corpus_load(dir))
 		SKIP("no seeds in %s (run from the repository root)", dir);
-	for (i = 0; i < nseeds; i++)
-		fz_run(l, seeds[i], seed_len[i]);
+	for (i = 0; i < corpus_n; i++)
+		fz_run(l, corpus_seeds[i], corpus_len[i]);
 	for (i = 0; i < MUTATIONS; i++) {
-		unsigned int s = rnd(nseeds), flips = 1 + rnd(16);
-		size_t len = seed_len[s];
+		unsigned int s = rnd(corpus_n), flips = 1 + rnd(16);
+		size_t len = corpus_len[s];
 
-		memcpy(work, seeds[s], len);
+		memcpy(work, corpus_seeds[s], len);
 		work[0] = (uint8_t)rnd(256);
 		work[1] = (uint8_t)rnd(256);
 		for (k = 0; k < flips && len > FZ_HDR; k++) {
