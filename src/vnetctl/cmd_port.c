@@ -40,52 +40,6 @@ static void port_usage(FILE *f)
 "  -h, --help         this text\n", ctl_default_path());
 }
 
-/* Send @req, print the reply: "error:" replies go to stderr, exit 1 */
-static int port_query(const char *path, const char *req)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	bool error = false, first = true;
-	char buf[4096];
-	ssize_t n;
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "vnetctl port: --socket %s: path too long (at most %zu bytes)\n",
-			path, sizeof(sa.sun_path) - 1);
-		return CMD_USAGE;
-	}
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		fprintf(stderr, "vnetctl port: cannot reach vnetd at %s: %s (is it running? see --socket)\n",
-			path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return CMD_FAIL;
-	}
-	/* EPIPE: vnetd refused us at once (SO_PEERCRED); its reason is unread */
-	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0 && errno != EPIPE &&
-	    errno != ECONNRESET) {
-		fprintf(stderr, "vnetctl port: %s: %s\n", path, strerror(errno));
-		close(fd);
-		return CMD_FAIL;
-	}
-	shutdown(fd, SHUT_WR);
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		if (first && n >= 6 && !memcmp(buf, "error:", 6))
-			error = true;
-		first = false;
-		fwrite(buf, 1, (size_t)n, error ? stderr : stdout);
-	}
-	close(fd);
-	if (n < 0 || first) {
-		fprintf(stderr, "vnetctl port: %s reply from %s\n",
-			n < 0 ? "error reading the" : "empty", path);
-		return CMD_FAIL;
-	}
-	return error ? CMD_FAIL : CMD_OK;
-}
-
 /**
  * cmd_port() - vnetctl port add|del|list
  * @argc:	Argument count (the arguments after "port")
@@ -143,5 +97,5 @@ int cmd_port(int argc, char **argv)
 			verb, n, PORT_REQ_MAX - 1);
 		return CMD_USAGE;
 	}
-	return port_query(path, req);
+	return ctl_query("vnetctl port", path, req);
 }

@@ -32,61 +32,6 @@ static void status_usage(FILE *f)
 "  -h, --help         this text\n", ctl_default_path());
 }
 
-/* Send @req on the control socket at @path, copy the reply to stdout */
-static int status_query(const char *path, const char *req)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char buf[4096];
-	bool error = false, first = true;
-	ssize_t n;
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "vnetctl status: --socket %s: path too long\n",
-			path);
-		return CMD_USAGE;
-	}
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		fprintf(stderr, "vnetctl status: cannot reach vnetd at %s: %s (is it running? see --socket)\n",
-			path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return CMD_FAIL;
-	}
-	/* EPIPE/ECONNRESET: vnetd refused us at accept (SO_PEERCRED, client
-	 * limit) and closed; its one-line reason may still be ours to read */
-	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0 &&
-	    errno != EPIPE && errno != ECONNRESET) {
-		fprintf(stderr, "vnetctl status: %s: %s\n", path,
-			strerror(errno));
-		close(fd);
-		return CMD_FAIL;
-	}
-	shutdown(fd, SHUT_WR);
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		if (first && n >= 6 && !memcmp(buf, "error:", 6))
-			error = true;
-		first = false;
-		fwrite(buf, 1, (size_t)n, error ? stderr : stdout);
-	}
-	close(fd);
-	/* a reset after a refusal line: the line was the whole reply */
-	if (n < 0 && errno == ECONNRESET && error)
-		n = 0;
-	if (n < 0) {
-		fprintf(stderr, "vnetctl status: reading the reply: %s\n",
-			strerror(errno));
-		return CMD_FAIL;
-	}
-	if (first) {
-		fprintf(stderr, "vnetctl status: empty reply from %s\n", path);
-		return CMD_FAIL;
-	}
-	return error ? CMD_FAIL : CMD_OK;
-}
-
 /**
  * cmd_status() - vnetctl status
  * @argc:	Argument count (the arguments after "status")
@@ -131,5 +76,5 @@ int cmd_status(int argc, char **argv)
 			return CMD_USAGE;
 		}
 	}
-	return status_query(path, req);
+	return ctl_query("vnetctl status", path, req);
 }
