@@ -48,35 +48,31 @@
 
 /**
  * struct ctl_client - One control connection being served
- * @fd:		Socket, -1: slot free
+ * @h:		Socket, accept time, epoll reference (clients.c)
  * @pid:	Client PID (SO_PEERCRED), 0: unknown
  * @req:	Request bytes so far
  * @got:	Bytes in @req
  * @reply:	Rendered reply, once the request is whole
  * @sent:	Bytes of @reply sent
- * @start_ms:	When it was accepted (vu_conn_now_ms())
- * @ev:		Its epoll reference
  */
 struct ctl_client {
-	int fd;
+	struct client_head h;
 	pid_t pid;
 	char req[CTL_REQ_MAX];
 	size_t got;
 	struct sbuf reply;
 	size_t sent;
-	uint64_t start_ms;
-	struct vnetd_ev ev;
 };
 
+static struct ctl_client ctl_clients[CTL_MAX_CLIENTS];
+
 static struct {
-	int epfd;
 	struct vnetd_port *ports;
 	unsigned int nports;
-	unsigned int nclients;
-	struct ctl_client c[CTL_MAX_CLIENTS];
+	struct client_set set;
 	struct log_ratelimit rl;
 	uint64_t refused[CTL_REFUSE_MAX];
-} ctl = { .epfd = -1 };
+} ctl = { .set = CLIENT_SET(ctl_clients, CTL_DEADLINE_MS) };
 
 /**
  * ctl_open() - Create and listen on the control socket
@@ -124,21 +120,18 @@ void ctl_close(int fd, const char *path)
 
 	if (fd < 0)
 		return;
-	for (i = 0; i < CTL_MAX_CLIENTS && ctl.nclients; i++)
-		if (ctl.c[i].fd >= 0)
-			ctl_client_close(&ctl.c[i]);
+	for (i = 0; i < CTL_MAX_CLIENTS && ctl.set.n; i++)
+		if (ctl_clients[i].h.fd >= 0)
+			ctl_client_close(&ctl_clients[i]);
 	close(fd);
 	unlink(path);
 }
 
 static void ctl_client_close(struct ctl_client *c)
 {
-	epoll_ctl(ctl.epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
-	c->fd = -1;
+	client_set_del(&ctl.set, &c->h);
 	metrics_free(&c->reply);
 	memset(&c->reply, 0, sizeof(c->reply));
-	ctl.nclients--;
 }
 
 /*
@@ -175,7 +168,7 @@ static void ctl_answer(struct ctl_client *c, bool too_long)
 	else if (!strcmp(req, "metrics"))
 		metrics_prometheus(b, ctl.ports, ctl.nports);
 	else if ((!strncmp(req, "port add ", 9) ||
-		  !strncmp(req, "port del ", 9)) && !ctl_may_change(c->fd))
+		  !strncmp(req, "port del ", 9)) && !ctl_may_change(c->h.fd))
 		metrics_printf(b, "error: %.8s: refused: only root or vnetd's own user may change ports (--ctl-group members may read status and port list)\n",
 			       req);
 	else if (!strncmp(req, "port add ", 9))
@@ -198,7 +191,7 @@ static int ctl_client_send(struct ctl_client *c)
 	ssize_t n;
 
 	while (c->reply.s && c->sent < c->reply.len) {
-		n = send(c->fd, c->reply.s + c->sent, c->reply.len - c->sent,
+		n = send(c->h.fd, c->reply.s + c->sent, c->reply.len - c->sent,
 			 MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -219,7 +212,7 @@ static int ctl_client_read(struct ctl_client *c, bool *too_long)
 			*too_long = true;
 			return 1;
 		}
-		n = recv(c->fd, c->req + c->got, CTL_REQ_MAX - 1 - c->got,
+		n = recv(c->h.fd, c->req + c->got, CTL_REQ_MAX - 1 - c->got,
 			 MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -242,12 +235,12 @@ static int ctl_client_read(struct ctl_client *c, bool *too_long)
  */
 void ctl_client_event(const struct vnetd_ev *ev, uint32_t events)
 {
-	struct ctl_client *c = container_of(ev, struct ctl_client, ev);
+	struct ctl_client *c = container_of(ev, struct ctl_client, h.ev);
 	bool too_long = false;
 	int ret;
 
 	(void)events;
-	if (c->fd < 0)
+	if (c->h.fd < 0)
 		return;		/* closed earlier in the same epoll batch */
 	if (!c->reply.s) {
 		ret = ctl_client_read(c, &too_long);
@@ -261,9 +254,9 @@ void ctl_client_event(const struct vnetd_ev *ev, uint32_t events)
 	ret = ctl_client_send(c);
 	if (ret == -EAGAIN) {
 		struct epoll_event e = { .events = EPOLLOUT,
-					 .data.ptr = &c->ev };
+					 .data.ptr = &c->h.ev };
 
-		if (!epoll_ctl(ctl.epfd, EPOLL_CTL_MOD, c->fd, &e))
+		if (!epoll_ctl(ctl.set.epfd, EPOLL_CTL_MOD, c->h.fd, &e))
 			return;
 	}
 	ctl_client_close(c);
@@ -300,12 +293,10 @@ static void ctl_refuse_peer(int fd, const char *why)
 
 static void ctl_accept_one(int fd)
 {
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
-	struct ctl_client *c = NULL;
+	struct client_head *h;
 	char why[160];
-	unsigned int i;
 
-	if (ctl.nclients >= CTL_MAX_CLIENTS) {
+	if (ctl.set.n >= CTL_MAX_CLIENTS) {
 		ctl_refuse(fd, conn_peer_pid(fd));
 		return;
 	}
@@ -313,25 +304,9 @@ static void ctl_accept_one(int fd)
 		ctl_refuse_peer(fd, why);
 		return;
 	}
-	for (i = 0; i < CTL_MAX_CLIENTS && !c; i++)
-		if (ctl.c[i].fd < 0)
-			c = &ctl.c[i];
-	if (!c) {	/* nclients says there is one: our own bug */
-		close(fd);
-		return;
-	}
-	memset(c, 0, sizeof(*c));
-	c->fd = fd;
-	c->pid = conn_peer_pid(fd);
-	c->start_ms = vu_conn_now_ms();
-	c->ev = (struct vnetd_ev){ EV_CTL_CLIENT, NULL };
-	ev.data.ptr = &c->ev;
-	if (epoll_ctl(ctl.epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		close(fd);
-		c->fd = -1;
-		return;
-	}
-	ctl.nclients++;
+	h = client_set_add(&ctl.set, fd, EV_CTL_CLIENT);
+	if (h)
+		container_of(h, struct ctl_client, h)->pid = conn_peer_pid(fd);
 }
 
 /**
@@ -346,22 +321,10 @@ static void ctl_accept_one(int fd)
 void ctl_serve(int fd, int epfd, struct vnetd_port *ports,
 	       unsigned int nports)
 {
-	unsigned int i, n;
-	int c;
-
-	if (ctl.epfd < 0) {
-		for (i = 0; i < CTL_MAX_CLIENTS; i++)
-			ctl.c[i].fd = -1;
-		ctl.epfd = epfd;
-	}
+	client_set_start(&ctl.set, epfd);
 	ctl.ports = ports;
 	ctl.nports = nports;
-	for (n = 0; n < CTL_ACCEPT_BATCH; n++) {
-		c = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-		if (c < 0)
-			return;
-		ctl_accept_one(c);
-	}
+	client_set_accept(fd, CTL_ACCEPT_BATCH, ctl_accept_one);
 }
 
 /**
@@ -372,16 +335,7 @@ void ctl_serve(int fd, int epfd, struct vnetd_port *ports,
  */
 int ctl_timeout_ms(uint64_t now_ms)
 {
-	uint64_t first = UINT64_MAX;
-	unsigned int i;
-
-	if (!ctl.nclients)
-		return -1;
-	for (i = 0; i < CTL_MAX_CLIENTS; i++)
-		if (ctl.c[i].fd >= 0 && ctl.c[i].start_ms < first)
-			first = ctl.c[i].start_ms;
-	first += CTL_DEADLINE_MS;
-	return first > now_ms ? (int)(first - now_ms) : 0;
+	return client_set_timeout_ms(&ctl.set, now_ms);
 }
 
 /**
@@ -392,13 +346,12 @@ int ctl_timeout_ms(uint64_t now_ms)
  */
 void ctl_tick(uint64_t now_ms)
 {
+	struct client_head *h;
 	struct ctl_client *c;
-	unsigned int i;
+	unsigned int i = 0;
 
-	for (i = 0; i < CTL_MAX_CLIENTS && ctl.nclients; i++) {
-		c = &ctl.c[i];
-		if (c->fd < 0 || now_ms < c->start_ms + CTL_DEADLINE_MS)
-			continue;
+	while ((h = client_set_expired(&ctl.set, &i, now_ms))) {
+		c = container_of(h, struct ctl_client, h);
 		ctl.refused[CTL_REFUSE_DEADLINE]++;
 		conn_refuse_log(&ctl.rl,
 				"control socket: client pid %d: %s not done within %u ms, closing",

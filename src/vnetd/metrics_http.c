@@ -44,7 +44,7 @@
 
 /**
  * struct mhttp_client - One HTTP connection being served
- * @fd:		Socket, -1: slot free
+ * @h:		Socket, accept time, epoll reference (clients.c)
  * @req:	Request head bytes so far
  * @got:	Bytes in @req
  * @head:	Status line and headers of the reply, once the request is whole
@@ -52,11 +52,9 @@
  * @body:	Reply body (the exposition or a one-line error)
  * @sent:	Bytes of @head, then of @body, sent
  * @answered:	@head and @body are rendered
- * @start_ms:	When it was accepted (vu_conn_now_ms())
- * @ev:		Its epoll reference
  */
 struct mhttp_client {
-	int fd;
+	struct client_head h;
 	char req[MHTTP_REQ_MAX];
 	size_t got;
 	char head[256];
@@ -64,18 +62,16 @@ struct mhttp_client {
 	struct sbuf body;
 	size_t sent;
 	bool answered;
-	uint64_t start_ms;
-	struct vnetd_ev ev;
 };
 
+static struct mhttp_client mhttp_clients[MHTTP_MAX_CLIENTS];
+
 static struct {
-	int epfd;
 	struct vnetd_port *ports;
 	unsigned int nports;
-	unsigned int nclients;
-	struct mhttp_client c[MHTTP_MAX_CLIENTS];
+	struct client_set set;
 	struct log_ratelimit rl;
-} mhttp = { .epfd = -1 };
+} mhttp = { .set = CLIENT_SET(mhttp_clients, MHTTP_DEADLINE_MS) };
 
 /* "PORT" after the address: 1..65535, decimal */
 static int metrics_http_port(const char *s, uint16_t *port)
@@ -184,11 +180,8 @@ err:
 
 static void metrics_http_client_close(struct mhttp_client *c)
 {
-	epoll_ctl(mhttp.epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
-	c->fd = -1;
+	client_set_del(&mhttp.set, &c->h);
 	metrics_free(&c->body);
-	mhttp.nclients--;
 }
 
 /**
@@ -201,9 +194,9 @@ void metrics_http_close(int fd)
 
 	if (fd < 0)
 		return;
-	for (i = 0; i < MHTTP_MAX_CLIENTS && mhttp.nclients; i++)
-		if (mhttp.c[i].fd >= 0)
-			metrics_http_client_close(&mhttp.c[i]);
+	for (i = 0; i < MHTTP_MAX_CLIENTS && mhttp.set.n; i++)
+		if (mhttp_clients[i].h.fd >= 0)
+			metrics_http_client_close(&mhttp_clients[i]);
 	close(fd);
 }
 
@@ -290,7 +283,7 @@ static int metrics_http_send(struct mhttp_client *c)
 			p = c->body.s + (c->sent - c->head_len);
 			left = total - c->sent;
 		}
-		n = send(c->fd, p, left, MSG_NOSIGNAL | MSG_DONTWAIT);
+		n = send(c->h.fd, p, left, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -310,7 +303,7 @@ static int metrics_http_read(struct mhttp_client *c, bool *too_long)
 			*too_long = true;
 			return 1;
 		}
-		n = recv(c->fd, c->req + c->got, MHTTP_REQ_MAX - 1 - c->got,
+		n = recv(c->h.fd, c->req + c->got, MHTTP_REQ_MAX - 1 - c->got,
 			 MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -334,12 +327,12 @@ static int metrics_http_read(struct mhttp_client *c, bool *too_long)
  */
 void metrics_http_client_event(const struct vnetd_ev *ev, uint32_t events)
 {
-	struct mhttp_client *c = container_of(ev, struct mhttp_client, ev);
+	struct mhttp_client *c = container_of(ev, struct mhttp_client, h.ev);
 	bool too_long = false;
 	int ret;
 
 	(void)events;
-	if (c->fd < 0)
+	if (c->h.fd < 0)
 		return;		/* closed earlier in the same epoll batch */
 	if (!c->answered) {
 		ret = metrics_http_read(c, &too_long);
@@ -353,9 +346,9 @@ void metrics_http_client_event(const struct vnetd_ev *ev, uint32_t events)
 	ret = metrics_http_send(c);
 	if (ret == -EAGAIN) {
 		struct epoll_event e = { .events = EPOLLOUT,
-					 .data.ptr = &c->ev };
+					 .data.ptr = &c->h.ev };
 
-		if (!epoll_ctl(mhttp.epfd, EPOLL_CTL_MOD, c->fd, &e))
+		if (!epoll_ctl(mhttp.set.epfd, EPOLL_CTL_MOD, c->h.fd, &e))
 			return;
 	}
 	metrics_http_client_close(c);
@@ -376,32 +369,11 @@ static void metrics_http_refuse(int fd)
 
 static void metrics_http_accept_one(int fd)
 {
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
-	struct mhttp_client *c = NULL;
-	unsigned int i;
-
-	if (mhttp.nclients >= MHTTP_MAX_CLIENTS) {
+	if (mhttp.set.n >= MHTTP_MAX_CLIENTS) {
 		metrics_http_refuse(fd);
 		return;
 	}
-	for (i = 0; i < MHTTP_MAX_CLIENTS && !c; i++)
-		if (mhttp.c[i].fd < 0)
-			c = &mhttp.c[i];
-	if (!c) {	/* nclients says there is one: our own bug */
-		close(fd);
-		return;
-	}
-	memset(c, 0, sizeof(*c));
-	c->fd = fd;
-	c->start_ms = vu_conn_now_ms();
-	c->ev = (struct vnetd_ev){ EV_HTTP_CLIENT, NULL };
-	ev.data.ptr = &c->ev;
-	if (epoll_ctl(mhttp.epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		close(fd);
-		c->fd = -1;
-		return;
-	}
-	mhttp.nclients++;
+	client_set_add(&mhttp.set, fd, EV_HTTP_CLIENT);
 }
 
 /**
@@ -416,22 +388,10 @@ static void metrics_http_accept_one(int fd)
 void metrics_http_serve(int fd, int epfd, struct vnetd_port *ports,
 			unsigned int nports)
 {
-	unsigned int i, n;
-	int c;
-
-	if (mhttp.epfd < 0) {
-		for (i = 0; i < MHTTP_MAX_CLIENTS; i++)
-			mhttp.c[i].fd = -1;
-		mhttp.epfd = epfd;
-	}
+	client_set_start(&mhttp.set, epfd);
 	mhttp.ports = ports;
 	mhttp.nports = nports;
-	for (n = 0; n < MHTTP_ACCEPT_BATCH; n++) {
-		c = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-		if (c < 0)
-			return;
-		metrics_http_accept_one(c);
-	}
+	client_set_accept(fd, MHTTP_ACCEPT_BATCH, metrics_http_accept_one);
 }
 
 /**
@@ -443,16 +403,7 @@ void metrics_http_serve(int fd, int epfd, struct vnetd_port *ports,
  */
 int metrics_http_timeout_ms(uint64_t now_ms)
 {
-	uint64_t first = UINT64_MAX;
-	unsigned int i;
-
-	if (!mhttp.nclients)
-		return -1;
-	for (i = 0; i < MHTTP_MAX_CLIENTS; i++)
-		if (mhttp.c[i].fd >= 0 && mhttp.c[i].start_ms < first)
-			first = mhttp.c[i].start_ms;
-	first += MHTTP_DEADLINE_MS;
-	return first > now_ms ? (int)(first - now_ms) : 0;
+	return client_set_timeout_ms(&mhttp.set, now_ms);
 }
 
 /**
@@ -463,13 +414,12 @@ int metrics_http_timeout_ms(uint64_t now_ms)
  */
 void metrics_http_tick(uint64_t now_ms)
 {
+	struct client_head *h;
 	struct mhttp_client *c;
-	unsigned int i;
+	unsigned int i = 0;
 
-	for (i = 0; i < MHTTP_MAX_CLIENTS && mhttp.nclients; i++) {
-		c = &mhttp.c[i];
-		if (c->fd < 0 || now_ms < c->start_ms + MHTTP_DEADLINE_MS)
-			continue;
+	while ((h = client_set_expired(&mhttp.set, &i, now_ms))) {
+		c = container_of(h, struct mhttp_client, h);
 		conn_refuse_log(&mhttp.rl,
 				"metrics listener: a client's %s was not done within %u ms, closing",
 				c->answered ? "reply" : "request",
