@@ -21,6 +21,7 @@ NOGROUP=$(id -gn nobody)
 TMP=$(mktemp -d /tmp/vnetd-perms.XXXXXX)
 cleanup_path "$TMP"
 chmod 755 "$TMP"	# nobody must reach the sockets' directory
+NB_VNETCTL=$(exec_for_user nobody "$VNETCTL" "$TMP") || skip_all "cannot copy $VNETCTL where nobody can run it"
 
 cat > "$TMP/fe.py" <<'PY'
 import socket, struct, sys
@@ -92,7 +93,7 @@ fi
 out=$("$VNETCTL" status --socket "$TMP/def.ctl" 2>&1)
 grep -q 'port0' <<< "$out" && ok "control socket: root is answered" || not_ok "root status: $out"
 chmod 666 "$TMP/def.ctl"	# get past the file mode to reach the SO_PEERCRED check
-out=$(runuser -u nobody -- "$VNETCTL" status --socket "$TMP/def.ctl" 2>&1)
+out=$(runuser -u nobody -- "$NB_VNETCTL" status --socket "$TMP/def.ctl" 2>&1)
 if grep -q 'refused: uid 65534 (pid [0-9]*) is not root' <<< "$out" && ! grep -q port0 <<< "$out"; then
 	ok "control socket: nobody refused with the reason"
 else
@@ -105,7 +106,7 @@ grep -qE 'warn: control socket: refused: uid 65534 \(pid [0-9]+\) is not root' "
 start ctlg --ctl-group "$NOGROUP"
 [ "$(stat -c '%a %G' "$TMP/ctlg.ctl")" = "660 $NOGROUP" ] && ok "--ctl-group: control socket 0660 group $NOGROUP" ||
 	not_ok "ctl socket is $(stat -c '%a %G' "$TMP/ctlg.ctl")"
-out=$(runuser -u nobody -- "$VNETCTL" status --socket "$TMP/ctlg.ctl" 2>&1)
+out=$(runuser -u nobody -- "$NB_VNETCTL" status --socket "$TMP/ctlg.ctl" 2>&1)
 grep -q port0 <<< "$out" && ok "--ctl-group $NOGROUP: nobody is answered" || not_ok "ctl-group member: $out"
 echo "1..$N"
 exit $FAILED

@@ -23,18 +23,16 @@ for b in "$VNETD" "$BENCH" "$VNETCTL"; do
 	[ -x "$b" ] || { echo "SKIP: $b not built (run make)"; exit 77; }
 done
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
+. tests/lib/common.sh
 TMP=$(mktemp -d /tmp/vnetd-ports.XXXXXX)
 PIDS=()
 cleanup() {
 	local p
 	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	rm -rf "$TMP"
+	cleanup_all
 }
 trap cleanup EXIT
-N=0 FAILED=0
-ok()     { N=$((N+1)); echo "ok $N - $1"; }
-not_ok() { N=$((N+1)); FAILED=1; echo "not ok $N - $1"; }
-check()  { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
 C=$TMP/ctl.sock
 ctl()    { "$VNETCTL" port "$@" --socket "$C"; }
 
@@ -47,6 +45,7 @@ EOF
 # nobody, in group nogroup, may read but not change ports (--ctl-group)
 CTLGROUP=()
 if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && getent group nogroup >/dev/null; then
+	NB_VNETCTL=$(exec_for_user nobody "$VNETCTL" "$TMP")
 	CTLGROUP=(--ctl-group nogroup); chmod 755 "$TMP"
 fi
 "$VNETD" --port "name=live,socket=$TMP/live.sock,backend=loop" "${CTLGROUP[@]}" \
@@ -95,11 +94,11 @@ else
 fi
 refuse "fd numbers" "name=x,fd=0" "only at start"
 if [ ${#CTLGROUP[@]} -gt 0 ]; then
-	out=$(runuser -u nobody -- "$VNETCTL" port add "name=x,socket=$TMP/x.sock,backend=loop" --socket "$C" 2>&1); rc=$?
+	out=$(runuser -u nobody -- "$NB_VNETCTL" port add "name=x,socket=$TMP/x.sock,backend=loop" --socket "$C" 2>&1); rc=$?
 	ctl list > "$TMP/after"
 	check "refused: port add by a --ctl-group member that is not root ($out)" \
 		eval '[ $rc = 1 ] && [[ $out == *"only root or vnetd'"'"'s own user may change ports"* ]] && cmp -s "$TMP/before" "$TMP/after"'
-	check "a --ctl-group member may list the ports" eval 'runuser -u nobody -- "$VNETCTL" port list --socket "$C" | cmp -s - "$TMP/before"'
+	check "a --ctl-group member may list the ports" eval 'runuser -u nobody -- "$NB_VNETCTL" port list --socket "$C" | cmp -s - "$TMP/before"'
 else
 	echo "# skipped the --ctl-group refusal: needs root, runuser and group nogroup"
 fi

@@ -21,6 +21,7 @@ TMP=$(mktemp -d /tmp/vnetd-priv.XXXXXX)
 cleanup_path "$TMP"
 chmod 755 "$TMP"
 NB=$TMP/nobody; mkdir "$NB"; chown nobody "$NB"	# where nobody binds its sockets
+NB_VNETD=$(exec_for_user nobody "$VNETD" "$TMP") || skip_all "cannot copy $VNETD where nobody can run it"
 TAPU=hspu$$ TAPF=hspf$$
 # at exit, newest first: the processes (TERM: runuser passes it on to the vnetd
 # it started), then the persistent TAP they used
@@ -51,7 +52,7 @@ grep -q 'running as uid 65534 gid 65534, no capabilities' "$TMP/d.log" && ok "th
 
 # 2. wholly unprivileged: a persistent multi-queue TAP owned by nobody
 ip tuntap add dev "$TAPU" mode tap user nobody multi_queue vnet_hdr && ip link set "$TAPU" up
-runuser -u nobody -- "$VNETD" --socket "$NB/u.sock" --backend tap --tap "$TAPU" \
+runuser -u nobody -- "$NB_VNETD" --socket "$NB/u.sock" --backend tap --tap "$TAPU" \
 	--ctl-socket "$NB/u.ctl" 2>"$TMP/u.log" &
 RPID=$!; cleanup_run "stop_pid $RPID"
 if wait_sock "$NB/u.sock"; then
@@ -82,7 +83,7 @@ os.setgroups([pw.pw_gid]); os.setgid(pw.pw_gid); os.setuid(pw.pw_uid)
 os.execv(vnetd, [vnetd, '--socket', sockdir + '/f.sock', '--backend', 'tap',
                  '--tap-fd', str(fd), '--ctl-socket', sockdir + '/f.ctl'])
 PY
-python3 "$TMP/parent.py" "$TAPF" "$VNETD" "$NB" 2>"$TMP/f.log" &
+python3 "$TMP/parent.py" "$TAPF" "$NB_VNETD" "$NB" 2>"$TMP/f.log" &
 PID=$!; cleanup_run "stop_pid $PID"
 if wait_sock "$NB/f.sock"; then
 	before=$(rx_packets "$TAPF")
@@ -96,7 +97,7 @@ else
 fi
 
 # 4. --user without the privilege to switch: refuses to run
-err=$(runuser -u nobody -- timeout 10 "$VNETD" --socket "$NB/n.sock" --backend null \
+err=$(runuser -u nobody -- timeout 10 "$NB_VNETD" --socket "$NB/n.sock" --backend null \
 	--ctl-socket "$NB/n.ctl" --user root 2>&1); rc=$?
 [ "$rc" = 1 ] && grep -q -- '--user: setgroups: Operation not permitted (needs CAP_SETGID' <<< "$err" &&
 	ok "--user root as nobody: exit 1 with the reason" || not_ok "--user without privilege (rc=$rc): $err"

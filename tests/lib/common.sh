@@ -68,6 +68,13 @@ netns_new() {
 	ip -n "$1" link set lo up
 }
 
+# exec_for_user USER BIN DIR: a path to BIN that USER may execute: BIN itself, or a
+# copy in DIR (a directory USER can reach) when the tree is not reachable by USER,
+# as in a clone under a 0700 directory
+exec_for_user() {
+	if runuser -u "$1" -- test -x "$2" 2>/dev/null; then echo "$2"; return 0; fi
+	cp "$2" "$3/" && chmod 755 "$3/${2##*/}" && echo "$3/${2##*/}"
+}
 cleanup_pid() { CLEANUP_PIDS+=("$1"); }
 cleanup_path() { CLEANUP_PATHS+=("$1"); }
 cleanup_run() { CLEANUP_CMDS+=("$*"); }
