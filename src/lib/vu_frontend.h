@@ -31,7 +31,9 @@
  * control functions below).
  *
  * Threading: control functions (init, connect, adopt, stop, disconnect,
- * cleanup) from one thread while no data path call runs. The data path
+ * cleanup) from one thread while no data path call runs; the live control
+ * functions (memory hotplug, dirty log, ring enable) from that thread while
+ * the data path runs. The data path
  * functions for pair P may run on one thread per pair, concurrently with the
  * data path of other pairs.
  */
@@ -49,6 +51,16 @@ void vu_frontend_disconnect(struct vu_frontend *f);
 void vu_frontend_cleanup(struct vu_frontend *f);
 const char *vu_frontend_error(const struct vu_frontend *f);
 uint32_t vu_frontend_ring_base(const struct vu_frontend *f, unsigned int ring);
+
+/* Control while the rings run (vu_frontend_live.c), same thread as above */
+int vu_frontend_mem_add(struct vu_frontend *f, const struct vu_frontend_region *r,
+			void *host);
+int vu_frontend_mem_remove(struct vu_frontend *f,
+			   const struct vu_frontend_region *r, void *host);
+uint64_t vu_frontend_log_size(const struct vu_frontend *f);
+int vu_frontend_log_start(struct vu_frontend *f, int fd, uint64_t size);
+int vu_frontend_log_stop(struct vu_frontend *f);
+int vu_frontend_ring_enable(struct vu_frontend *f, unsigned int ring, bool on);
 
 /**
  * typedef vu_frontend_rx_cb - Called once per received frame

@@ -41,6 +41,7 @@
 #include "vu_frontend.h"
 #include "vu_frontend_data.h"
 #include "vu_frontend_mem.h"
+#include "vu_frontend_ctl.h"
 #include "vnet_hdr.h"
 
 /* virtio-net feature bits the library drives (VIRTIO 1.2, 5.1.3) */
@@ -59,7 +60,8 @@
 	((1ULL << VHOST_USER_PROTOCOL_F_MQ) |				\
 	 (1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK) |			\
 	 (1ULL << VHOST_USER_PROTOCOL_F_CONFIG) |			\
-	 (1ULL << VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS))
+	 (1ULL << VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS) |		\
+	 (1ULL << VHOST_USER_PROTOCOL_F_LOG_SHMFD))
 
 /* How long we wait for any single reply before calling the backend dead */
 #define FE_REPLY_TIMEOUT_MS	10000
@@ -94,9 +96,18 @@ static int fe_wait_readable(int sock)
 	return n ? 0 : -ETIMEDOUT;
 }
 
-/* Receive the reply to @req; exactly @size payload bytes unless @size_max */
-static int fe_recv_reply(struct vu_frontend *f, uint32_t req,
-			 struct vu_msg *r, uint32_t size, bool size_max)
+/**
+ * vu_frontend_recv_reply() - Receive and check the reply to @req
+ * @f:		Frontend, connected
+ * @req:	Request the reply must answer
+ * @r:		Reply, filled in; descriptors it carries are closed
+ * @size:	Payload bytes the reply must have (at most, with @size_max)
+ * @size_max:	@size is a bound, not the exact size
+ *
+ * Return: 0, -ETIMEDOUT, -EPROTO for a bad reply, other -errno
+ */
+int vu_frontend_recv_reply(struct vu_frontend *f, uint32_t req,
+			   struct vu_msg *r, uint32_t size, bool size_max)
 {
 	int ret;
 
@@ -132,8 +143,8 @@ static int fe_recv_reply(struct vu_frontend *f, uint32_t req,
  *
  * Return: 0, -EIO if the backend refused, other -errno
  */
-static int vu_frontend_send(struct vu_frontend *f, uint32_t req, const void *payload,
-	    uint32_t size, const int *fds, unsigned int nfds)
+int vu_frontend_send(struct vu_frontend *f, uint32_t req, const void *payload,
+		     uint32_t size, const int *fds, unsigned int nfds)
 {
 	bool ack = fe_has_proto(f, VHOST_USER_PROTOCOL_F_REPLY_ACK) &&
 		   req != VHOST_USER_SET_PROTOCOL_FEATURES;
@@ -155,7 +166,7 @@ static int vu_frontend_send(struct vu_frontend *f, uint32_t req, const void *pay
 			      strerror(-ret));
 	if (!ack)
 		return 0;
-	ret = fe_recv_reply(f, req, &m, sizeof(uint64_t), false);
+	ret = vu_frontend_recv_reply(f, req, &m, sizeof(uint64_t), false);
 	if (ret)
 		return ret;
 	if (m.payload.u64)
@@ -180,7 +191,7 @@ static int fe_call(struct vu_frontend *f, uint32_t req, const void *payload,
 	if (ret)
 		return vu_frontend_set_err(f, ret, "%s: send: %s", vu_request_name(req),
 			      strerror(-ret));
-	return fe_recv_reply(f, req, r, rsize, false);
+	return vu_frontend_recv_reply(f, req, r, rsize, false);
 }
 
 static int fe_get_u64(struct vu_frontend *f, uint32_t req, uint64_t *v)

@@ -55,6 +55,8 @@ struct bench_cfg {
 	bool caller_mem;	/* pass our own memfd and eventfds (borrowed) */
 	unsigned int sessions;	/* >0: that many short sessions (sessions.c) */
 	unsigned int session_frames;	/* frames each session sends */
+	unsigned int ctl_soak;	/* >0: control rounds under traffic (ctlsoak.c) */
+	unsigned int ctl_soak_ops;	/* BENCH_SOAK_* */
 };
 
 /**
@@ -82,6 +84,31 @@ struct bench_q {
 	int err;
 };
 
+/* --ctl-soak-ops: what each round sends */
+#define BENCH_SOAK_MEM		0x1	/* ADD_MEM_REG + REM_MEM_REG */
+#define BENCH_SOAK_LOG		0x2	/* SET_LOG_BASE, LOG_ALL on, off */
+#define BENCH_SOAK_ENABLE	0x4	/* a TX ring disabled, enabled */
+
+/**
+ * struct bench_soak - One VM's --ctl-soak state
+ * @reg:	The hotplugged region (memfd, gpa above the rings')
+ * @host:	Our mapping of it
+ * @log_fd:	The dirty log
+ * @log_size:	Its bytes
+ * @done:	Rounds completed
+ * @ready:	@reg and @log_fd made
+ * @err:	-errno of the failed round, 0 if none
+ */
+struct bench_soak {
+	struct vu_frontend_region reg;
+	void *host;
+	int log_fd;
+	uint64_t log_size;
+	unsigned int done;
+	bool ready;
+	int err;
+};
+
 /**
  * struct bench_vm - One emulated VM: a frontend and its workers
  */
@@ -95,6 +122,7 @@ struct bench_vm {
 	struct vu_frontend_region region;	/* --caller-mem: our memfd */
 	int efd[2 * VU_FRONTEND_MAX_PAIRS];	/* --caller-mem: kick then call */
 	char vnetd_log[128];
+	struct bench_soak soak;		/* --ctl-soak */
 };
 
 extern volatile int bench_stop;		/* workers stop sending */
@@ -115,6 +143,8 @@ const char *bench_mode_name(enum bench_mode m);
 
 /* sessions.c */
 int bench_sessions(const struct bench_cfg *c, const char *path);
+int bench_ctl_soak_step(struct bench_vm *vms, unsigned int nvms);
+int bench_ctl_soak_finish(struct bench_vm *vms, unsigned int nvms);
 
 /* ring.c (another file's owner): the ring micro-benchmark, `vnet-bench ring`.
  * Weak, so vnet-bench links (and says so) before ring.c exists. */

@@ -55,6 +55,11 @@ static const char usage_text[] =
 "                         back (loop backend), disconnect; fail unless each session gets\n"
 "                         exactly its own frames (1..1000000)\n"
 "      --session-frames N frames per session (default: 32, 1..4096)\n"
+"      --ctl-soak N       while the traffic runs, N rounds of ADD_MEM_REG + REM_MEM_REG,\n"
+"                         SET_LOG_BASE + LOG_ALL on and off, a TX ring disabled and\n"
+"                         enabled; the window ends when they are done (1..1000000)\n"
+"      --ctl-soak-ops L   what each round sends: a comma list of mem, log, enable\n"
+"                         (default: mem,log,enable; a disabled TX ring discards)\n"
 "      --json             one JSON object instead of the table\n"
 "  -h, --help             this text\n"
 "      --version          print the version and exit\n"
@@ -65,6 +70,7 @@ enum {
 	OPT_RING, OPT_BATCH, OPT_MEM_REGIONS, OPT_FEATURES, OPT_CHECK,
 	OPT_NO_CHECK, OPT_RESTART, OPT_JSON, OPT_NO_REPLY_ACK, OPT_NO_MEM_SLOTS,
 	OPT_CALLER_MEM, OPT_VERSION, OPT_SESSIONS, OPT_SESSION_FRAMES,
+	OPT_CTL_SOAK, OPT_CTL_SOAK_OPS,
 };
 
 static const struct option opts[] = {
@@ -90,6 +96,8 @@ static const struct option opts[] = {
 	{ "no-mem-slots", no_argument, NULL, OPT_NO_MEM_SLOTS },
 	{ "caller-mem", no_argument, NULL, OPT_CALLER_MEM },
 	{ "sessions", required_argument, NULL, OPT_SESSIONS },
+	{ "ctl-soak", required_argument, NULL, OPT_CTL_SOAK },
+	{ "ctl-soak-ops", required_argument, NULL, OPT_CTL_SOAK_OPS },
 	{ "session-frames", required_argument, NULL, OPT_SESSION_FRAMES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -135,6 +143,31 @@ static int parse_mode(const char *s, enum bench_mode *m)
 			return 0;
 		}
 	return -EINVAL;
+}
+
+/* --ctl-soak-ops: "mem,log,enable" or a subset; 0 or the exit status */
+static int parse_soak_ops(const char *arg, unsigned int *ops)
+{
+	static const struct { const char *name; unsigned int bit; } names[] = {
+		{ "mem", BENCH_SOAK_MEM }, { "log", BENCH_SOAK_LOG },
+		{ "enable", BENCH_SOAK_ENABLE },
+	};
+	const char *p = arg;
+	unsigned int i;
+
+	*ops = 0;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		for (i = 0; i < ARRAY_SIZE(names); i++)
+			if (strlen(names[i].name) == n && !strncmp(p, names[i].name, n))
+				break;
+		if (i == ARRAY_SIZE(names))
+			return usage_err("--ctl-soak-ops '%s': a comma list of mem, log, enable", arg);
+		*ops |= names[i].bit;
+		p += n + (p[n] == ',');
+	}
+	return *ops ? 0 : usage_err("--ctl-soak-ops '%s': a comma list of mem, log, enable", arg);
 }
 
 /* One option; 0, or the exit status for a bad one */
@@ -212,6 +245,13 @@ static int parse_opt(struct bench_cfg *c, int o, const char *arg, int *check)
 			return usage_err("--sessions '%s': 1..1000000", arg);
 		c->sessions = (unsigned int)v;
 		return 0;
+	case OPT_CTL_SOAK:
+		if (parse_uint(arg, 1, 1000000, &v))
+			return usage_err("--ctl-soak '%s': 1..1000000", arg);
+		c->ctl_soak = (unsigned int)v;
+		return 0;
+	case OPT_CTL_SOAK_OPS:
+		return parse_soak_ops(arg, &c->ctl_soak_ops);
 	case OPT_SESSION_FRAMES:
 		if (parse_uint(arg, 1, 4096, &v))
 			return usage_err("--session-frames '%s': 1..4096", arg);
@@ -231,6 +271,7 @@ static int parse_args(struct bench_cfg *c, int argc, char **argv)
 		.spawn_backend = "loop", .mode = BENCH_BIDIR, .size = 64,
 		.pairs = 1, .vms = 1, .duration = 3, .ring = 256, .batch = 32,
 		.mem_regions = 1, .session_frames = 32,
+		.ctl_soak_ops = BENCH_SOAK_MEM | BENCH_SOAK_LOG | BENCH_SOAK_ENABLE,
 	};
 	while ((o = getopt_long(argc, argv, "s:m:l:q:d:h", opts, NULL)) != -1) {
 		ret = parse_opt(c, o, optarg, &check);
@@ -311,6 +352,8 @@ static int bench_main(struct bench_cfg *c)
 		unsigned int i;
 
 		vms[v].region.fd = -1;
+		vms[v].soak.reg.fd = -1;
+		vms[v].soak.log_fd = -1;
 		for (i = 0; i < ARRAY_SIZE(vms[v].efd); i++)
 			vms[v].efd[i] = -1;
 	}
@@ -348,6 +391,8 @@ static int bench_main(struct bench_cfg *c)
 	}
 	if (!ret) {
 		status = bench_report(c, vms, n, secs > 0 ? secs : c->duration);
+		if (c->ctl_soak && bench_ctl_soak_finish(vms, n))
+			status = 1;
 		failed = status != 0;
 	}
 	for (v = 0; v < n; v++) {

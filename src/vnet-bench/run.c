@@ -549,6 +549,11 @@ int bench_run_workers(struct bench_vm *vms, unsigned int nvms, double secs,
 		struct timespec ts = { .tv_sec = 0,
 				       .tv_nsec = (long)MIN(left, 999999999ULL) };
 
+		if (vms[0].cfg->ctl_soak) {	/* the window is the rounds */
+			if (bench_ctl_soak_step(vms, nvms) <= 0)
+				break;
+			continue;
+		}
 		if (left > 1000000000ULL) {
 			ts.tv_sec = 1;
 			ts.tv_nsec = 0;
