@@ -57,6 +57,8 @@ struct bench_cfg {
 	unsigned int session_frames;	/* frames each session sends */
 	unsigned int ctl_soak;	/* >0: control rounds under traffic (ctlsoak.c) */
 	unsigned int ctl_soak_ops;	/* BENCH_SOAK_* */
+	uint8_t src_mac[6];	/* --src-mac, if @have_src_mac */
+	bool have_src_mac;
 };
 
 /**

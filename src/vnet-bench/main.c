@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "mac.h"
 #include "version.h"
 
 static const char usage_text[] =
@@ -60,6 +61,8 @@ static const char usage_text[] =
 "                         enabled; the window ends when they are done (1..1000000)\n"
 "      --ctl-soak-ops L   what each round sends: a comma list of mem, log, enable\n"
 "                         (default: mem,log,enable; a disabled TX ring discards)\n"
+"      --src-mac MAC      source MAC of the frames we send (default: the backend's,\n"
+"                         from its config space); to test anti-spoofing\n"
 "      --json             one JSON object instead of the table\n"
 "  -h, --help             this text\n"
 "      --version          print the version and exit\n"
@@ -70,7 +73,7 @@ enum {
 	OPT_RING, OPT_BATCH, OPT_MEM_REGIONS, OPT_FEATURES, OPT_CHECK,
 	OPT_NO_CHECK, OPT_RESTART, OPT_JSON, OPT_NO_REPLY_ACK, OPT_NO_MEM_SLOTS,
 	OPT_CALLER_MEM, OPT_VERSION, OPT_SESSIONS, OPT_SESSION_FRAMES,
-	OPT_CTL_SOAK, OPT_CTL_SOAK_OPS,
+	OPT_CTL_SOAK, OPT_CTL_SOAK_OPS, OPT_SRC_MAC,
 };
 
 static const struct option opts[] = {
@@ -98,6 +101,7 @@ static const struct option opts[] = {
 	{ "sessions", required_argument, NULL, OPT_SESSIONS },
 	{ "ctl-soak", required_argument, NULL, OPT_CTL_SOAK },
 	{ "ctl-soak-ops", required_argument, NULL, OPT_CTL_SOAK_OPS },
+	{ "src-mac", required_argument, NULL, OPT_SRC_MAC },
 	{ "session-frames", required_argument, NULL, OPT_SESSION_FRAMES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -250,6 +254,17 @@ static int parse_opt(struct bench_cfg *c, int o, const char *arg, int *check)
 			return usage_err("--ctl-soak '%s': 1..1000000", arg);
 		c->ctl_soak = (unsigned int)v;
 		return 0;
+	case OPT_SRC_MAC: {
+		const char *why = mac_parse(arg, c->src_mac);
+		char msg[128];
+
+		if (why) {
+			snprintf(msg, sizeof(msg), "--src-mac '%.24s': %s", arg, why);
+			return usage_err("%s", msg);
+		}
+		c->have_src_mac = true;
+		return 0;
+	}
 	case OPT_CTL_SOAK_OPS:
 		return parse_soak_ops(arg, &c->ctl_soak_ops);
 	case OPT_SESSION_FRAMES:

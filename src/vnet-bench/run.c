@@ -84,7 +84,7 @@ static void bench_frame_init(struct bench_q *q)
 	for (i = 0; i < c->size; i++)
 		f[i] = (uint8_t)(i * 7);
 	memset(f, 0xff, 6);			/* broadcast: any L2 peer takes it */
-	memcpy(f + 6, q->vm->fe.mac, 6);
+	memcpy(f + 6, c->have_src_mac ? c->src_mac : q->vm->fe.mac, 6);
 	memset(&q->hdr, 0, sizeof(q->hdr));
 	if (c->size <= L2_PLAIN_MAX) {
 		f[12] = BENCH_ETHERTYPE >> 8;
