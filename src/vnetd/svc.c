@@ -20,6 +20,7 @@
 
 static uint64_t svc_tap_down_logged[VNETD_MAX_PORTS];
 static int svc_last_connected = -1;
+static int svc_last_used = -1;
 
 static uint64_t svc_now_s(void)
 {
@@ -57,17 +58,22 @@ static void svc_tap_down(struct vnetd_port *p, unsigned int i, uint64_t now)
 void svc_tick(struct vnetd_port *ports, unsigned int nports)
 {
 	uint64_t now = svc_now_s();
-	unsigned int i, connected = 0;
+	unsigned int i, connected = 0, used = 0;
 
 	for (i = 0; i < nports && i < VNETD_MAX_PORTS; i++) {
+		if (!ports[i].used)	/* a slot `port del` freed */
+			continue;
+		used++;
 		svc_tap_down(&ports[i], i, now);
 		antispoof_tick(&ports[i], i, now);
 		connected += port_connected(&ports[i]);
 	}
-	if ((int)connected != svc_last_connected) {
+	/* ports come and go at run time (reload.c): either count changes it */
+	if ((int)connected != svc_last_connected || (int)used != svc_last_used) {
 		svc_last_connected = (int)connected;
+		svc_last_used = (int)used;
 		(void)sdn_send("STATUS=%u port%s, %u frontend%s connected",
-			       nports, nports == 1 ? "" : "s", connected,
+			       used, used == 1 ? "" : "s", connected,
 			       connected == 1 ? "" : "s");
 	}
 }

@@ -92,6 +92,14 @@ try:
     c = socket.socket(socket.AF_UNIX); c.connect(tmp + '/n.sock')
     import struct; c.sendall(struct.pack('<III', 1, 1, 0)); c.recv(20)
     recv_until('1 frontend connected')
+    def ctl(line):
+        s = socket.socket(socket.AF_UNIX); s.connect(tmp + '/ctl3')
+        s.sendall(line.encode() + b'\n'); s.shutdown(socket.SHUT_WR)
+        while s.recv(4096): pass
+    ctl('port add name=extra,socket=%s/extra.sock,backend=null' % tmp)
+    recv_until('STATUS=2 ports, 1 frontend connected')
+    ctl('port del extra')   # the freed slot no longer counts
+    recv_until('STATUS=1 port, 1 frontend connected')
     p.terminate()
     recv_until('STOPPING=1')
 finally:
@@ -101,8 +109,9 @@ PY
 for addr in "$TMP/notify" "@vnetd-test-notify-$$"; do
 	out=$(timeout 20 python3 "$TMP/notify.py" "$addr" "$VNETD" "$TMP" 2>&1); rc=$?
 	if [ "$rc" = 0 ] && grep -q "READY=1\\\\nSTATUS=1 port, 0 frontends connected" <<< "$out" &&
-	   grep -q "STATUS=1 port, 1 frontend connected" <<< "$out" && grep -q "STOPPING=1" <<< "$out"; then
-		ok "NOTIFY_SOCKET=${addr:0:1}...: READY=1, STATUS= on connect, STOPPING=1"
+	   grep -q "STATUS=1 port, 1 frontend connected" <<< "$out" && grep -q "STOPPING=1" <<< "$out" &&
+	   grep -q "STATUS=2 ports, 1 frontend connected" <<< "$out"; then
+		ok "NOTIFY_SOCKET=${addr:0:1}...: READY=1, STATUS= on connect and on port add/del (freed slots not counted), STOPPING=1"
 	else
 		not_ok "NOTIFY_SOCKET=$addr (rc=$rc): $out"
 	fi
