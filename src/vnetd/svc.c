@@ -129,6 +129,13 @@ int svc_ready(const struct vnetd_cfg *cfg)
 			 (unsigned int)cfg->user_uid,
 			 (unsigned int)cfg->user_gid);
 	}
+	/* run-time ports get the default socket group too (no CAP_CHOWN then) */
+	if (!cfg->user_set && !geteuid() && cfg->defaults.sock_gid >= 0) {
+		ret = privdrop_join_group((gid_t)cfg->defaults.sock_gid);
+		if (ret)
+			log_warn("joining the default socket group (gid %lld): %s: ports added at run time keep vnetd's group",
+				 (long long)cfg->defaults.sock_gid, strerror(-ret));
+	}
 	(void)sdn_send("READY=1\nSTATUS=%u port%s, 0 frontends connected",
 		       cfg->nports, cfg->nports == 1 ? "" : "s");
 	return 0;

@@ -35,6 +35,7 @@ int privdrop_lookup_user(const char *spec, uid_t *uid, gid_t *gid,
 int privdrop_lookup_group(const char *name, gid_t *gid);
 int privdrop_lookup_uid(const char *name, uid_t *uid);
 int privdrop_apply(uid_t uid, gid_t gid, char *err, size_t errlen);
+int privdrop_join_group(gid_t gid);
 
 /* sd_notify.c */
 int sdn_init(void);
