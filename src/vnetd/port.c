@@ -439,7 +439,7 @@ static int port_open_backend(struct vnetd_port *p, char *err, size_t errlen)
 		.tap_fds = p->cfg.ntap_fds ? p->cfg.tap_fds : NULL,
 		.ntap_fds = p->cfg.ntap_fds,
 	};
-	char why[256] = "";
+	struct reason inner = { 0 };
 	int ret;
 
 	p->host.ops = host_find(p->cfg.backend);
@@ -447,10 +447,10 @@ static int port_open_backend(struct vnetd_port *p, char *err, size_t errlen)
 		snprintf(err, errlen, "unknown backend %s", p->cfg.backend);
 		return -ENOENT;
 	}
-	ret = p->host.ops->open(&p->host, &bc, why, sizeof(why));
+	ret = p->host.ops->open(&p->host, &bc, &inner);
 	if (ret) {
 		snprintf(err, errlen, "backend %s: %s", p->cfg.backend,
-			 why[0] ? why : strerror(-ret));
+			 inner.msg[0] ? inner.msg : strerror(-ret));
 		p->host.ops = NULL;
 	}
 	return ret;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "host_tap.h"
 #include "vnetd.h"
 
 /* #syscalls: clock_gettime */
