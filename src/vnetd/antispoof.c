@@ -21,8 +21,7 @@
 /**
  * antispoof_setup() - Install the port's policy where frames bypass vnetd
  * @p:		Port, backend open, --vhost-net decided
- * @err:	One sentence on failure
- * @errlen:	Size of @err
+ * @why:	One sentence on failure
  *
  * Nothing to do without a policy or without a TAP queue. If tc cannot
  * install the filter, a port that may use the kernel's vhost-net fails
@@ -32,7 +31,7 @@
  * Context: setup, before the sandbox
  * Return: 0 or -errno
  */
-int antispoof_setup(struct vnetd_port *p, char *err, size_t errlen)
+int antispoof_setup(struct vnetd_port *p, struct reason *why)
 {
 	const struct spoof_policy *sp = &p->cfg.wopts.spoof;
 	struct reason inner = { 0 };
@@ -59,9 +58,8 @@ int antispoof_setup(struct vnetd_port *p, char *err, size_t errlen)
 		return 0;
 	}
 	if (p->vhost.use) {
-		snprintf(err, errlen, "%s; the kernel vhost-net path would bypass --mac-lock/--allow-ip: fix that or use --vhost-net off",
-			 inner.msg);
-		return ret;
+		return reason_set(why, ret, "%s; the kernel vhost-net path would bypass --mac-lock/--allow-ip: fix that or use --vhost-net off",
+				  inner.msg);
 	}
 	log_warn("port %s: %s; frames are checked by vnetd only (userspace data path)",
 		 p->cfg.name, inner.msg);

@@ -81,7 +81,7 @@ void svc_tick(struct vnetd_port *ports, unsigned int nports)
  */
 int svc_start(struct vnetd_cfg *cfg)
 {
-	char err[160] = "";
+	struct reason why = { 0 };
 	int ret;
 
 	log_init(cfg->log_target, "vnetd");
@@ -89,9 +89,9 @@ int svc_start(struct vnetd_cfg *cfg)
 	if (ret)
 		log_warn("NOTIFY_SOCKET: %s: no readiness notification",
 			 strerror(-ret));
-	ret = sock_activation(cfg, err, sizeof(err));
+	ret = sock_activation(cfg, &why);
 	if (ret < 0) {
-		log_err("socket activation: %s", err);
+		log_err("socket activation: %s", why.msg);
 		return ret;
 	}
 	if (ret)
@@ -109,15 +109,14 @@ int svc_start(struct vnetd_cfg *cfg)
  */
 int svc_ready(const struct vnetd_cfg *cfg)
 {
-	char err[200] = "";
+	struct reason why = { 0 };
 	int ret;
 
 	if (cfg->user_set) {
-		ret = privdrop_apply(cfg->user_uid, cfg->user_gid, err,
-				     sizeof(err));
+		ret = privdrop_apply(cfg->user_uid, cfg->user_gid, &why);
 		if (ret) {
-			log_err("%s", err);
-			(void)sdn_send("STATUS=failed: %s", err);
+			log_err("%s", why.msg);
+			(void)sdn_send("STATUS=failed: %s", why.msg);
 			return ret;
 		}
 		log_info("running as uid %u gid %u, no capabilities",
