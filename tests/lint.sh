@@ -5,6 +5,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 bash tests/lint-includes.sh || exit 1	# vu_: cycles being fixed on their branch
+bash tests/lint-reasons.sh || exit 1
 command -v cppcheck >/dev/null || { echo "SKIP: cppcheck not installed (apt-get install cppcheck)"; exit 77; }
 out=$(cppcheck --quiet --std=c11 --enable=warning,portability,performance \
 	--inline-suppr --error-exitcode=1 -D__linux__ -D_GNU_SOURCE \

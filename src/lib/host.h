@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include "reason.h"
 #include "util.h"
 
 /**
@@ -42,10 +43,10 @@ struct host_ops {
 	const char *name;
 	/**
 	 * @open: set up @cfg->npairs host queues. Return: 0 or -errno, and
-	 * fill @err (one sentence for an operator) on failure.
+	 * fill @why (one sentence for an operator) on failure.
 	 */
 	int (*open)(struct host *host, const struct host_cfg *cfg,
-		    char *err, size_t errlen);
+		    struct reason *why);
 	/**
 	 * @host_features: virtio-net feature bits (VIRTIO_NET_F_*) whose
 	 * offloads the host side can honour, e.g. HOST_TSO4 needs TAP with
@@ -120,6 +121,5 @@ struct host {
 
 const struct host_ops *host_find(const char *name);
 const char *host_names(void);
-const char *host_tap_take_eio(struct host *host);
 
 #endif /* VNET_HOST_H */

@@ -22,6 +22,7 @@
 
 #include "host.h"
 #include "host_priv.h"
+#include "reason.h"
 #include "util.h"
 #include "vnet_hdr.h"
 
@@ -109,26 +110,20 @@ static int host_gen_size(size_t *len)
 }
 
 static int host_gen_open(struct host *host, const struct host_cfg *cfg,
-		       char *err, size_t errlen)
+		       struct reason *why)
 {
 	struct host_gen *g;
 	size_t len;
 
-	if (!cfg->npairs || cfg->npairs > VNET_MAX_PAIRS) {
-		snprintf(err, errlen, "gen: %u queue pairs: use 1..%u",
-			 cfg->npairs, (unsigned int)VNET_MAX_PAIRS);
-		return -EINVAL;
-	}
-	if (host_gen_size(&len)) {
-		snprintf(err, errlen, "gen: VNET_GEN_SIZE: use %d..%d bytes",
-			 GEN_SIZE_MIN, GEN_SIZE_MAX);
-		return -EINVAL;
-	}
+	if (!cfg->npairs || cfg->npairs > VNET_MAX_PAIRS)
+		return reason_set(why, -EINVAL, "gen: %u queue pairs: use 1..%u",
+				  cfg->npairs, (unsigned int)VNET_MAX_PAIRS);
+	if (host_gen_size(&len))
+		return reason_set(why, -EINVAL, "gen: VNET_GEN_SIZE: use %d..%d bytes",
+				  GEN_SIZE_MIN, GEN_SIZE_MAX);
 	g = calloc(1, sizeof(*g));
-	if (!g) {
-		snprintf(err, errlen, "gen: out of memory");
-		return -ENOMEM;
-	}
+	if (!g)
+		return reason_set(why, -ENOMEM, "gen: out of memory");
 	host_gen_build(g, len);
 	g->len = len;	/* + hdr_len once configured */
 	host->npairs = cfg->npairs;

@@ -30,6 +30,7 @@
 
 #include "host.h"
 #include "host_priv.h"
+#include "reason.h"
 #include "util.h"
 #include "vnet_hdr.h"
 
@@ -81,17 +82,15 @@ static void host_loop_close(struct host *host)
 }
 
 static int host_loop_open(struct host *host, const struct host_cfg *cfg,
-			char *err, size_t errlen)
+			struct reason *why)
 {
 	struct loop_priv *p;
 	unsigned int i;
 	int ret;
 
-	if (!cfg->npairs || cfg->npairs > VNET_MAX_PAIRS) {
-		snprintf(err, errlen, "loop: %u queue pairs: use 1..%u",
-			 cfg->npairs, (unsigned int)VNET_MAX_PAIRS);
-		return -EINVAL;
-	}
+	if (!cfg->npairs || cfg->npairs > VNET_MAX_PAIRS)
+		return reason_set(why, -EINVAL, "loop: %u queue pairs: use 1..%u",
+				  cfg->npairs, (unsigned int)VNET_MAX_PAIRS);
 	p = calloc(1, sizeof(*p) + cfg->npairs * sizeof(p->q[0]));
 	if (!p)
 		goto err_nomem;
@@ -118,13 +117,11 @@ static int host_loop_open(struct host *host, const struct host_cfg *cfg,
 err_close:
 	ret = -errno;
 	host_loop_close(host);
-	snprintf(err, errlen, "loop: %u queues of %u x %u bytes: %s",
-		 cfg->npairs, (unsigned int)LOOP_SLOTS,
-		 (unsigned int)LOOP_SLOT_SIZE, strerror(-ret));
-	return ret;
+	return reason_set(why, ret, "loop: %u queues of %u x %u bytes: %s",
+			  cfg->npairs, (unsigned int)LOOP_SLOTS,
+			  (unsigned int)LOOP_SLOT_SIZE, strerror(-ret));
 err_nomem:
-	snprintf(err, errlen, "loop: out of memory");
-	return -ENOMEM;
+	return reason_set(why, -ENOMEM, "loop: out of memory");
 }
 
 static int host_loop_configure(struct host *host, uint64_t features,

@@ -9,17 +9,16 @@
 
 #include "host.h"
 #include "host_priv.h"
+#include "reason.h"
 #include "util.h"
 
 
 static int host_null_open(struct host *host, const struct host_cfg *cfg,
-			char *err, size_t errlen)
+			struct reason *why)
 {
-	if (!cfg->npairs || cfg->npairs > VNET_MAX_PAIRS) {
-		snprintf(err, errlen, "null: %u queue pairs: use 1..%u",
-			 cfg->npairs, (unsigned int)VNET_MAX_PAIRS);
-		return -EINVAL;
-	}
+	if (!cfg->npairs || cfg->npairs > VNET_MAX_PAIRS)
+		return reason_set(why, -EINVAL, "null: %u queue pairs: use 1..%u",
+				  cfg->npairs, (unsigned int)VNET_MAX_PAIRS);
 	host->npairs = cfg->npairs;
 	host->priv = NULL;
 	return 0;

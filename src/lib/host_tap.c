@@ -33,6 +33,8 @@
 
 #include "host.h"
 #include "host_priv.h"
+#include "host_tap.h"
+#include "reason.h"
 #include "util.h"
 
 /* #syscalls: read write readv writev ioctl */
@@ -89,7 +91,7 @@ static const char *host_tap_hint(int err)
 }
 
 /* Open one queue of @p->name (empty: let the kernel pick and remember it) */
-static int host_tap_open_queue(struct tap_priv *p, char *err, size_t errlen)
+static int host_tap_open_queue(struct tap_priv *p, struct reason *why)
 {
 	struct ifreq ifr;
 	int fd, ret;
@@ -100,19 +102,17 @@ static int host_tap_open_queue(struct tap_priv *p, char *err, size_t errlen)
 	fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "tap %s: open /dev/net/tun: %s: load the "
-			 "tun module (modprobe tun) and check the device node "
-			 "permissions", p->name[0] ? p->name : "(new)",
-			 strerror(-ret));
-		return ret;
+		return reason_set(why, ret, "tap %s: open /dev/net/tun: %s: load the "
+				  "tun module (modprobe tun) and check the device node "
+				  "permissions", p->name[0] ? p->name : "(new)",
+				  strerror(-ret));
 	}
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
 		ret = -errno;
 		close(fd);
-		snprintf(err, errlen, "tap %s: TUNSETIFF: %s: %s",
-			 p->name[0] ? p->name : "(new)", strerror(-ret),
-			 host_tap_hint(-ret));
-		return ret;
+		return reason_set(why, ret, "tap %s: TUNSETIFF: %s: %s",
+				  p->name[0] ? p->name : "(new)", strerror(-ret),
+				  host_tap_hint(-ret));
 	}
 	memcpy(p->name, ifr.ifr_name, sizeof(p->name));
 	p->name[sizeof(p->name) - 1] = '\0';
@@ -120,7 +120,7 @@ static int host_tap_open_queue(struct tap_priv *p, char *err, size_t errlen)
 }
 
 /* Check that a parent's fd is a TAP queue with a vnet header */
-static int host_tap_adopt(struct tap_priv *p, int fd, char *err, size_t errlen)
+static int host_tap_adopt(struct tap_priv *p, int fd, struct reason *why)
 {
 	struct ifreq ifr;
 	int fl, ret;
@@ -128,42 +128,34 @@ static int host_tap_adopt(struct tap_priv *p, int fd, char *err, size_t errlen)
 	memset(&ifr, 0, sizeof(ifr));
 	if (ioctl(fd, TUNGETIFF, &ifr) < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "tap fd %d: TUNGETIFF: %s: --tap-fd must "
-			 "be an open /dev/net/tun fd attached to a TAP", fd,
-			 strerror(-ret));
-		return ret;
+		return reason_set(why, ret, "tap fd %d: TUNGETIFF: %s: --tap-fd must "
+				  "be an open /dev/net/tun fd attached to a TAP", fd,
+				  strerror(-ret));
 	}
 	ifr.ifr_name[IFNAMSIZ - 1] = '\0';
-	if ((ifr.ifr_flags & (IFF_TUN | IFF_TAP)) != IFF_TAP) {
-		snprintf(err, errlen, "tap fd %d (%s): a TUN device, not a TAP: "
-			 "open it with IFF_TAP", fd, ifr.ifr_name);
-		return -EINVAL;
-	}
-	if (!(ifr.ifr_flags & IFF_VNET_HDR)) {
-		snprintf(err, errlen, "tap fd %d (%s): no IFF_VNET_HDR: open "
-			 "the TAP with IFF_VNET_HDR (QEMU: vnet_hdr=on)", fd,
-			 ifr.ifr_name);
-		return -EINVAL;
-	}
-	if (!(ifr.ifr_flags & IFF_NO_PI)) {
-		snprintf(err, errlen, "tap fd %d (%s): packet information "
-			 "header on: open the TAP with IFF_NO_PI", fd,
-			 ifr.ifr_name);
-		return -EINVAL;
-	}
+	if ((ifr.ifr_flags & (IFF_TUN | IFF_TAP)) != IFF_TAP)
+		return reason_set(why, -EINVAL, "tap fd %d (%s): a TUN device, not a TAP: "
+				  "open it with IFF_TAP", fd, ifr.ifr_name);
+	if (!(ifr.ifr_flags & IFF_VNET_HDR))
+		return reason_set(why, -EINVAL, "tap fd %d (%s): no IFF_VNET_HDR: open "
+				  "the TAP with IFF_VNET_HDR (QEMU: vnet_hdr=on)", fd,
+				  ifr.ifr_name);
+	if (!(ifr.ifr_flags & IFF_NO_PI))
+		return reason_set(why, -EINVAL, "tap fd %d (%s): packet information "
+				  "header on: open the TAP with IFF_NO_PI", fd,
+				  ifr.ifr_name);
 	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "tap fd %d (%s): O_NONBLOCK: %s", fd,
-			 ifr.ifr_name, strerror(-ret));
-		return ret;
+		return reason_set(why, ret, "tap fd %d (%s): O_NONBLOCK: %s", fd,
+				  ifr.ifr_name, strerror(-ret));
 	}
 	memcpy(p->name, ifr.ifr_name, sizeof(p->name));
 	return 0;
 }
 
 /* Set IFF_UP on @name, as `ip link set NAME up` does */
-static int host_tap_link_up(const char *name, char *err, size_t errlen)
+static int host_tap_link_up(const char *name, struct reason *why)
 {
 	struct ifreq ifr;
 	int s, ret = 0;
@@ -186,40 +178,31 @@ err:
 	ret = -errno;
 	if (s >= 0)
 		close(s);
-	snprintf(err, errlen, "tap %s: cannot bring the link up: %s (needs CAP_NET_ADMIN)",
-		 name, strerror(-ret));
-	return ret;
+	return reason_set(why, ret, "tap %s: cannot bring the link up: %s (needs CAP_NET_ADMIN)",
+			  name, strerror(-ret));
 }
 
 static int host_tap_open(struct host *host, const struct host_cfg *cfg,
-		       char *err, size_t errlen)
+		       struct reason *why)
 {
 	bool created;
 	struct tap_priv *p;
 	unsigned int i;
 	int ret;
 
-	if (!cfg->npairs || cfg->npairs > VNET_MAX_PAIRS) {
-		snprintf(err, errlen, "tap: %u queue pairs: use 1..%u",
-			 cfg->npairs, (unsigned int)VNET_MAX_PAIRS);
-		return -EINVAL;
-	}
-	if (cfg->ntap_fds && cfg->ntap_fds != cfg->npairs) {
-		snprintf(err, errlen, "tap: %u --tap-fd given for %u queue "
-			 "pairs: give one fd per queue pair", cfg->ntap_fds,
-			 cfg->npairs);
-		return -EINVAL;
-	}
-	if (cfg->tap_name && strlen(cfg->tap_name) >= IFNAMSIZ) {
-		snprintf(err, errlen, "tap %s: name longer than %d characters",
-			 cfg->tap_name, IFNAMSIZ - 1);
-		return -ENAMETOOLONG;
-	}
+	if (!cfg->npairs || cfg->npairs > VNET_MAX_PAIRS)
+		return reason_set(why, -EINVAL, "tap: %u queue pairs: use 1..%u",
+				  cfg->npairs, (unsigned int)VNET_MAX_PAIRS);
+	if (cfg->ntap_fds && cfg->ntap_fds != cfg->npairs)
+		return reason_set(why, -EINVAL, "tap: %u --tap-fd given for %u queue "
+				  "pairs: give one fd per queue pair", cfg->ntap_fds,
+				  cfg->npairs);
+	if (cfg->tap_name && strlen(cfg->tap_name) >= IFNAMSIZ)
+		return reason_set(why, -ENAMETOOLONG, "tap %s: name longer than %d characters",
+				  cfg->tap_name, IFNAMSIZ - 1);
 	p = calloc(1, sizeof(*p));
-	if (!p) {
-		snprintf(err, errlen, "tap: out of memory");
-		return -ENOMEM;
-	}
+	if (!p)
+		return reason_set(why, -ENOMEM, "tap: out of memory");
 	host->priv = p;
 	p->adopted = cfg->ntap_fds && cfg->tap_fds;
 	if (cfg->tap_name)
@@ -227,17 +210,17 @@ static int host_tap_open(struct host *host, const struct host_cfg *cfg,
 	created = !p->adopted && (!p->name[0] || !if_nametoindex(p->name));
 	for (i = 0; i < cfg->npairs; i++) {
 		if (p->adopted) {
-			ret = host_tap_adopt(p, cfg->tap_fds[i], err, errlen);
+			ret = host_tap_adopt(p, cfg->tap_fds[i], why);
 			p->fds[i] = cfg->tap_fds[i];
 		} else {
-			ret = p->fds[i] = host_tap_open_queue(p, err, errlen);
+			ret = p->fds[i] = host_tap_open_queue(p, why);
 		}
 		if (ret < 0)
 			goto err_close;
 		p->npairs = i + 1;
 	}
 	if (created) {
-		ret = host_tap_link_up(p->name, err, errlen);
+		ret = host_tap_link_up(p->name, why);
 		if (ret)
 			goto err_close;
 	}

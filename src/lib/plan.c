@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "reason.h"
 #include "util.h"
 
 enum plan_num {
@@ -65,29 +66,25 @@ static enum plan_num plan_num_classify(const char *s, unsigned int *out)
  * @lo:		Lowest allowed value
  * @hi:		Highest allowed value
  * @out:	Parsed value (output, only on success)
- * @err:	Message naming @what, @s and the range (output, on failure)
- * @errlen:	Size of @err
+ * @why:	Message naming @what, @s and the range (output, on failure)
  *
  * Return: 0 on success, -EINVAL if @s is not a whole number in @lo..@hi
  */
 int plan_parse_uint(const char *what, const char *s, unsigned int lo,
-		    unsigned int hi, unsigned int *out, char *err, size_t errlen)
+		    unsigned int hi, unsigned int *out, struct reason *why)
 {
 	unsigned int v = 0;
 
 	switch (plan_num_classify(s, &v)) {
 	case PLAN_NUM_EMPTY:
-		snprintf(err, errlen, "%s needs a value (allowed %u..%u)",
-			 what, lo, hi);
-		return -EINVAL;
+		return reason_set(why, -EINVAL, "%s needs a value (allowed %u..%u)",
+				  what, lo, hi);
 	case PLAN_NUM_NOT_NUMBER:
-		snprintf(err, errlen, "%s '%s' is not a number (allowed %u..%u)",
-			 what, s, lo, hi);
-		return -EINVAL;
+		return reason_set(why, -EINVAL, "%s '%s' is not a number (allowed %u..%u)",
+				  what, s, lo, hi);
 	case PLAN_NUM_NEGATIVE:
-		snprintf(err, errlen, "%s %s is negative (allowed %u..%u)",
-			 what, s, lo, hi);
-		return -EINVAL;
+		return reason_set(why, -EINVAL, "%s %s is negative (allowed %u..%u)",
+				  what, s, lo, hi);
 	case PLAN_NUM_TOO_BIG:
 		break;
 	case PLAN_NUM_OK:
@@ -97,9 +94,8 @@ int plan_parse_uint(const char *what, const char *s, unsigned int lo,
 		}
 		break;
 	}
-	snprintf(err, errlen, "%s %s is out of range (allowed %u..%u)",
-		 what, s, lo, hi);
-	return -EINVAL;
+	return reason_set(why, -EINVAL, "%s %s is out of range (allowed %u..%u)",
+			  what, s, lo, hi);
 }
 
 static void plan_msg(char (*msgs)[PLAN_MSG_LEN], unsigned int *n,
@@ -120,65 +116,50 @@ static void plan_msg(char (*msgs)[PLAN_MSG_LEN], unsigned int *n,
 
 /* The explicit per-VM count: honoured in 1..cap, anything else refused */
 static int plan_explicit_pairs(const char *s, unsigned int cap,
-			       unsigned int *pairs, char *err, size_t errlen)
+			       unsigned int *pairs, struct reason *why)
 {
 	unsigned int v = 0;
 
 	switch (plan_num_classify(s, &v)) {
 	case PLAN_NUM_EMPTY:
-		snprintf(err, errlen,
-			 "queue count is empty: give a whole number from 1 to %u (node cap max_queues=%u)",
-			 cap, cap);
-		return -EINVAL;
+		return reason_set(why, -EINVAL, "queue count is empty: give a whole number from 1 to %u (node cap max_queues=%u)",
+				  cap, cap);
 	case PLAN_NUM_NOT_NUMBER:
-		snprintf(err, errlen,
-			 "queue count '%s' is not a number: give a whole number from 1 to %u (node cap max_queues=%u)",
-			 s, cap, cap);
-		return -EINVAL;
+		return reason_set(why, -EINVAL, "queue count '%s' is not a number: give a whole number from 1 to %u (node cap max_queues=%u)",
+				  s, cap, cap);
 	case PLAN_NUM_NEGATIVE:
-		snprintf(err, errlen,
-			 "queue count %s is negative: give a whole number from 1 to %u (node cap max_queues=%u)",
-			 s, cap, cap);
-		return -EINVAL;
+		return reason_set(why, -EINVAL, "queue count %s is negative: give a whole number from 1 to %u (node cap max_queues=%u)",
+				  s, cap, cap);
 	case PLAN_NUM_TOO_BIG:
 		break;
 	case PLAN_NUM_OK:
-		if (v == 0) {
-			snprintf(err, errlen,
-				 "queue count 0 is refused: a VM needs at least 1 queue pair (allowed 1 to %u, node cap max_queues=%u)",
-				 cap, cap);
-			return -EINVAL;
-		}
+		if (v == 0)
+			return reason_set(why, -EINVAL, "queue count 0 is refused: a VM needs at least 1 queue pair (allowed 1 to %u, node cap max_queues=%u)",
+					  cap, cap);
 		if (v <= cap) {
 			*pairs = v;
 			return 0;
 		}
 		break;
 	}
-	snprintf(err, errlen,
-		 "queue count %s exceeds the node cap max_queues=%u: ask for 1 to %u queue pairs, or raise the cap",
-		 s, cap, cap);
-	return -ERANGE;
+	return reason_set(why, -ERANGE, "queue count %s exceeds the node cap max_queues=%u: ask for 1 to %u queue pairs, or raise the cap",
+			  s, cap, cap);
 }
 
 /* Resolve the vhost setting: a default degrades, an explicit "on" must hold */
 static int plan_vhost_resolve(const struct plan_policy_in *in,
-			      struct plan_policy_out *out, char *err,
-			      size_t errlen)
+			      struct plan_policy_out *out, struct reason *why)
 {
-	const char *why = in->vhost_why ? in->vhost_why : "unknown reason";
+	const char *cause = in->vhost_why ? in->vhost_why : "unknown reason";
 
 	switch (in->vhost) {
 	case PLAN_VHOST_OFF:
 		out->vhost = false;
 		return 0;
 	case PLAN_VHOST_ON:
-		if (!in->vhost_available) {
-			snprintf(err, errlen,
-				 "vhost was requested (--vhost on) but cannot be used: %s",
-				 why);
-			return -ENODEV;
-		}
+		if (!in->vhost_available)
+			return reason_set(why, -ENODEV, "vhost was requested (--vhost on) but cannot be used: %s",
+					  cause);
 		out->vhost = true;
 		return 0;
 	case PLAN_VHOST_AUTO:
@@ -186,19 +167,17 @@ static int plan_vhost_resolve(const struct plan_policy_in *in,
 		if (!in->vhost_available)
 			plan_msg(out->warnings, &out->nwarnings,
 				 "vhost is not available (%s): falling back to vhost off, 1 queue pair by default",
-				 why);
+				 cause);
 		return 0;
 	}
-	snprintf(err, errlen, "unknown vhost setting %d", (int)in->vhost);
-	return -EINVAL;
+	return reason_set(why, -EINVAL, "unknown vhost setting %d", (int)in->vhost);
 }
 
 /**
  * plan_policy() - Decide the queue pairs (and vectors) of one VM NIC
  * @in:		VM and node inputs
  * @out:	Decision, notes and warnings (output)
- * @err:	Why the inputs are refused (output, on failure): one sentence
- * @errlen:	Size of @err
+ * @why:	Why the inputs are refused (output, on failure): one sentence
  *
  * With vhost on the default is min(vCPUs, 16, node cap); with vhost off it
  * is 1. An explicit count is honoured when 1 <= count <= node cap; zero,
@@ -209,30 +188,24 @@ static int plan_vhost_resolve(const struct plan_policy_in *in,
  *	   vhost was explicitly requested and is not available
  */
 int plan_policy(const struct plan_policy_in *in, struct plan_policy_out *out,
-		char *err, size_t errlen)
+		struct reason *why)
 {
 	unsigned int cap = in->max_queues;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	if (in->vcpus < 1 || in->vcpus > PLAN_MAX_VCPUS) {
-		snprintf(err, errlen, "vcpus %u is out of range (allowed 1..%u)",
-			 in->vcpus, PLAN_MAX_VCPUS);
-		return -EINVAL;
-	}
-	if (cap < 1 || cap > PLAN_MAX_QUEUES_LIMIT) {
-		snprintf(err, errlen,
-			 "node cap max_queues=%u is out of range (allowed 1..%u)",
-			 cap, PLAN_MAX_QUEUES_LIMIT);
-		return -EINVAL;
-	}
-	ret = plan_vhost_resolve(in, out, err, errlen);
+	if (in->vcpus < 1 || in->vcpus > PLAN_MAX_VCPUS)
+		return reason_set(why, -EINVAL, "vcpus %u is out of range (allowed 1..%u)",
+				  in->vcpus, PLAN_MAX_VCPUS);
+	if (cap < 1 || cap > PLAN_MAX_QUEUES_LIMIT)
+		return reason_set(why, -EINVAL, "node cap max_queues=%u is out of range (allowed 1..%u)",
+				  cap, PLAN_MAX_QUEUES_LIMIT);
+	ret = plan_vhost_resolve(in, out, why);
 	if (ret)
 		return ret;
 
 	if (in->queues) {
-		ret = plan_explicit_pairs(in->queues, cap, &out->pairs, err,
-					  errlen);
+		ret = plan_explicit_pairs(in->queues, cap, &out->pairs, why);
 		if (ret)
 			return ret;
 	} else if (out->vhost) {
@@ -326,50 +299,33 @@ static int plan_count_fds(const char *fds)
  * plan_check_vm() - Check the VM description against the decided policy
  * @vm:		VM description
  * @pol:	Policy decision
- * @err:	What is wrong (output, on failure)
- * @errlen:	Size of @err
+ * @why:	What is wrong (output, on failure)
  *
  * Return: 0 if every generator can run, -EINVAL otherwise
  */
 int plan_check_vm(const struct plan_vm *vm, const struct plan_policy_out *pol,
-		  char *err, size_t errlen)
+		  struct reason *why)
 {
 	int n;
 
-	if (!plan_id_ok(vm->id)) {
-		snprintf(err, errlen,
-			 "--id '%s' is not a valid id (a letter, then letters, digits, '-', '.', '_'; at most 32)",
-			 vm->id ? vm->id : "");
-		return -EINVAL;
-	}
-	if (vm->backend == PLAN_BACKEND_VHOST_USER && (!vm->socket || !*vm->socket)) {
-		snprintf(err, errlen, "--backend vhost-user needs --socket PATH");
-		return -EINVAL;
-	}
-	if (!vm->tap || !*vm->tap || strlen(vm->tap) > 15 || strchr(vm->tap, '/')) {
-		snprintf(err, errlen,
-			 "--tap '%s' is not a valid interface name (1..15 characters, no '/')",
-			 vm->tap ? vm->tap : "");
-		return -EINVAL;
-	}
-	if (vm->tap_fds && vm->backend != PLAN_BACKEND_TAP) {
-		snprintf(err, errlen, "--tap-fds applies only to --backend tap");
-		return -EINVAL;
-	}
+	if (!plan_id_ok(vm->id))
+		return reason_set(why, -EINVAL, "--id '%s' is not a valid id (a letter, then letters, digits, '-', '.', '_'; at most 32)",
+				  vm->id ? vm->id : "");
+	if (vm->backend == PLAN_BACKEND_VHOST_USER && (!vm->socket || !*vm->socket))
+		return reason_set(why, -EINVAL, "--backend vhost-user needs --socket PATH");
+	if (!vm->tap || !*vm->tap || strlen(vm->tap) > 15 || strchr(vm->tap, '/'))
+		return reason_set(why, -EINVAL, "--tap '%s' is not a valid interface name (1..15 characters, no '/')",
+				  vm->tap ? vm->tap : "");
+	if (vm->tap_fds && vm->backend != PLAN_BACKEND_TAP)
+		return reason_set(why, -EINVAL, "--tap-fds applies only to --backend tap");
 	if (vm->tap_fds) {
 		n = plan_count_fds(vm->tap_fds);
-		if (n < 0) {
-			snprintf(err, errlen,
-				 "--tap-fds '%s' is not a list of fd numbers like 3:4:5",
-				 vm->tap_fds);
-			return -EINVAL;
-		}
-		if ((unsigned int)n != pol->pairs) {
-			snprintf(err, errlen,
-				 "--tap-fds '%s' has %d fds but the plan has %u queue pairs: give one fd per queue pair",
-				 vm->tap_fds, n, pol->pairs);
-			return -EINVAL;
-		}
+		if (n < 0)
+			return reason_set(why, -EINVAL, "--tap-fds '%s' is not a list of fd numbers like 3:4:5",
+					  vm->tap_fds);
+		if ((unsigned int)n != pol->pairs)
+			return reason_set(why, -EINVAL, "--tap-fds '%s' has %d fds but the plan has %u queue pairs: give one fd per queue pair",
+					  vm->tap_fds, n, pol->pairs);
 	}
 	return 0;
 }

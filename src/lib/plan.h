@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "reason.h"
+
 #define PLAN_MAX_QUEUES_LIMIT	64u	/* highest node cap we accept */
 #define PLAN_MAX_QUEUES_DEFAULT	16u	/* node cap when none is given */
 #define PLAN_DEFAULT_PAIRS_CAP	16u	/* default never exceeds this */
@@ -123,13 +125,13 @@ struct plan_args {
 };
 
 int plan_parse_uint(const char *what, const char *s, unsigned int lo,
-		    unsigned int hi, unsigned int *out, char *err, size_t errlen);
+		    unsigned int hi, unsigned int *out, struct reason *why);
 int plan_policy(const struct plan_policy_in *in, struct plan_policy_out *out,
-		char *err, size_t errlen);
+		struct reason *why);
 int plan_qemu_version_parse(const char *text, unsigned int *major,
 			    unsigned int *minor);
 int plan_check_vm(const struct plan_vm *vm, const struct plan_policy_out *pol,
-		  char *err, size_t errlen);
+		  struct reason *why);
 int plan_qemu_args(const struct plan_vm *vm, const struct plan_policy_in *in,
 		   const struct plan_policy_out *pol, struct plan_args *a);
 int plan_ch_args(const struct plan_vm *vm, const struct plan_policy_in *in,

@@ -41,6 +41,7 @@
 
 #include "devperm.h"
 #include "provision.h"
+#include "reason.h"
 #include "util.h"
 
 #define PROV_NL_BUF	8192
@@ -324,47 +325,38 @@ static void prov_close_all(int *fds, unsigned int n)
 
 /* An existing device of that name: is it a TAP we can converge on? */
 static int prov_tap_existing(const struct prov_tap_req *req,
-			     const struct prov_link *l, char *err, size_t errlen)
+			     const struct prov_link *l, struct reason *why)
 {
-	if (strcmp(l->kind, "tun")) {
-		snprintf(err, errlen,
-			 "%s exists and is a %s device, not a TAP: pick another name",
-			 req->name, *l->kind ? l->kind : "plain");
-		return -EEXIST;
-	}
+	if (strcmp(l->kind, "tun"))
+		return reason_set(why, -EEXIST, "%s exists and is a %s device, not a TAP: pick another name",
+				  req->name, *l->kind ? l->kind : "plain");
 	if (l->tun_type == IFF_TUN || (l->tun_type && (!l->tun_mq ||
 						       !l->tun_vnet_hdr))) {
-		snprintf(err, errlen,
-			 "%s exists but is not a multi_queue vnet_hdr TAP: delete it first (vnetctl tap delete %s)",
-			 req->name, req->name);
-		return -EEXIST;
+		return reason_set(why, -EEXIST, "%s exists but is not a multi_queue vnet_hdr TAP: delete it first (vnetctl tap delete %s)",
+				  req->name, req->name);
 	}
 	return 0;
 }
 
 /* Persistent, owned, and every queue attached once */
 static int prov_tap_setup(const struct prov_tap_req *req, int *fds,
-			  unsigned int *nfds, char *err, size_t errlen)
+			  unsigned int *nfds, struct reason *why)
 {
 	int fd;
 
 	for (*nfds = 0; *nfds < req->queues; (*nfds)++) {
 		fd = prov_tun_attach(req->name);
-		if (fd < 0) {
-			snprintf(err, errlen,
-				 "%s: queue %u of %u could not attach: %s",
-				 req->name, *nfds + 1, req->queues, strerror(-fd));
-			return fd;
-		}
+		if (fd < 0)
+			return reason_set(why, fd, "%s: queue %u of %u could not attach: %s",
+					  req->name, *nfds + 1, req->queues, strerror(-fd));
 		fds[*nfds] = fd;
 	}
 	if (ioctl(fds[0], TUNSETPERSIST, 1) < 0 ||
 	    (req->set_uid && ioctl(fds[0], TUNSETOWNER, (unsigned long)req->uid) < 0) ||
 	    (req->set_gid && ioctl(fds[0], TUNSETGROUP, (unsigned long)req->gid) < 0)) {
 		fd = -errno;
-		snprintf(err, errlen, "%s: setting persist/owner/group failed: %s",
-			 req->name, strerror(-fd));
-		return fd;
+		return reason_set(why, fd, "%s: setting persist/owner/group failed: %s",
+				  req->name, strerror(-fd));
 	}
 	return 0;
 }
@@ -375,41 +367,36 @@ static int prov_tap_setup(const struct prov_tap_req *req, int *fds,
  * only verify that owner and group already are what was asked.
  */
 static int prov_tap_in_use(const struct prov_tap_req *req,
-			   const struct prov_link *l, char *err, size_t errlen)
+			   const struct prov_link *l, struct reason *why)
 {
 	if ((req->set_uid && l->tun_owner != (uint32_t)req->uid) ||
 	    (req->set_gid && l->tun_group != (uint32_t)req->gid)) {
-		snprintf(err, errlen,
-			 "%s is in use (%u queues attached) with another owner or group: stop its user first",
-			 req->name, l->tun_queues);
-		return -EBUSY;
+		return reason_set(why, -EBUSY, "%s is in use (%u queues attached) with another owner or group: stop its user first",
+				  req->name, l->tun_queues);
 	}
 	return 0;
 }
 
 /* Up, and into the bridge: name the bridge's kind if the kernel says no */
 static int prov_tap_enslave(const struct prov_tap_req *req, int ifindex,
-			    const struct prov_link *br, char *err, size_t errlen)
+			    const struct prov_link *br, struct reason *why)
 {
 	int ret = prov_link_up(ifindex, br ? br->ifindex : 0);
 
 	if (!ret)
 		return 0;
 	if (br)
-		snprintf(err, errlen, "cannot add %s to bridge %s: %s%s%s%s",
-			 req->name, req->bridge, strerror(-ret),
-			 strcmp(br->kind, "bridge") ? " (" : "",
-			 strcmp(br->kind, "bridge") ? req->bridge : "",
-			 strcmp(br->kind, "bridge") ? " is not a bridge)" : "");
-	else
-		snprintf(err, errlen, "cannot set %s up: %s", req->name,
-			 strerror(-ret));
-	return ret;
+		return reason_set(why, ret, "cannot add %s to bridge %s: %s%s%s%s",
+				  req->name, req->bridge, strerror(-ret),
+				  strcmp(br->kind, "bridge") ? " (" : "",
+				  strcmp(br->kind, "bridge") ? req->bridge : "",
+				  strcmp(br->kind, "bridge") ? " is not a bridge)" : "");
+	return reason_set(why, ret, "cannot set %s up: %s", req->name,
+			  strerror(-ret));
 }
 
 static int prov_tap_create_tap(const struct prov_tap_req *req,
-			       struct prov_tap_res *res, char *err,
-			       size_t errlen)
+			       struct prov_tap_res *res, struct reason *why)
 {
 	int fds[PROV_MAX_QUEUES];
 	struct prov_link l, br;
@@ -418,34 +405,32 @@ static int prov_tap_create_tap(const struct prov_tap_req *req,
 
 	ret = prov_link_get(req->name, &l);
 	if (!ret)
-		ret = prov_tap_existing(req, &l, err, errlen);
+		ret = prov_tap_existing(req, &l, why);
 	else if (ret == -ENODEV)
 		ret = 0;
 	else
-		snprintf(err, errlen, "looking up %s failed: %s", req->name,
-			 strerror(-ret));
+		reason_set(why, ret, "looking up %s failed: %s", req->name,
+			   strerror(-ret));
 	if (ret)
 		return ret;
 	res->existed = l.ifindex > 0;
 	if (req->bridge) {
 		ret = prov_link_get(req->bridge, &br);
-		if (ret) {
-			snprintf(err, errlen, "bridge %s: %s", req->bridge,
-				 ret == -ENODEV ? "no such device" : strerror(-ret));
-			return ret;
-		}
+		if (ret)
+			return reason_set(why, ret, "bridge %s: %s", req->bridge,
+					  ret == -ENODEV ? "no such device" : strerror(-ret));
 	}
 
 	if (res->existed && l.tun_queues)
 		/* In use: temporary queues would steal its frames; check only */
-		ret = prov_tap_in_use(req, &l, err, errlen);
+		ret = prov_tap_in_use(req, &l, why);
 	else
-		ret = prov_tap_setup(req, fds, &nfds, err, errlen);
+		ret = prov_tap_setup(req, fds, &nfds, why);
 	if (ret)
 		goto err_undo;
 	res->ifindex = (int)if_nametoindex(req->name);
 	ret = prov_tap_enslave(req, res->ifindex, req->bridge ? &br : NULL,
-			       err, errlen);
+			       why);
 	if (ret)
 		goto err_undo;
 	prov_close_all(fds, nfds);
@@ -470,8 +455,7 @@ err_undo:
  * with EBUSY, one rx_handler per device; say so in words before it does.)
  */
 static int prov_macvtap_parent_ok(const struct prov_tap_req *req,
-				  const struct prov_link *p, char *err,
-				  size_t errlen)
+				  const struct prov_link *p, struct reason *why)
 {
 	char master[IF_NAMESIZE] = "?";
 
@@ -479,22 +463,16 @@ static int prov_macvtap_parent_ok(const struct prov_tap_req *req,
 		return 0;
 	if (!if_indextoname((unsigned int)p->master, master))
 		snprintf(master, sizeof(master), "#%d", p->master);
-	if (req->mode == PROV_MACVTAP_PASSTHRU && req->filtered_node) {
-		snprintf(err, errlen,
-			 "refusing an unfiltered (passthru) macvtap on %s: %s is a port of bridge %s and this node is filtered; use a TAP on %s (--bridge %s) instead",
-			 req->parent, req->parent, master, master, master);
-		return -EPERM;
-	}
-	snprintf(err, errlen,
-		 "cannot put a macvtap on %s: it is a port of bridge %s and the kernel allows one receive handler per device; use a TAP on %s (--bridge %s) instead",
-		 req->parent, master, master, master);
-	return -EBUSY;
+	if (req->mode == PROV_MACVTAP_PASSTHRU && req->filtered_node)
+		return reason_set(why, -EPERM, "refusing an unfiltered (passthru) macvtap on %s: %s is a port of bridge %s and this node is filtered; use a TAP on %s (--bridge %s) instead",
+				  req->parent, req->parent, master, master, master);
+	return reason_set(why, -EBUSY, "cannot put a macvtap on %s: it is a port of bridge %s and the kernel allows one receive handler per device; use a TAP on %s (--bridge %s) instead",
+			  req->parent, master, master, master);
 }
 
 /* Wait for devtmpfs, then hand /dev/tapN to the owner and open every queue */
 static int prov_macvtap_setup(const struct prov_tap_req *req,
-			      struct prov_tap_res *res, char *err,
-			      size_t errlen)
+			      struct prov_tap_res *res, struct reason *why)
 {
 	struct timespec ts = { .tv_nsec = 10 * 1000 * 1000 };
 	int fds[PROV_MAX_QUEUES], fd = -1, i, ret;
@@ -508,8 +486,7 @@ static int prov_macvtap_setup(const struct prov_tap_req *req,
 		   req->set_gid ? req->gid : (gid_t)-1) < 0 ||
 	     chmod(res->devnode, 0660) < 0)) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s", res->devnode, strerror(-ret));
-		return ret;
+		return reason_set(why, ret, "%s: %s", res->devnode, strerror(-ret));
 	}
 	for (n = 0; n < req->queues; n++) {
 		fd = open(res->devnode, O_RDWR | O_CLOEXEC);
@@ -519,69 +496,56 @@ static int prov_macvtap_setup(const struct prov_tap_req *req,
 	}
 	ret = fd < 0 ? -errno : 0;
 	if (ret)
-		snprintf(err, errlen, "%s: queue %u of %u could not open: %s",
-			 res->devnode, n + 1, req->queues, strerror(-ret));
+		reason_set(why, ret, "%s: queue %u of %u could not open: %s",
+			   res->devnode, n + 1, req->queues, strerror(-ret));
 	prov_close_all(fds, n);
 	return ret;
 }
 
 static int prov_tap_create_macvtap(const struct prov_tap_req *req,
-				   struct prov_tap_res *res, char *err,
-				   size_t errlen)
+				   struct prov_tap_res *res, struct reason *why)
 {
 	struct prov_link p, l;
 	int ret;
 
-	if (req->bridge) {
-		snprintf(err, errlen,
-			 "--bridge does not apply to a macvtap: it joins %s's network directly",
-			 req->parent);
-		return -EINVAL;
-	}
+	if (req->bridge)
+		return reason_set(why, -EINVAL, "--bridge does not apply to a macvtap: it joins %s's network directly",
+				  req->parent);
 	ret = prov_link_get(req->parent, &p);
-	if (ret) {
-		snprintf(err, errlen, "parent %s: %s", req->parent,
-			 ret == -ENODEV ? "no such device" : strerror(-ret));
-		return ret;
-	}
-	ret = prov_macvtap_parent_ok(req, &p, err, errlen);
+	if (ret)
+		return reason_set(why, ret, "parent %s: %s", req->parent,
+				  ret == -ENODEV ? "no such device" : strerror(-ret));
+	ret = prov_macvtap_parent_ok(req, &p, why);
 	if (ret)
 		return ret;
 
 	ret = prov_link_get(req->name, &l);
-	if (!ret && (strcmp(l.kind, "macvtap") || l.link != p.ifindex)) {
-		snprintf(err, errlen,
-			 "%s exists and is not a macvtap on %s: pick another name",
-			 req->name, req->parent);
-		return -EEXIST;
-	}
-	if (!ret && l.macvlan_mode && l.macvlan_mode != prov_macvlan_mode(req->mode)) {
-		snprintf(err, errlen,
-			 "%s exists on %s in another mode: delete it first (vnetctl tap delete %s)",
-			 req->name, req->parent, req->name);
-		return -EEXIST;
-	}
+	if (!ret && (strcmp(l.kind, "macvtap") || l.link != p.ifindex))
+		return reason_set(why, -EEXIST, "%s exists and is not a macvtap on %s: pick another name",
+				  req->name, req->parent);
+	if (!ret && l.macvlan_mode && l.macvlan_mode != prov_macvlan_mode(req->mode))
+		return reason_set(why, -EEXIST, "%s exists on %s in another mode: delete it first (vnetctl tap delete %s)",
+				  req->name, req->parent, req->name);
 	res->existed = !ret;
 	if (ret == -ENODEV) {
 		ret = prov_macvtap_add(req->name, p.ifindex, req->mode) ?:
 		      prov_link_get(req->name, &l);
 		if (ret) {
-			snprintf(err, errlen, "creating macvtap %s on %s: %s",
-				 req->name, req->parent, strerror(-ret));
+			reason_set(why, ret, "creating macvtap %s on %s: %s",
+				   req->name, req->parent, strerror(-ret));
 			goto err_del;
 		}
 	} else if (ret) {
-		snprintf(err, errlen, "looking up %s: %s", req->name,
-			 strerror(-ret));
-		return ret;
+		return reason_set(why, ret, "looking up %s: %s", req->name,
+				  strerror(-ret));
 	}
 	res->ifindex = l.ifindex;
-	ret = prov_macvtap_setup(req, res, err, errlen);
+	ret = prov_macvtap_setup(req, res, why);
 	if (!ret) {
 		ret = prov_link_up(l.ifindex, 0);
 		if (ret)
-			snprintf(err, errlen, "cannot set %s up: %s", req->name,
-				 strerror(-ret));
+			reason_set(why, ret, "cannot set %s up: %s", req->name,
+				   strerror(-ret));
 	}
 	if (!ret)
 		return 0;
@@ -595,8 +559,7 @@ err_del:
  * prov_tap_create() - Create (or converge on) a multi-queue TAP or a macvtap
  * @req:	What to create
  * @res:	What was done (output)
- * @err:	One sentence for a person (output, on failure)
- * @errlen:	Size of @err
+ * @why:	One sentence for a person (output, on failure)
  *
  * All-or-nothing: on failure, a device this call created is gone again; a
  * device that was already there is left in place.
@@ -606,24 +569,20 @@ err_del:
  *	   parent, or the -errno of the step that failed
  */
 int prov_tap_create(const struct prov_tap_req *req, struct prov_tap_res *res,
-		    char *err, size_t errlen)
+		    struct reason *why)
 {
 	memset(res, 0, sizeof(*res));
 	if (!req->name || !*req->name || strlen(req->name) >= IFNAMSIZ ||
 	    strchr(req->name, '/') || strchr(req->name, '%')) {
-		snprintf(err, errlen,
-			 "'%s' is not a usable interface name (1..15 characters, no '/' or '%%')",
-			 req->name ? req->name : "");
-		return -EINVAL;
+		return reason_set(why, -EINVAL, "'%s' is not a usable interface name (1..15 characters, no '/' or '%%')",
+				  req->name ? req->name : "");
 	}
-	if (req->queues < 1 || req->queues > PROV_MAX_QUEUES) {
-		snprintf(err, errlen, "--queues %u is out of range (allowed 1..%d)",
-			 req->queues, PROV_MAX_QUEUES);
-		return -EINVAL;
-	}
+	if (req->queues < 1 || req->queues > PROV_MAX_QUEUES)
+		return reason_set(why, -EINVAL, "--queues %u is out of range (allowed 1..%d)",
+				  req->queues, PROV_MAX_QUEUES);
 	if (req->parent)
-		return prov_tap_create_macvtap(req, res, err, errlen);
-	return prov_tap_create_tap(req, res, err, errlen);
+		return prov_tap_create_macvtap(req, res, why);
+	return prov_tap_create_tap(req, res, why);
 }
 
 /**
@@ -631,8 +590,7 @@ int prov_tap_create(const struct prov_tap_req *req, struct prov_tap_res *res,
  * @name:	Interface name
  * @force:	Delete a TAP even while queues are attached (a VM is using it)
  * @existed:	Whether it was there (output); deleting nothing succeeds
- * @err:	One sentence for a person (output, on failure)
- * @errlen:	Size of @err
+ * @why:	One sentence for a person (output, on failure)
  *
  * Refuses any other kind of device, so a typo cannot remove an uplink.
  *
@@ -640,8 +598,7 @@ int prov_tap_create(const struct prov_tap_req *req, struct prov_tap_res *res,
  *	   a device that is not a TAP or macvtap, -EBUSY for a TAP in use
  *	   without @force, else -errno
  */
-int prov_tap_delete(const char *name, bool force, bool *existed, char *err,
-		    size_t errlen)
+int prov_tap_delete(const char *name, bool force, bool *existed, struct reason *why)
 {
 	struct prov_link l;
 	int ret;
@@ -650,28 +607,21 @@ int prov_tap_delete(const char *name, bool force, bool *existed, char *err,
 	ret = prov_link_get(name, &l);
 	if (ret == -ENODEV)
 		return 0;
-	if (ret) {
-		snprintf(err, errlen, "looking up %s: %s", name, strerror(-ret));
-		return ret;
-	}
+	if (ret)
+		return reason_set(why, ret, "looking up %s: %s", name, strerror(-ret));
 	*existed = true;
 	if (strcmp(l.kind, "macvtap") &&
 	    (strcmp(l.kind, "tun") || l.tun_type == IFF_TUN)) {
-		snprintf(err, errlen,
-			 "%s is a %s device, not a TAP or macvtap: not deleting it",
-			 name, *l.kind ? l.kind : "plain");
-		return -EPERM;
+		return reason_set(why, -EPERM, "%s is a %s device, not a TAP or macvtap: not deleting it",
+				  name, *l.kind ? l.kind : "plain");
 	}
-	if (l.tun_queues && !force) {
-		snprintf(err, errlen,
-			 "%s has %u queue%s attached (a VM or vnetd is using it): stop it first, or use --force",
-			 name, l.tun_queues, l.tun_queues > 1 ? "s" : "");
-		return -EBUSY;
-	}
+	if (l.tun_queues && !force)
+		return reason_set(why, -EBUSY, "%s has %u queue%s attached (a VM or vnetd is using it): stop it first, or use --force",
+				  name, l.tun_queues, l.tun_queues > 1 ? "s" : "");
 	ret = prov_link_del(l.ifindex);
 	if (ret)
-		snprintf(err, errlen, "deleting %s: %s", name, strerror(-ret));
-	return ret;
+		return reason_set(why, ret, "deleting %s: %s", name, strerror(-ret));
+	return 0;
 }
 
 /* ---- users, groups, vhost-net ---------------------------------------------- */

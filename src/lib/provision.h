@@ -3,7 +3,8 @@
  * provision.h - create and delete the host devices a VM NIC needs (a
  * multi-queue TAP, or a macvtap on a parent), and probe /dev/vhost-net for
  * a given user. Control path only; every function is synchronous, returns
- * 0 or -errno and writes a sentence for a person into the caller's @err.
+ * 0 or -errno and records a sentence for a person in the caller's @why
+ * (a struct reason).
  */
 #ifndef VNET_PROVISION_H
 #define VNET_PROVISION_H
@@ -12,9 +13,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "reason.h"
+
 #define PROV_MAX_QUEUES		256	/* the kernel's MAX_TAP_QUEUES */
 #define PROV_VHOST_NET_DEV	"/dev/vhost-net"
-#define PROV_ERR_LEN		512
 
 enum prov_macvtap_mode {
 	PROV_MACVTAP_BRIDGE,	/* filtered: frames by destination MAC */
@@ -86,9 +88,8 @@ struct prov_vhost_probe {
 };
 
 int prov_tap_create(const struct prov_tap_req *req, struct prov_tap_res *res,
-		    char *err, size_t errlen);
-int prov_tap_delete(const char *name, bool force, bool *existed, char *err,
-		    size_t errlen);
+		    struct reason *why);
+int prov_tap_delete(const char *name, bool force, bool *existed, struct reason *why);
 int prov_vhost_probe(const char *path, const char *user,
 		     struct prov_vhost_probe *p);
 int prov_user_ids(const char *user, uid_t *uid, gid_t *gid);

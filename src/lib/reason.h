@@ -11,7 +11,12 @@
 
 #include "util.h"
 
-#define REASON_LEN	192
+/*
+ * The longest sentence any layer writes: provision's and plan's diagnoses
+ * quote an operator's input and the kernel's answer, reload wraps a port's
+ * reason in its own; 512 is what their caller buffers held before.
+ */
+#define REASON_LEN	512
 
 /**
  * struct reason - Why the last operation failed

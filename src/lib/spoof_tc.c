@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <linux/pkt_cls.h>
 
+#include "reason.h"
 #include "spoof_tc.h"
 
 #define T_ACCEPT	(-1)
@@ -285,8 +286,7 @@ static int spoof_tc_run(char *const argv[])
  * spoof_tc_install() - Put the policy on a TAP's ingress (the guest's TX)
  * @dev:	TAP name
  * @p:		Policy, spoof_active()
- * @err:	One sentence on failure (names the TAP and the fix)
- * @errlen:	Size of @err
+ * @why:	One sentence on failure (names the TAP and the fix)
  *
  * Runs "tc qdisc replace dev DEV clsact", then replaces the filter at
  * priority SPOOF_TC_PREF with "bpf da bytecode ...". Other filters on the
@@ -296,7 +296,7 @@ static int spoof_tc_run(char *const argv[])
  * Return: 0 or -errno
  */
 int spoof_tc_install(const char *dev, const struct spoof_policy *p,
-		     char *err, size_t errlen)
+		     struct reason *why)
 {
 	static struct sock_filter prog[SPOOF_TC_MAX_INSNS];
 	static char code[SPOOF_TC_MAX_INSNS * 24];
@@ -306,9 +306,8 @@ int spoof_tc_install(const char *dev, const struct spoof_policy *p,
 	n = spoof_tc_prog(p, prog, SPOOF_TC_MAX_INSNS);
 	if (n < 0 || spoof_tc_bytecode(prog, (unsigned int)n, code,
 				       sizeof(code))) {
-		snprintf(err, errlen, "tap %s: anti-spoofing lists too long for the tc filter: list fewer --allow-ip prefixes",
-			 dev);
-		return -E2BIG;
+		return reason_set(why, -E2BIG, "tap %s: anti-spoofing lists too long for the tc filter: list fewer --allow-ip prefixes",
+				  dev);
 	}
 	snprintf(pref, sizeof(pref), "%d", SPOOF_TC_PREF);
 	ret = spoof_tc_run((char *const[]){ "tc", "qdisc", "replace", "dev",
@@ -322,10 +321,8 @@ int spoof_tc_install(const char *dev, const struct spoof_policy *p,
 				   "dev", (char *)dev, "ingress", "pref", pref,
 				   "bpf", "da", "bytecode", code, NULL });
 	}
-	if (ret) {
-		snprintf(err, errlen, "tap %s: installing the anti-spoofing tc filter failed (tc exit %d): needs tc (iproute2), CAP_NET_ADMIN and cls_bpf",
-			 dev, ret);
-		return ret < 0 ? ret : -EIO;
-	}
+	if (ret)
+		return reason_set(why, ret < 0 ? ret : -EIO, "tap %s: installing the anti-spoofing tc filter failed (tc exit %d): needs tc (iproute2), CAP_NET_ADMIN and cls_bpf",
+				  dev, ret);
 	return 0;
 }

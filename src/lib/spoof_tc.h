@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <linux/filter.h>
 
+#include "reason.h"
 #include "spoof.h"
 
 #define SPOOF_TC_MAX_INSNS	BPF_MAXINSNS
@@ -20,6 +21,6 @@ int spoof_tc_prog(const struct spoof_policy *p, struct sock_filter *prog,
 int spoof_tc_bytecode(const struct sock_filter *prog, unsigned int n,
 		      char *buf, size_t len);
 int spoof_tc_install(const char *dev, const struct spoof_policy *p,
-		     char *err, size_t errlen);
+		     struct reason *why);
 
 #endif /* VNET_SPOOF_TC_H */

@@ -170,7 +170,7 @@ static int plan_check_values(struct plan_opts *o)
 	static const char *const vhosts[] = { "auto", "on", "off", NULL };
 	static const char *const outputs[] = { "all", "qemu", "libvirt",
 		"libvirt-memory", "cloud-hypervisor", "vnetd", "hint", NULL };
-	char err[PLAN_MSG_LEN];
+	struct reason r = { 0 };
 	const char *why;
 	uint8_t mac[6];
 	int idx = 0;
@@ -179,11 +179,11 @@ static int plan_check_values(struct plan_opts *o)
 		return plan_usage_err("--vcpus is required (allowed 1..%s)%s",
 				      "1024", "");
 	if (plan_parse_uint("--vcpus", o->vcpus, 1, PLAN_MAX_VCPUS,
-			    &o->in.vcpus, err, sizeof(err)) ||
+			    &o->in.vcpus, &r) ||
 	    (o->max_queues && plan_parse_uint(o->max_queues_name, o->max_queues, 1,
 					      PLAN_MAX_QUEUES_LIMIT,
-					      &o->in.max_queues, err, sizeof(err))))
-		return plan_usage_err("%s%s", err, "");
+					      &o->in.max_queues, &r)))
+		return plan_usage_err("%s%s", r.msg, "");
 	if (o->backend && plan_one_of("--backend", o->backend, backends, &idx))
 		return CMD_USAGE;
 	o->vm.backend = idx ? PLAN_BACKEND_TAP : PLAN_BACKEND_VHOST_USER;
@@ -203,13 +203,13 @@ static int plan_check_values(struct plan_opts *o)
 		return plan_usage_err("--mtu and --underlay-mtu: give one%s%s "
 				      "(--underlay-mtu N means --mtu N-50)", "", "");
 	if (o->mtu && plan_parse_uint("--mtu", o->mtu, 68, 65535, &o->vm.mtu,
-				      err, sizeof(err)))
-		return plan_usage_err("%s%s", err, "");
+				      &r))
+		return plan_usage_err("%s%s", r.msg, "");
 	if (o->underlay_mtu) {
 		if (plan_parse_uint("--underlay-mtu", o->underlay_mtu,
 				    68 + PLAN_VXLAN_OVERHEAD, 65535, &o->vm.mtu,
-				    err, sizeof(err)))
-			return plan_usage_err("%s%s", err, "");
+				    &r))
+			return plan_usage_err("%s%s", r.msg, "");
 		o->vm.mtu -= PLAN_VXLAN_OVERHEAD;
 	}
 	if (o->ovs_bridge && o->vm.bridge)
@@ -501,7 +501,7 @@ int cmd_plan(int argc, char **argv)
 		.output = "all",
 	};
 	struct plan_policy_out pol;
-	char err[PLAN_MSG_LEN * 2];
+	struct reason why = { 0 };
 	int ret;
 
 	o.dev = getenv("VNET_VHOST_NET_DEV");
@@ -519,14 +519,14 @@ int cmd_plan(int argc, char **argv)
 		o.vm.tap = o.tap;
 	}
 	plan_probe_host(&o);
-	ret = plan_policy(&o.in, &pol, err, sizeof(err));
+	ret = plan_policy(&o.in, &pol, &why);
 	if (ret == -ENODEV) {
-		fprintf(stderr, "vnetctl plan: %s\n", err);
+		fprintf(stderr, "vnetctl plan: %s\n", why.msg);
 		return CMD_FAIL;
 	}
 	if (ret)
-		return plan_usage_err("%s%s", o.in.queues ? "--queues: " : "", err);
-	if (plan_check_vm(&o.vm, &pol, err, sizeof(err)))
-		return plan_usage_err("%s%s", err, "");
+		return plan_usage_err("%s%s", o.in.queues ? "--queues: " : "", why.msg);
+	if (plan_check_vm(&o.vm, &pol, &why))
+		return plan_usage_err("%s%s", why.msg, "");
 	return plan_output(&o, &pol);
 }

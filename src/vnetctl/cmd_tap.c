@@ -85,7 +85,7 @@ static int tap_parse(int argc, char **argv, struct tap_opts *o)
 /* Flags to a request: every bad value is named with what is allowed */
 static int tap_build_req(const struct tap_opts *o, struct prov_tap_req *r)
 {
-	char err[PLAN_MSG_LEN];
+	struct reason why = { 0 };
 
 	r->name = o->name;
 	if (strlen(o->name) > 15 || strchr(o->name, '/') || strchr(o->name, '%'))
@@ -94,8 +94,8 @@ static int tap_build_req(const struct tap_opts *o, struct prov_tap_req *r)
 				     o->name, "1..15 characters, no '/' or '%'");
 	r->queues = 1;
 	if (o->queues && plan_parse_uint("--queues", o->queues, 1, PROV_MAX_QUEUES,
-					 &r->queues, err, sizeof(err)))
-		return tap_usage_err("tap create", "%s%s", err, "");
+					 &r->queues, &why))
+		return tap_usage_err("tap create", "%s%s", why.msg, "");
 	if (o->user && prov_user_ids(o->user, &r->uid, &r->gid))
 		return tap_usage_err("tap create", "--user '%s': no such user%s",
 				     o->user, "");
@@ -126,7 +126,7 @@ static int tap_create(int argc, char **argv)
 	struct tap_opts o = { 0 };
 	struct prov_tap_req req = { 0 };
 	struct prov_tap_res res;
-	char err[PROV_ERR_LEN];
+	struct reason why = { 0 };
 	int ret;
 
 	if (cmd_wants_help(argc, argv)) {
@@ -136,9 +136,9 @@ static int tap_create(int argc, char **argv)
 	ret = tap_parse(argc, argv, &o) ?: tap_build_req(&o, &req);
 	if (ret)
 		return ret;
-	ret = prov_tap_create(&req, &res, err, sizeof(err));
+	ret = prov_tap_create(&req, &res, &why);
 	if (ret) {
-		fprintf(stderr, "vnetctl tap create: %s\n", err);
+		fprintf(stderr, "vnetctl tap create: %s\n", why.msg);
 		return CMD_FAIL;
 	}
 	printf("%s %s %s%s%s: %u queue%s%s%s%s%s%s%s%s\n",
@@ -157,7 +157,7 @@ static int tap_create(int argc, char **argv)
 static int tap_delete(int argc, char **argv)
 {
 	const char *name = NULL;
-	char err[PROV_ERR_LEN];
+	struct reason why = { 0 };
 	bool existed, force = false;
 	int i, ret;
 
@@ -176,9 +176,9 @@ static int tap_delete(int argc, char **argv)
 	}
 	if (!name)
 		return tap_usage_err("tap delete", "needs an interface NAME%s%s", "", "");
-	ret = prov_tap_delete(name, force, &existed, err, sizeof(err));
+	ret = prov_tap_delete(name, force, &existed, &why);
 	if (ret) {
-		fprintf(stderr, "vnetctl tap delete: %s\n", err);
+		fprintf(stderr, "vnetctl tap delete: %s\n", why.msg);
 		return CMD_FAIL;
 	}
 	if (existed)

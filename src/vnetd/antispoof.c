@@ -21,8 +21,7 @@
 /**
  * antispoof_setup() - Install the port's policy where frames bypass vnetd
  * @p:		Port, backend open, --vhost-net decided
- * @err:	One sentence on failure
- * @errlen:	Size of @err
+ * @why:	One sentence on failure
  *
  * Nothing to do without a policy or without a TAP queue. If tc cannot
  * install the filter, a port that may use the kernel's vhost-net fails
@@ -32,10 +31,10 @@
  * Context: setup, before the sandbox
  * Return: 0 or -errno
  */
-int antispoof_setup(struct vnetd_port *p, char *err, size_t errlen)
+int antispoof_setup(struct vnetd_port *p, struct reason *why)
 {
 	const struct spoof_policy *sp = &p->cfg.wopts.spoof;
-	char why[256];
+	struct reason inner = { 0 };
 	struct ifreq ifr;
 	int fd, ret;
 
@@ -47,11 +46,11 @@ int antispoof_setup(struct vnetd_port *p, char *err, size_t errlen)
 	memset(&ifr, 0, sizeof(ifr));
 	if (ioctl(fd, TUNGETIFF, &ifr) < 0) {
 		ret = -errno;
-		snprintf(why, sizeof(why), "tap fd %d: TUNGETIFF: %s", fd,
-			 strerror(-ret));
+		reason_set(&inner, ret, "tap fd %d: TUNGETIFF: %s", fd,
+			   strerror(-ret));
 	} else {
 		ifr.ifr_name[IFNAMSIZ - 1] = '\0';
-		ret = spoof_tc_install(ifr.ifr_name, sp, why, sizeof(why));
+		ret = spoof_tc_install(ifr.ifr_name, sp, &inner);
 	}
 	if (!ret) {
 		log_info("port %s: anti-spoofing: tc ingress filter on %s (pref %d) for the kernel vhost-net path",
@@ -59,12 +58,11 @@ int antispoof_setup(struct vnetd_port *p, char *err, size_t errlen)
 		return 0;
 	}
 	if (p->vhost.use) {
-		snprintf(err, errlen, "%s; the kernel vhost-net path would bypass --mac-lock/--allow-ip: fix that or use --vhost-net off",
-			 why);
-		return ret;
+		return reason_set(why, ret, "%s; the kernel vhost-net path would bypass --mac-lock/--allow-ip: fix that or use --vhost-net off",
+				  inner.msg);
 	}
 	log_warn("port %s: %s; frames are checked by vnetd only (userspace data path)",
-		 p->cfg.name, why);
+		 p->cfg.name, inner.msg);
 	return 0;
 }
 

@@ -29,7 +29,6 @@
 #include "vnetd.h"
 
 #define CLI_ERR_LEN	160
-#define CLI_WHY_LEN	512
 #define CLI_SPEC_MAX	2048	/* a --port group or config line */
 
 /* virtio feature bits by name (virtio 1.2 spec, 5.1.3 and 6) */
@@ -486,16 +485,15 @@ static void cli_err(const char *fmt, ...)
  * "FILE:LINE:", "port add"): " 'key=val': what is allowed".
  */
 static int cli_group(struct vnetd_port_cfg *pc, const char *text,
-		     const char *delims, char *why, size_t len)
+		     const char *delims, struct reason *why)
 {
 	char buf[CLI_SPEC_MAX], *tok, *save = NULL, *eq;
 	const char *bad;
 	int opt;
 
 	if (strlen(text) >= sizeof(buf)) {
-		snprintf(why, len, ": line too long (at most %zu bytes)",
-			 sizeof(buf) - 1);
-		return -EINVAL;
+		return reason_set(why, -EINVAL, ": line too long (at most %zu bytes)",
+				  sizeof(buf) - 1);
 	}
 	strcpy(buf, text);
 	for (tok = strtok_r(buf, delims, &save); tok;
@@ -505,20 +503,17 @@ static int cli_group(struct vnetd_port_cfg *pc, const char *text,
 			*eq = '\0';
 		opt = cli_key(tok);
 		if (opt < 0) {
-			snprintf(why, len, " '%s': unknown key (keys: socket, socket-path, fd, socket-owner, socket-group, socket-mode, backend, tap, tap-fd, queues, threads, mac, mtu, features, poll-us, budget-pkts, budget-bytes, client, vhost-net, name, config-space, mac-lock, allow-ip)",
-				 tok);
-			return -EINVAL;
+			return reason_set(why, -EINVAL, " '%s': unknown key (keys: socket, socket-path, fd, socket-owner, socket-group, socket-mode, backend, tap, tap-fd, queues, threads, mac, mtu, features, poll-us, budget-pkts, budget-bytes, client, vhost-net, name, config-space, mac-lock, allow-ip)",
+					  tok);
 		}
 		if (!eq && opt != OPT_CLIENT && opt != OPT_MAC_LOCK) {
-			snprintf(why, len, " '%s': needs a value (%s=VALUE)",
-				 tok, tok);
-			return -EINVAL;
+			return reason_set(why, -EINVAL, " '%s': needs a value (%s=VALUE)",
+					  tok, tok);
 		}
 		bad = cli_set(pc, opt, eq ? eq + 1 : "1", ':');
 		if (bad) {
-			snprintf(why, len, " '%s=%s': %s", tok,
-				 eq ? eq + 1 : "", bad);
-			return -EINVAL;
+			return reason_set(why, -EINVAL, " '%s=%s': %s", tok,
+					  eq ? eq + 1 : "", bad);
 		}
 	}
 	return 0;
@@ -533,7 +528,6 @@ static int cli_group(struct vnetd_port_cfg *pc, const char *text,
  *		", \t" on config file lines)
  * @why:	On failure, the reason, written to follow the source's name
  *		(" 'queues=99': must be 1..64")
- * @len:	Size of @why
  *
  * The one parser of --port, config file lines and `vnetctl port add`.
  * Defaults that depend on the port's place (name, MAC) are left to
@@ -542,38 +536,34 @@ static int cli_group(struct vnetd_port_cfg *pc, const char *text,
  * Return: 0, or -EINVAL with @why set
  */
 int cli_port_parse(struct vnetd_port_cfg *pc, const struct vnetd_port_cfg *tmpl,
-		   const char *text, const char *delims, char *why, size_t len)
+		   const char *text, const char *delims, struct reason *why)
 {
 	*pc = *tmpl;
 	pc->socket[0] = '\0';
 	pc->name[0] = '\0';
 	pc->fd = -1;
-	if (cli_group(pc, text, delims, why, len))
+	if (cli_group(pc, text, delims, why))
 		return -EINVAL;
 	if (!pc->socket[0] && pc->fd < 0) {
-		snprintf(why, len, " '%.64s': missing socket=PATH (or fd=N)",
-			 text);
-		return -EINVAL;
+		return reason_set(why, -EINVAL, " '%.64s': missing socket=PATH (or fd=N)",
+				  text);
 	}
 	return 0;
 }
 
 static int cli_add_port(struct vnetd_cfg *cfg,
 			const struct vnetd_port_cfg *tmpl, const char *text,
-			const char *delims, const char *where, char *why,
-			size_t len)
+			const char *delims, const char *where, struct reason *why)
 {
-	char reason[CLI_WHY_LEN];
+	struct reason inner = { 0 };
 
 	if (cfg->nports >= VNETD_MAX_PORTS) {
-		snprintf(why, len, "%s: too many ports (at most %d)", where,
-			 VNETD_MAX_PORTS);
-		return -EINVAL;
+		return reason_set(why, -EINVAL, "%s: too many ports (at most %d)", where,
+				  VNETD_MAX_PORTS);
 	}
 	if (cli_port_parse(&cfg->ports[cfg->nports], tmpl, text, delims,
-			   reason, sizeof(reason))) {
-		snprintf(why, len, "%s%s", where, reason);
-		return -EINVAL;
+			   &inner)) {
+		return reason_set(why, -EINVAL, "%s%s", where, inner.msg);
 	}
 	cfg->nports++;
 	return 0;
@@ -586,7 +576,6 @@ static int cli_add_port(struct vnetd_cfg *cfg,
  * @path:	The file: one port per line, KEY=VAL separated by ',', ' '
  *		or tabs; '#' starts a comment
  * @why:	On failure, "FILE:LINE: 'key=val': reason" (nothing printed)
- * @len:	Size of @why
  *
  * Used at start and by SIGHUP (reload.c). The ports it adds are marked
  * from_config and not yet given their defaults (cli_port_check()).
@@ -594,7 +583,7 @@ static int cli_add_port(struct vnetd_cfg *cfg,
  * Return: 0, or -EINVAL with @why set
  */
 int cli_config_read(struct vnetd_cfg *cfg, const struct vnetd_port_cfg *tmpl,
-		    const char *path, char *why, size_t len)
+		    const char *path, struct reason *why)
 {
 	char line[CLI_SPEC_MAX], where[VNETD_PATH_LEN + 16];
 	unsigned int lineno = 0;
@@ -604,13 +593,12 @@ int cli_config_read(struct vnetd_cfg *cfg, const struct vnetd_port_cfg *tmpl,
 
 	f = fopen(path, "re");
 	if (!f) {
-		snprintf(why, len, "--config %s: %s", path, strerror(errno));
-		return -EINVAL;
+		return reason_set(why, -EINVAL, "--config %s: %s", path, strerror(errno));
 	}
 	/* fopen() opens a directory; only reading it fails, with EISDIR */
 	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
-		snprintf(why, len, "--config %s: is a directory (give a file of port lines)",
-			 path);
+		reason_set(why, -EINVAL, "--config %s: is a directory (give a file of port lines)",
+			   path);
 		fclose(f);
 		return -EINVAL;
 	}
@@ -625,7 +613,7 @@ int cli_config_read(struct vnetd_cfg *cfg, const struct vnetd_port_cfg *tmpl,
 		if (!*p)
 			continue;
 		snprintf(where, sizeof(where), "%s:%u:", path, lineno);
-		ret = cli_add_port(cfg, tmpl, p, ", \t", where, why, len);
+		ret = cli_add_port(cfg, tmpl, p, ", \t", where, why);
 		if (!ret)
 			cfg->ports[cfg->nports - 1].from_config = true;
 	}
@@ -641,12 +629,10 @@ int cli_config_read(struct vnetd_cfg *cfg, const struct vnetd_port_cfg *tmpl,
  *		MAC (02:<index>:FNV-1a of the socket path) is stable across
  *		restarts
  * @why:	On failure, the reason ("port NAME: --flag VALUE: allowed")
- * @len:	Size of @why
  *
  * Return: 0, or -EINVAL with @why set
  */
-int cli_port_check(struct vnetd_port_cfg *pc, unsigned int index, char *why,
-		   size_t len)
+int cli_port_check(struct vnetd_port_cfg *pc, unsigned int index, struct reason *why)
 {
 	uint32_t h = 2166136261u;
 	const char *c;
@@ -663,23 +649,23 @@ int cli_port_check(struct vnetd_port_cfg *pc, unsigned int index, char *why,
 	}
 	spoof_finish(&pc->wopts.spoof, pc->mac);	/* the MAC is final now */
 	if (pc->ntap_fds && strcmp(pc->backend, "tap"))
-		snprintf(why, len, "port %s: --tap-fd: only with --backend tap",
-			 pc->name);
+		reason_set(why, -EINVAL, "port %s: --tap-fd: only with --backend tap",
+			   pc->name);
 	else if (pc->ntap_fds && pc->ntap_fds != pc->queues)
-		snprintf(why, len, "port %s: --tap-fd: %u fds given, --queues is %u: must be one fd per queue pair",
-			 pc->name, pc->ntap_fds, pc->queues);
+		reason_set(why, -EINVAL, "port %s: --tap-fd: %u fds given, --queues is %u: must be one fd per queue pair",
+			   pc->name, pc->ntap_fds, pc->queues);
 	else if (vhost_port_mode_check(pc->vhost_net, pc->backend))
-		snprintf(why, len, "port %s: --vhost-net on: needs --backend tap (the kernel moves frames to a TAP queue)",
-			 pc->name);
+		reason_set(why, -EINVAL, "port %s: --vhost-net on: needs --backend tap (the kernel moves frames to a TAP queue)",
+			   pc->name);
 	else if (pc->fd >= 0 && pc->socket[0])
-		snprintf(why, len, "port %s: --fd %d: cannot be combined with --socket-path %s: give one or the other",
-			 pc->name, pc->fd, pc->socket);
+		reason_set(why, -EINVAL, "port %s: --fd %d: cannot be combined with --socket-path %s: give one or the other",
+			   pc->name, pc->fd, pc->socket);
 	else if (pc->fd >= 0 && pc->client)
-		snprintf(why, len, "port %s: --fd %d: cannot be combined with --client (the socket is given, not dialled)",
-			 pc->name, pc->fd);
+		reason_set(why, -EINVAL, "port %s: --fd %d: cannot be combined with --client (the socket is given, not dialled)",
+			   pc->name, pc->fd);
 	else if (pc->wopts.nthreads > pc->queues)
-		snprintf(why, len, "port %s: --threads %u: must be 0..%u (--queues)",
-			 pc->name, pc->wopts.nthreads, pc->queues);
+		reason_set(why, -EINVAL, "port %s: --threads %u: must be 0..%u (--queues)",
+			   pc->name, pc->wopts.nthreads, pc->queues);
 	else
 		return 0;
 	return -EINVAL;
@@ -690,21 +676,20 @@ int cli_port_check(struct vnetd_port_cfg *pc, unsigned int index, char *why,
  * @pc:		New port
  * @other:	A port already configured
  * @why:	On a clash, the reason
- * @len:	Size of @why
  *
  * Return: 0, or -EEXIST with @why set
  */
 int cli_port_clash(const struct vnetd_port_cfg *pc,
-		   const struct vnetd_port_cfg *other, char *why, size_t len)
+		   const struct vnetd_port_cfg *other, struct reason *why)
 {
 	if (pc->fd >= 0 && other->fd == pc->fd)
-		snprintf(why, len, "--fd %d: used by ports %s and %s", pc->fd,
-			 other->name, pc->name);
+		reason_set(why, -EEXIST, "--fd %d: used by ports %s and %s", pc->fd,
+			   other->name, pc->name);
 	else if (!strcmp(other->name, pc->name))
-		snprintf(why, len, "port name %s: used twice", pc->name);
+		reason_set(why, -EEXIST, "port name %s: used twice", pc->name);
 	else if (pc->socket[0] && !strcmp(other->socket, pc->socket))
-		snprintf(why, len, "socket %s: used by ports %s and %s",
-			 pc->socket, other->name, pc->name);
+		reason_set(why, -EEXIST, "socket %s: used by ports %s and %s",
+			   pc->socket, other->name, pc->name);
 	else
 		return 0;
 	return -EEXIST;
@@ -714,16 +699,16 @@ int cli_port_clash(const struct vnetd_port_cfg *pc,
 static int cli_finish_port(struct vnetd_cfg *cfg, unsigned int i)
 {
 	struct vnetd_port_cfg *pc = &cfg->ports[i];
-	char why[CLI_WHY_LEN];
+	struct reason why = { 0 };
 	unsigned int j;
 
-	if (cli_port_check(pc, i, why, sizeof(why))) {
-		cli_err("%s", why);
+	if (cli_port_check(pc, i, &why)) {
+		cli_err("%s", why.msg);
 		return -EINVAL;
 	}
 	for (j = 0; j < i; j++) {
-		if (cli_port_clash(pc, &cfg->ports[j], why, sizeof(why))) {
-			cli_err("%s", why);
+		if (cli_port_clash(pc, &cfg->ports[j], &why)) {
+			cli_err("%s", why.msg);
 			return -EINVAL;
 		}
 	}
@@ -774,14 +759,14 @@ static int cli_log_level(struct vnetd_cfg *cfg, const char *val)
 /* --user, --ctl-group, --log-target */
 static int cli_process_opt(struct vnetd_cfg *cfg, int opt, const char *val)
 {
-	char why[CLI_ERR_LEN];
+	struct reason why = { 0 };
 	gid_t gid;
 
 	switch (opt) {
 	case OPT_USER:
 		if (privdrop_lookup_user(val, &cfg->user_uid, &cfg->user_gid,
-					 why, sizeof(why))) {
-			cli_err("--user %s: %s", val, why);
+					 &why)) {
+			cli_err("--user %s: %s", val, why.msg);
 			return -EINVAL;
 		}
 		cfg->user_set = true;
@@ -909,7 +894,7 @@ int cli_parse(struct vnetd_cfg *cfg, int argc, char **argv)
 {
 	const char *groups[VNETD_MAX_PORTS], *config = NULL;
 	struct vnetd_port_cfg *tmpl = &cfg->defaults;
-	char why[CLI_WHY_LEN];
+	struct reason why = { 0 };
 	unsigned int ngroups = 0, i;
 
 	cli_defaults(cfg, tmpl);
@@ -929,15 +914,14 @@ int cli_parse(struct vnetd_cfg *cfg, int argc, char **argv)
 		cfg->nports = 1;
 	}
 	for (i = 0; i < ngroups; i++) {
-		if (cli_add_port(cfg, tmpl, groups[i], ",", "--port", why,
-				 sizeof(why))) {
-			cli_err("%s", why);
+		if (cli_add_port(cfg, tmpl, groups[i], ",", "--port", &why)) {
+			cli_err("%s", why.msg);
 			return VNETD_EXIT_USAGE;
 		}
 	}
 	cfg->config_path = config;
-	if (config && cli_config_read(cfg, tmpl, config, why, sizeof(why))) {
-		cli_err("%s", why);
+	if (config && cli_config_read(cfg, tmpl, config, &why)) {
+		cli_err("%s", why.msg);
 		return VNETD_EXIT_USAGE;
 	}
 	if (!cfg->nports) {

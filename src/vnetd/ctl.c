@@ -82,7 +82,8 @@ static struct {
  */
 int ctl_open(const char *path)
 {
-	char dir[VNETD_PATH_LEN], err[256] = "";
+	struct reason why = { 0 };
+	char dir[VNETD_PATH_LEN];
 	char *slash;
 	mode_t old;
 	int fd;
@@ -96,14 +97,14 @@ int ctl_open(const char *path)
 				 strerror(errno));
 	}
 	old = umask(0077);
-	fd = port_unix_listen(path, err, sizeof(err));
+	fd = port_unix_listen(path, &why);
 	umask(old);
 	if (fd >= 0 && sock_ctl_perms(path))
 		log_warn("control socket %s: --ctl-group: %s", path,
 			 strerror(errno));
 	if (fd < 0)
 		log_warn("control socket: %s; vnetctl status will not work",
-			 err[0] ? err : strerror(-fd));
+			 why.msg[0] ? why.msg : strerror(-fd));
 	return fd;
 }
 
@@ -294,14 +295,14 @@ static void ctl_refuse_peer(int fd, const char *why)
 static void ctl_accept_one(int fd)
 {
 	struct client_head *h;
-	char why[160];
+	struct reason why = { 0 };
 
 	if (ctl.set.n >= CTL_MAX_CLIENTS) {
 		ctl_refuse(fd, conn_peer_pid(fd));
 		return;
 	}
-	if (sock_ctl_check(fd, why, sizeof(why))) {
-		ctl_refuse_peer(fd, why);
+	if (sock_ctl_check(fd, &why)) {
+		ctl_refuse_peer(fd, why.msg);
 		return;
 	}
 	h = client_set_add(&ctl.set, fd, EV_CTL_CLIENT);

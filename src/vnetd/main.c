@@ -79,13 +79,13 @@ static int main_signals(sigset_t *set)
 /* --metrics-listen: bound now, before the sandbox; failing it is fatal */
 static int main_setup_http(struct vnetd *v)
 {
-	char err[256];
+	struct reason why = { 0 };
 
 	if (!v->cfg.metrics_listen[0])
 		return 0;
-	v->http_fd = metrics_http_open(&v->cfg, err, sizeof(err));
+	v->http_fd = metrics_http_open(&v->cfg, &why);
 	if (v->http_fd < 0) {
-		log_err("%s", err);
+		log_err("%s", why.msg);
 		return v->http_fd;
 	}
 	if (main_watch(v->epfd, v->http_fd, &main_http_ev)) {
@@ -99,7 +99,7 @@ static int main_setup_http(struct vnetd *v)
 
 static int main_setup(struct vnetd *v)
 {
-	char err[256];
+	struct reason why = { 0 };
 	sigset_t set;
 	unsigned int i;
 	int ret;
@@ -120,12 +120,11 @@ static int main_setup(struct vnetd *v)
 	if (ret)
 		return ret;
 	for (i = 0; i < v->cfg.nports; i++) {
-		err[0] = '\0';
-		ret = port_init(&v->ports[i], &v->cfg.ports[i], v->epfd, err,
-				sizeof(err));
+		reason_clear(&why);
+		ret = port_init(&v->ports[i], &v->cfg.ports[i], v->epfd, &why);
 		if (ret) {
 			log_err("port %s: %s", v->cfg.ports[i].name,
-				err[0] ? err : strerror(-ret));
+				why.msg[0] ? why.msg : strerror(-ret));
 			port_cleanup(&v->ports[i]);
 			while (i--)
 				port_cleanup(&v->ports[i]);

@@ -144,13 +144,12 @@ int metrics_http_parse(const char *s, struct sockaddr_storage *ss,
 /**
  * metrics_http_open() - Bind and listen on --metrics-listen
  * @cfg:	Configuration (its metrics_addr, already parsed)
- * @err:	One sentence for the operator on failure
- * @errlen:	Size of @err
+ * @why:	One sentence for the operator on failure
  *
  * Context: setup, before the sandbox
  * Return: listening, non-blocking descriptor or -errno
  */
-int metrics_http_open(const struct vnetd_cfg *cfg, char *err, size_t errlen)
+int metrics_http_open(const struct vnetd_cfg *cfg, struct reason *why)
 {
 	const struct sockaddr *sa = (const struct sockaddr *)&cfg->metrics_addr;
 	int fd, one = 1, ret;
@@ -173,9 +172,8 @@ err_close:
 	errno = -ret;
 err:
 	ret = -errno;
-	snprintf(err, errlen, "--metrics-listen %s: %s", cfg->metrics_listen,
-		 strerror(-ret));
-	return ret;
+	return reason_set(why, ret, "--metrics-listen %s: %s", cfg->metrics_listen,
+			  strerror(-ret));
 }
 
 static void metrics_http_client_close(struct mhttp_client *c)

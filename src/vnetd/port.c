@@ -54,35 +54,33 @@ static int port_sockaddr(const char *path, struct sockaddr_un *sa)
 /**
  * port_unix_listen() - Listen on a UNIX socket path, replacing a stale one
  * @path:	Socket path
- * @err:	One sentence for the operator on failure
- * @errlen:	Size of @err
+ * @why:	One sentence for the operator on failure
  *
  * A socket file nobody listens on (left by a crash) is removed; one that
  * answers, or a file that is not a socket, is left alone and is an error.
  *
  * Return: listening, non-blocking descriptor or -errno
  */
-int port_unix_listen(const char *path, char *err, size_t errlen)
+int port_unix_listen(const char *path, struct reason *why)
 {
 	struct sockaddr_un sa;
 	struct stat st;
 	int fd, ret;
 
 	if (port_sockaddr(path, &sa)) {
-		snprintf(err, errlen, "%s: path too long", path);
-		return -ENAMETOOLONG;
+		return reason_set(why, -ENAMETOOLONG, "%s: path too long", path);
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	if (!lstat(path, &st)) {
 		if (!S_ISSOCK(st.st_mode)) {
-			snprintf(err, errlen, "%s exists and is not a socket", path);
+			reason_set(why, -EEXIST, "%s exists and is not a socket", path);
 			ret = -EEXIST;
 			goto err_close;
 		}
 		if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-			snprintf(err, errlen, "%s is in use by a running process", path);
+			reason_set(why, -EADDRINUSE, "%s is in use by a running process", path);
 			ret = -EADDRINUSE;
 			goto err_close;
 		}
@@ -96,7 +94,7 @@ int port_unix_listen(const char *path, char *err, size_t errlen)
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
 	    listen(fd, PORT_LISTEN_BACKLOG) || fcntl(fd, F_SETFL, O_NONBLOCK)) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		reason_set(why, ret, "%s: %s", path, strerror(-ret));
 		goto err_close;
 	}
 	return fd;
@@ -431,7 +429,7 @@ bool port_connected(const struct vnetd_port *p)
 	return p->dev && vu_dev_connected(p->dev);
 }
 
-static int port_open_backend(struct vnetd_port *p, char *err, size_t errlen)
+static int port_open_backend(struct vnetd_port *p, struct reason *why)
 {
 	struct host_cfg bc = {
 		.npairs = p->cfg.queues,
@@ -439,24 +437,23 @@ static int port_open_backend(struct vnetd_port *p, char *err, size_t errlen)
 		.tap_fds = p->cfg.ntap_fds ? p->cfg.tap_fds : NULL,
 		.ntap_fds = p->cfg.ntap_fds,
 	};
-	char why[256] = "";
+	struct reason inner = { 0 };
 	int ret;
 
 	p->host.ops = host_find(p->cfg.backend);
 	if (!p->host.ops) {
-		snprintf(err, errlen, "unknown backend %s", p->cfg.backend);
-		return -ENOENT;
+		return reason_set(why, -ENOENT, "unknown backend %s", p->cfg.backend);
 	}
-	ret = p->host.ops->open(&p->host, &bc, why, sizeof(why));
+	ret = p->host.ops->open(&p->host, &bc, &inner);
 	if (ret) {
-		snprintf(err, errlen, "backend %s: %s", p->cfg.backend,
-			 why[0] ? why : strerror(-ret));
+		reason_set(why, ret, "backend %s: %s", p->cfg.backend,
+			   inner.msg[0] ? inner.msg : strerror(-ret));
 		p->host.ops = NULL;
 	}
 	return ret;
 }
 
-static int port_open_socket(struct vnetd_port *p, char *err, size_t errlen)
+static int port_open_socket(struct vnetd_port *p, struct reason *why)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	int ret, conn_fd;
@@ -473,7 +470,7 @@ static int port_open_socket(struct vnetd_port *p, char *err, size_t errlen)
 		port_timer_arm(p, 0);	/* first try right away */
 		return 0;
 	}
-	ret = sock_port_open(&p->cfg, &p->listen_fd, &conn_fd, err, errlen);
+	ret = sock_port_open(&p->cfg, &p->listen_fd, &conn_fd, why);
 	if (ret)
 		return ret;
 	if (conn_fd >= 0)	/* --fd: connected already, as QEMU passes it */
@@ -484,8 +481,7 @@ static int port_open_socket(struct vnetd_port *p, char *err, size_t errlen)
 	return 0;
 
 err_errno:
-	snprintf(err, errlen, "%s", strerror(errno));
-	return -errno;
+	return reason_set(why, -errno, "%s", strerror(errno));
 }
 
 /*
@@ -493,7 +489,7 @@ err_errno:
  * (vhost_port_decide(): only a TAP queue can be handed to vhost-net; "on"
  * without one, or without a usable device, refuses to start the port).
  */
-static int port_vhost_decide(struct vnetd_port *p, char *err, size_t errlen)
+static int port_vhost_decide(struct vnetd_port *p, struct reason *why)
 {
 	const struct host_ops *ops = p->host.ops;
 	bool queue = ops->queue_fd && ops->queue_fd(&p->host, 0) >= 0;
@@ -502,9 +498,8 @@ static int port_vhost_decide(struct vnetd_port *p, char *err, size_t errlen)
 	ret = vhost_port_decide(&p->vhost, p->cfg.vhost_net, NULL,
 				p->cfg.backend, queue);
 	if (ret) {
-		snprintf(err, errlen, "%s", p->vhost.msg[0] ? p->vhost.msg :
-			 p->vhost.reason);
-		return ret;
+		return reason_set(why, ret, "%s", p->vhost.msg[0] ? p->vhost.msg :
+				  p->vhost.reason);
 	}
 	log_info("port %s: vhost-net %s: %s", p->cfg.name,
 		 vhost_mode_name(p->cfg.vhost_net), p->vhost.reason);
@@ -516,13 +511,12 @@ static int port_vhost_decide(struct vnetd_port *p, char *err, size_t errlen)
  * @p:		Port (output); port_cleanup() it even on failure
  * @cfg:	Configuration
  * @epfd:	Main loop's epoll descriptor
- * @err:	One sentence for the operator on failure
- * @errlen:	Size of @err
+ * @why:	One sentence for the operator on failure
  *
  * Return: 0 or -errno
  */
 int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
-	      char *err, size_t errlen)
+	      struct reason *why)
 {
 	struct vu_dev_cfg dc = { 0 };
 	int ret;
@@ -536,12 +530,12 @@ int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
 	p->listen_ev = (struct vnetd_ev){ EV_LISTEN, p };
 	p->timer_ev = (struct vnetd_ev){ EV_TIMER, p };
 
-	ret = port_open_backend(p, err, errlen);
+	ret = port_open_backend(p, why);
 	if (ret)
 		return ret;
-	ret = port_vhost_decide(p, err, errlen);
+	ret = port_vhost_decide(p, why);
 	if (!ret)
-		ret = antispoof_setup(p, err, errlen);
+		ret = antispoof_setup(p, why);
 	if (ret)
 		return ret;
 	dc.name = p->cfg.name;
@@ -556,11 +550,10 @@ int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
 	ret = vu_dev_create(&p->dev, &dc);
 	if (ret) {
 		p->dev = NULL;
-		snprintf(err, errlen, "cannot create the device: %s",
-			 strerror(-ret));
-		return ret;
+		return reason_set(why, ret, "cannot create the device: %s",
+				  strerror(-ret));
 	}
-	ret = port_open_socket(p, err, errlen);
+	ret = port_open_socket(p, why);
 	p->used = !ret;
 	return ret;
 }

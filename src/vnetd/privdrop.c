@@ -104,40 +104,35 @@ int privdrop_lookup_group(const char *name, gid_t *gid)
  * @uid:	Output
  * @gid:	Output: GROUP, or USER's primary group
  * @why:	What is wrong (output)
- * @len:	Size of @why
  *
  * Return: 0 or -EINVAL
  */
 int privdrop_lookup_user(const char *spec, uid_t *uid, gid_t *gid,
-			 char *why, size_t len)
+			 struct reason *why)
 {
 	struct passwd pw, *res = NULL;
 	char user[256], buf[PRIVDROP_BUF], *colon;
 
 	if (!*spec || strlen(spec) >= sizeof(user)) {
-		snprintf(why, len, "must be USER or USER:GROUP");
-		return -EINVAL;
+		return reason_set(why, -EINVAL, "must be USER or USER:GROUP");
 	}
 	strcpy(user, spec);
 	colon = strchr(user, ':');
 	if (colon)
 		*colon++ = '\0';
 	if (privdrop_lookup_uid(user, uid)) {
-		snprintf(why, len, "no such user (see getent passwd)");
-		return -EINVAL;
+		return reason_set(why, -EINVAL, "no such user (see getent passwd)");
 	}
 	if (colon) {
 		if (privdrop_lookup_group(colon, gid)) {
-			snprintf(why, len, "no such group %s (see getent group)",
-				 colon);
-			return -EINVAL;
+			return reason_set(why, -EINVAL, "no such group %s (see getent group)",
+					  colon);
 		}
 		return 0;
 	}
 	if (getpwuid_r(*uid, &pw, buf, sizeof(buf), &res) || !res) {
-		snprintf(why, len, "uid %u has no passwd entry: give the group too (USER:GROUP)",
-			 (unsigned int)*uid);
-		return -EINVAL;
+		return reason_set(why, -EINVAL, "uid %u has no passwd entry: give the group too (USER:GROUP)",
+				  (unsigned int)*uid);
 	}
 	*gid = pw.pw_gid;
 	return 0;
@@ -195,8 +190,7 @@ int privdrop_join_group(gid_t gid)
  * privdrop_apply() - Become @uid:@gid for good, with no capabilities
  * @uid:	Target user
  * @gid:	Target group, also the only supplementary group
- * @err:	One sentence for the operator on failure
- * @errlen:	Size of @err
+ * @why:	One sentence for the operator on failure
  *
  * Already @uid:@gid (started unprivileged): only the checks run.
  *
@@ -204,7 +198,7 @@ int privdrop_join_group(gid_t gid)
  *	    glibc's setxid broadcast
  * Return: 0 or -errno; on failure the caller must exit
  */
-int privdrop_apply(uid_t uid, gid_t gid, char *err, size_t errlen)
+int privdrop_apply(uid_t uid, gid_t gid, struct reason *why)
 {
 	uid_t ru, eu, su;
 	gid_t rg, eg, sg;
@@ -213,36 +207,31 @@ int privdrop_apply(uid_t uid, gid_t gid, char *err, size_t errlen)
 	if (getuid() != uid || geteuid() != uid || getgid() != gid) {
 		if (setgroups(1, &gid)) {
 			ret = -errno;
-			snprintf(err, errlen, "--user: setgroups: %s%s",
-				 strerror(-ret),
-				 ret == -EPERM ? " (needs CAP_SETGID: start as root)" : "");
-			return ret;
+			return reason_set(why, ret, "--user: setgroups: %s%s",
+					  strerror(-ret),
+					  ret == -EPERM ? " (needs CAP_SETGID: start as root)" : "");
 		}
 		if (setresgid(gid, gid, gid) || setresuid(uid, uid, uid)) {
 			ret = -errno;
-			snprintf(err, errlen, "--user %u:%u: %s", (unsigned int)uid,
-				 (unsigned int)gid, strerror(-ret));
-			return ret;
+			return reason_set(why, ret, "--user %u:%u: %s", (unsigned int)uid,
+					  (unsigned int)gid, strerror(-ret));
 		}
 	}
 	if (getresuid(&ru, &eu, &su) || getresgid(&rg, &eg, &sg) ||
 	    ru != uid || eu != uid || su != uid || rg != gid || eg != gid ||
 	    sg != gid) {
-		snprintf(err, errlen, "--user %u:%u: ids did not change as asked",
-			 (unsigned int)uid, (unsigned int)gid);
-		return -EPERM;
+		return reason_set(why, -EPERM, "--user %u:%u: ids did not change as asked",
+				  (unsigned int)uid, (unsigned int)gid);
 	}
 	if (uid != 0 && (!setuid(0) || !seteuid(0))) {
-		snprintf(err, errlen, "--user %u: could become root again",
-			 (unsigned int)uid);
-		return -EPERM;
+		return reason_set(why, -EPERM, "--user %u: could become root again",
+				  (unsigned int)uid);
 	}
 	/* no ambient set: a later execve() would not regain anything either */
 	(void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	if (uid != 0 && privdrop_caps_empty()) {
-		snprintf(err, errlen, "--user %u: capabilities left after the switch (file capabilities or SECBIT_KEEP_CAPS?)",
-			 (unsigned int)uid);
-		return -EPERM;
+		return reason_set(why, -EPERM, "--user %u: capabilities left after the switch (file capabilities or SECBIT_KEEP_CAPS?)",
+				  (unsigned int)uid);
 	}
 	return 0;
 }

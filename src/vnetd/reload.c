@@ -41,8 +41,6 @@
  * #syscalls: umask unlink unlinkat mkdir mkdirat newfstatat fstat openat
  * #syscalls: read close timerfd_create epoll_ctl fcntl */
 
-#define RELOAD_WHY_LEN	512
-
 /**
  * struct reload_state - What the run-time changes work on (main thread)
  * @cfg:	The process configuration; cfg->ports[i] is slot i's
@@ -195,49 +193,46 @@ static unsigned int reload_used(void)
  * -errno with @why set
  */
 static int reload_check(const struct vnetd_port_cfg *pc, bool skip_config,
-			char *why, size_t len)
+			struct reason *why)
 {
 	char dirs[256];
 	unsigned int i;
 
 	if (pc->fd >= 0 || pc->ntap_fds) {
-		snprintf(why, len, "port %s: %s: only at start (a descriptor number cannot be passed over the control socket or a reload)",
-			 pc->name, pc->fd >= 0 ? "fd=" : "tap-fd=");
-		return -EINVAL;
+		return reason_set(why, -EINVAL, "port %s: %s: only at start (a descriptor number cannot be passed over the control socket or a reload)",
+				  pc->name, pc->fd >= 0 ? "fd=" : "tap-fd=");
 	}
 	if (!strcmp(pc->backend, "tap") && !pc->tap[0]) {
-		snprintf(why, len, "port %s: backend=tap at run time needs tap=NAME of an existing persistent TAP (vnetd cannot create one after setup: no CAP_NET_ADMIN); create it first: vnetctl tap create NAME --user USER",
-			 pc->name);
-		return -EPERM;
+		return reason_set(why, -EPERM, "port %s: backend=tap at run time needs tap=NAME of an existing persistent TAP (vnetd cannot create one after setup: no CAP_NET_ADMIN); create it first: vnetctl tap create NAME --user USER",
+				  pc->name);
 	}
 	for (i = 0; i < rl.cfg->nports; i++) {
 		const struct vnetd_port *p = &rl.ports[i];
 
 		if (!p->used || (skip_config && p->cfg.from_config))
 			continue;
-		if (cli_port_clash(pc, &p->cfg, why, len))
+		if (cli_port_clash(pc, &p->cfg, why))
 			return -EEXIST;
 	}
 	if (!pc->client && !reload_sock_dir_ok(pc->socket)) {
 		reload_dirs_text(dirs, sizeof(dirs));
-		snprintf(why, len, "port %s: socket %s: after the sandbox vnetd may create sockets only in %s (restart vnetd with the port, or use one of those)",
-			 pc->name, pc->socket, dirs);
-		return -EACCES;
+		return reason_set(why, -EACCES, "port %s: socket %s: after the sandbox vnetd may create sockets only in %s (restart vnetd with the port, or use one of those)",
+				  pc->name, pc->socket, dirs);
 	}
 	return 0;
 }
 
 /* Open @pc in slot @slot. Return: 0 or -errno with @why set */
 static int reload_start(const struct vnetd_port_cfg *pc, unsigned int slot,
-			char *why, size_t len)
+			struct reason *why)
 {
 	const struct vnetd_port_cfg *d = &rl.cfg->defaults;
 	struct vnetd_port *p = &rl.ports[slot];
 	struct vnetd_port_cfg plain;
-	char err[512] = "";
+	struct reason inner = { 0 };
 	int ret;
 
-	ret = port_init(p, pc, rl.epfd, err, sizeof(err));
+	ret = port_init(p, pc, rl.epfd, &inner);
 	/*
 	 * The default socket group (kvm, when started as root) cannot be
 	 * applied after the sandbox (no CAP_CHOWN): the socket keeps vnetd's
@@ -248,21 +243,20 @@ static int reload_start(const struct vnetd_port_cfg *pc, unsigned int slot,
 		port_cleanup(p);
 		plain = *pc;
 		plain.sock_uid = plain.sock_gid = -1;
-		err[0] = '\0';
-		ret = port_init(p, &plain, rl.epfd, err, sizeof(err));
+		reason_clear(&inner);
+		ret = port_init(p, &plain, rl.epfd, &inner);
 		if (!ret)
 			log_warn("port %s: socket %s keeps vnetd's group: the default socket group (gid %lld) needs CAP_CHOWN, gone after the sandbox (give socket-mode=, or start vnetd with the port)",
 				 pc->name, pc->socket, (long long)d->sock_gid);
 	}
 	if (ret) {
 		port_cleanup(p);
-		snprintf(why, len, "port %s: %s%s", pc->name,
-			 err[0] ? err : strerror(-ret),
-			 !strcmp(pc->backend, "tap") &&
-			 (ret == -EPERM || ret == -EACCES) ?
-			 " (at run time vnetd cannot create a TAP: create it first with vnetctl tap create NAME --user USER)" :
-			 "");
-		return ret;
+		return reason_set(why, ret, "port %s: %s%s", pc->name,
+				  inner.msg[0] ? inner.msg : strerror(-ret),
+				  !strcmp(pc->backend, "tap") &&
+				  (ret == -EPERM || ret == -EACCES) ?
+				  " (at run time vnetd cannot create a TAP: create it first with vnetctl tap create NAME --user USER)" :
+				  "");
 	}
 	rl.cfg->ports[slot] = *pc;
 	if (slot == rl.cfg->nports)
@@ -290,12 +284,11 @@ static void reload_stop(struct vnetd_port *p, const char *why)
 void reload_port_add(struct sbuf *b, const char *spec)
 {
 	struct vnetd_port_cfg pc;
-	char why[RELOAD_WHY_LEN];
+	struct reason why = { 0 };
 	int slot;
 
-	if (cli_port_parse(&pc, &rl.cfg->defaults, spec, ",", why,
-			   sizeof(why))) {
-		metrics_printf(b, "error: port add%s\n", why);
+	if (cli_port_parse(&pc, &rl.cfg->defaults, spec, ",", &why)) {
+		metrics_printf(b, "error: port add%s\n", why.msg);
 		return;
 	}
 	slot = reload_free_slot();
@@ -304,11 +297,11 @@ void reload_port_add(struct sbuf *b, const char *spec)
 			       VNETD_MAX_PORTS);
 		return;
 	}
-	if (cli_port_check(&pc, (unsigned int)slot, why, sizeof(why)) ||
-	    reload_check(&pc, false, why, sizeof(why)) ||
-	    reload_start(&pc, (unsigned int)slot, why, sizeof(why))) {
-		log_warn("control socket: port add refused: %s", why);
-		metrics_printf(b, "error: port add: %s\n", why);
+	if (cli_port_check(&pc, (unsigned int)slot, &why) ||
+	    reload_check(&pc, false, &why) ||
+	    reload_start(&pc, (unsigned int)slot, &why)) {
+		log_warn("control socket: port add refused: %s", why.msg);
+		metrics_printf(b, "error: port add: %s\n", why.msg);
 		return;
 	}
 	metrics_printf(b, "ok: port %s added (%s %s)\n", pc.name,
@@ -387,7 +380,7 @@ static bool reload_same(const struct vnetd_port_cfg *a,
  * config port keeps that port's MAC unless it names one. Return: 0 or
  * -errno with @why set (then nothing changes)
  */
-static int reload_plan(struct vnetd_cfg *n, char *why, size_t len)
+static int reload_plan(struct vnetd_cfg *n, struct reason *why)
 {
 	unsigned int k, j, used = reload_used(), adds = 0, dels = 0;
 	struct vnetd_port *old;
@@ -397,10 +390,10 @@ static int reload_plan(struct vnetd_cfg *n, char *why, size_t len)
 		bool mac_given = pc->mac[0] | pc->mac[1] | pc->mac[2] |
 				 pc->mac[3] | pc->mac[4] | pc->mac[5];
 
-		if (cli_port_check(pc, rl.nfirst + k, why, len))
+		if (cli_port_check(pc, rl.nfirst + k, why))
 			return -EINVAL;
 		for (j = 0; j < k; j++)
-			if (cli_port_clash(pc, &n->ports[j], why, len))
+			if (cli_port_clash(pc, &n->ports[j], why))
 				return -EEXIST;
 		old = reload_find(pc->name);
 		if (old && old->cfg.from_config && !mac_given)
@@ -410,14 +403,13 @@ static int reload_plan(struct vnetd_cfg *n, char *why, size_t len)
 		    pc->fd < 0 && !pc->socket[0] == !old->cfg.socket[0]) {
 			pc->fd = old->cfg.fd;
 			if (!reload_same(pc, &old->cfg)) {
-				snprintf(why, len, "port %s: its socket was inherited (fd %d, socket activation): changing it needs a restart of vnetd",
-					 pc->name, pc->fd);
-				return -EBUSY;
+				return reason_set(why, -EBUSY, "port %s: its socket was inherited (fd %d, socket activation): changing it needs a restart of vnetd",
+						  pc->name, pc->fd);
 			}
 		}
 		if (old && old->cfg.from_config && reload_same(pc, &old->cfg))
 			continue;
-		if (reload_check(pc, true, why, len))
+		if (reload_check(pc, true, why))
 			return -EINVAL;
 		adds += !old;
 	}
@@ -430,9 +422,8 @@ static int reload_plan(struct vnetd_cfg *n, char *why, size_t len)
 		dels += k == n->nports;
 	}
 	if (used - dels + adds > VNETD_MAX_PORTS) {
-		snprintf(why, len, "%u ports after the reload: at most %d",
-			 used - dels + adds, VNETD_MAX_PORTS);
-		return -ENOSPC;
+		return reason_set(why, -ENOSPC, "%u ports after the reload: at most %d",
+				  used - dels + adds, VNETD_MAX_PORTS);
 	}
 	return 0;
 }
@@ -442,7 +433,7 @@ static void reload_apply(const struct vnetd_cfg *n)
 {
 	unsigned int k, j, added = 0, removed = 0, restarted = 0, kept = 0;
 	unsigned int failed = 0;
-	char why[RELOAD_WHY_LEN];
+	struct reason why = { 0 };
 	struct vnetd_port *old;
 	int slot;
 
@@ -470,13 +461,12 @@ static void reload_apply(const struct vnetd_cfg *n)
 		}
 		slot = reload_free_slot();
 		if (slot >= 0 &&
-		    !reload_start(&n->ports[k], (unsigned int)slot, why,
-				  sizeof(why))) {
+		    !reload_start(&n->ports[k], (unsigned int)slot, &why)) {
 			added++;
 			continue;
 		}
 		failed++;
-		log_err("SIGHUP: %s", slot < 0 ? "no free port slot" : why);
+		log_err("SIGHUP: %s", slot < 0 ? "no free port slot" : why.msg);
 	}
 	log_info("SIGHUP: --config %s applied: %u added, %u restarted, %u removed, %u untouched, %u failed",
 		 rl.cfg->config_path, added - MIN(added, restarted), restarted,
@@ -495,17 +485,16 @@ static void reload_apply(const struct vnetd_cfg *n)
 void reload_config(void)
 {
 	struct vnetd_cfg *n = &reload_next;
-	char why[RELOAD_WHY_LEN];
+	struct reason why = { 0 };
 
 	if (!rl.cfg->config_path) {
 		log_warn("SIGHUP: no --config to re-read: nothing changed");
 		return;
 	}
 	memset(n, 0, sizeof(*n));
-	if (cli_config_read(n, &rl.cfg->defaults, rl.cfg->config_path, why,
-			    sizeof(why)) ||
-	    reload_plan(n, why, sizeof(why))) {
-		log_err("SIGHUP: %s: nothing changed", why);
+	if (cli_config_read(n, &rl.cfg->defaults, rl.cfg->config_path, &why) ||
+	    reload_plan(n, &why)) {
+		log_err("SIGHUP: %s: nothing changed", why.msg);
 		return;
 	}
 	reload_apply(n);

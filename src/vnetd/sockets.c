@@ -81,21 +81,19 @@ static int sock_listening(int fd)
 }
 
 static int sock_inherit(const struct vnetd_port_cfg *cfg, int *listen_fd,
-			int *conn_fd, char *err, size_t errlen)
+			int *conn_fd, struct reason *why)
 {
 	int ret = sock_listening(cfg->fd);
 
 	if (ret < 0) {
-		snprintf(err, errlen, "--fd %d: %s: must be an open UNIX stream socket, listening or connected",
-			 cfg->fd, strerror(-ret));
-		return ret;
+		return reason_set(why, ret, "--fd %d: %s: must be an open UNIX stream socket, listening or connected",
+				  cfg->fd, strerror(-ret));
 	}
 	if (fcntl(cfg->fd, F_SETFD, FD_CLOEXEC) ||
 	    (ret && fcntl(cfg->fd, F_SETFL, O_NONBLOCK))) {
 		ret = -errno;
-		snprintf(err, errlen, "--fd %d: fcntl: %s", cfg->fd,
-			 strerror(-ret));
-		return ret;
+		return reason_set(why, ret, "--fd %d: fcntl: %s", cfg->fd,
+				  strerror(-ret));
 	}
 	if (ret)
 		*listen_fd = cfg->fd;
@@ -109,38 +107,36 @@ static int sock_inherit(const struct vnetd_port_cfg *cfg, int *listen_fd,
  * @cfg:	Port configuration (server mode)
  * @listen_fd:	Listening socket (output), -1 if none
  * @conn_fd:	Already connected socket, inherited (output), -1 if none
- * @err:	One sentence for the operator on failure
- * @errlen:	Size of @err
+ * @why:	One sentence for the operator on failure
  *
  * Return: 0 or -errno
  */
 int sock_port_open(const struct vnetd_port_cfg *cfg, int *listen_fd,
-		   int *conn_fd, char *err, size_t errlen)
+		   int *conn_fd, struct reason *why)
 {
 	mode_t old;
 	int fd, ret;
 
 	*listen_fd = *conn_fd = -1;
 	if (cfg->fd >= 0)
-		return sock_inherit(cfg, listen_fd, conn_fd, err, errlen);
+		return sock_inherit(cfg, listen_fd, conn_fd, why);
 	ret = sock_run_dir(cfg->socket);
 	if (ret) {
-		snprintf(err, errlen, "mkdir %s: %s", SOCK_RUN_DIR,
-			 strerror(-ret));
-		return ret;
+		return reason_set(why, ret, "mkdir %s: %s", SOCK_RUN_DIR,
+				  strerror(-ret));
 	}
 	old = umask(~cfg->sock_mode & 0777);
-	fd = port_unix_listen(cfg->socket, err, errlen);
+	fd = port_unix_listen(cfg->socket, why);
 	umask(old);
 	if (fd < 0)
 		return fd;
 	if ((cfg->sock_uid >= 0 || cfg->sock_gid >= 0) &&
 	    chown(cfg->socket, (uid_t)cfg->sock_uid, (gid_t)cfg->sock_gid)) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: chown to %lld:%lld (--socket-owner/--socket-group): %s%s",
-			 cfg->socket, (long long)cfg->sock_uid,
-			 (long long)cfg->sock_gid, strerror(-ret),
-			 ret == -EPERM ? " (needs CAP_CHOWN)" : "");
+		reason_set(why, ret, "%s: chown to %lld:%lld (--socket-owner/--socket-group): %s%s",
+			   cfg->socket, (long long)cfg->sock_uid,
+			   (long long)cfg->sock_gid, strerror(-ret),
+			   ret == -EPERM ? " (needs CAP_CHOWN)" : "");
 		close(fd);
 		unlink(cfg->socket);
 		return ret;
@@ -189,8 +185,7 @@ static struct vnetd_port_cfg *sock_match(struct vnetd_cfg *cfg, int fd,
 /**
  * sock_activation() - Hand systemd's sockets (sd_listen_fds(3)) to ports
  * @cfg:	Configuration; matched ports get their @fd set
- * @err:	One sentence for the operator on failure
- * @errlen:	Size of @err
+ * @why:	One sentence for the operator on failure
  *
  * A socket goes to the port named like its LISTEN_FDNAMES entry
  * (FileDescriptorName=), else to the port whose --socket it is bound to,
@@ -199,7 +194,7 @@ static struct vnetd_port_cfg *sock_match(struct vnetd_cfg *cfg, int fd,
  *
  * Return: number of sockets taken, or -EINVAL for malformed variables
  */
-int sock_activation(struct vnetd_cfg *cfg, char *err, size_t errlen)
+int sock_activation(struct vnetd_cfg *cfg, struct reason *why)
 {
 	const char *pid_s = getenv("LISTEN_PID"), *fds_s = getenv("LISTEN_FDS");
 	char names[1024] = "", *name, *save = NULL;
@@ -215,9 +210,8 @@ int sock_activation(struct vnetd_cfg *cfg, char *err, size_t errlen)
 		return 0;	/* meant for another process */
 	nfds = strtoul(fds_s, &end, 10);
 	if (*end || !*fds_s || nfds > VNETD_MAX_PORTS) {
-		snprintf(err, errlen, "LISTEN_FDS=%s: must be 0..%d", fds_s,
-			 VNETD_MAX_PORTS);
-		return -EINVAL;
+		return reason_set(why, -EINVAL, "LISTEN_FDS=%s: must be 0..%d", fds_s,
+				  VNETD_MAX_PORTS);
 	}
 	if (getenv("LISTEN_FDNAMES"))
 		snprintf(names, sizeof(names), "%s", getenv("LISTEN_FDNAMES"));
@@ -301,18 +295,16 @@ static int sock_in_group(uid_t uid, gid_t gid, gid_t want)
  * sock_ctl_check() - May this control client talk to us?
  * @fd:		Accepted control connection
  * @why:	Reason for the refusal, one line for client and log (output)
- * @len:	Size of @why
  *
  * Return: 0 if allowed, -EACCES if not
  */
-int sock_ctl_check(int fd, char *why, size_t len)
+int sock_ctl_check(int fd, struct reason *why)
 {
 	struct ucred uc;
 	socklen_t sl = sizeof(uc);
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &sl)) {
-		snprintf(why, len, "SO_PEERCRED: %s", strerror(errno));
-		return -EACCES;
+		return reason_set(why, -EACCES, "SO_PEERCRED: %s", strerror(errno));
 	}
 	if (uc.uid == 0 || uc.uid == geteuid())
 		return 0;
@@ -320,11 +312,11 @@ int sock_ctl_check(int fd, char *why, size_t len)
 	    sock_in_group(uc.uid, uc.gid, (gid_t)sock_ctl_gid))
 		return 0;
 	if (sock_ctl_gid >= 0)
-		snprintf(why, len, "uid %u (pid %d) is not root and not in group %lld (--ctl-group)",
-			 (unsigned int)uc.uid, (int)uc.pid,
-			 (long long)sock_ctl_gid);
+		reason_set(why, -EACCES, "uid %u (pid %d) is not root and not in group %lld (--ctl-group)",
+			   (unsigned int)uc.uid, (int)uc.pid,
+			   (long long)sock_ctl_gid);
 	else
-		snprintf(why, len, "uid %u (pid %d) is not root (no --ctl-group given)",
-			 (unsigned int)uc.uid, (int)uc.pid);
+		reason_set(why, -EACCES, "uid %u (pid %d) is not root (no --ctl-group given)",
+			   (unsigned int)uc.uid, (int)uc.pid);
 	return -EACCES;
 }

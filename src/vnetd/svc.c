@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "host_tap.h"
 #include "vnetd.h"
 
 /* #syscalls: clock_gettime */
@@ -86,7 +87,7 @@ void svc_tick(struct vnetd_port *ports, unsigned int nports)
  */
 int svc_start(struct vnetd_cfg *cfg)
 {
-	char err[160] = "";
+	struct reason why = { 0 };
 	int ret;
 
 	log_init(cfg->log_target, "vnetd");
@@ -94,9 +95,9 @@ int svc_start(struct vnetd_cfg *cfg)
 	if (ret)
 		log_warn("NOTIFY_SOCKET: %s: no readiness notification",
 			 strerror(-ret));
-	ret = sock_activation(cfg, err, sizeof(err));
+	ret = sock_activation(cfg, &why);
 	if (ret < 0) {
-		log_err("socket activation: %s", err);
+		log_err("socket activation: %s", why.msg);
 		return ret;
 	}
 	if (ret)
@@ -114,15 +115,14 @@ int svc_start(struct vnetd_cfg *cfg)
  */
 int svc_ready(const struct vnetd_cfg *cfg)
 {
-	char err[200] = "";
+	struct reason why = { 0 };
 	int ret;
 
 	if (cfg->user_set) {
-		ret = privdrop_apply(cfg->user_uid, cfg->user_gid, err,
-				     sizeof(err));
+		ret = privdrop_apply(cfg->user_uid, cfg->user_gid, &why);
 		if (ret) {
-			log_err("%s", err);
-			(void)sdn_send("STATUS=failed: %s", err);
+			log_err("%s", why.msg);
+			(void)sdn_send("STATUS=failed: %s", why.msg);
 			return ret;
 		}
 		log_info("running as uid %u gid %u, no capabilities",

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "reason.h"
+
 struct vnetd_cfg;
 struct vnetd_port_cfg;
 struct vnetd_port;
@@ -22,19 +24,19 @@ struct vnetd_port;
 
 /* sockets.c */
 int sock_port_open(const struct vnetd_port_cfg *cfg, int *listen_fd,
-		   int *conn_fd, char *err, size_t errlen);
-int sock_activation(struct vnetd_cfg *cfg, char *err, size_t errlen);
+		   int *conn_fd, struct reason *why);
+int sock_activation(struct vnetd_cfg *cfg, struct reason *why);
 void sock_ctl_configure(int64_t gid);
 int sock_ctl_perms(const char *path);
-int sock_ctl_check(int fd, char *why, size_t len);
+int sock_ctl_check(int fd, struct reason *why);
 int sock_run_dir(const char *path);
 
 /* privdrop.c */
 int privdrop_lookup_user(const char *spec, uid_t *uid, gid_t *gid,
-			 char *why, size_t len);
+			 struct reason *why);
 int privdrop_lookup_group(const char *name, gid_t *gid);
 int privdrop_lookup_uid(const char *name, uid_t *uid);
-int privdrop_apply(uid_t uid, gid_t gid, char *err, size_t errlen);
+int privdrop_apply(uid_t uid, gid_t gid, struct reason *why);
 int privdrop_join_group(gid_t gid);
 
 /* sd_notify.c */

@@ -22,6 +22,7 @@
 #include "log.h"
 #include "ctl_path.h"
 #include "log.h"
+#include "reason.h"
 #include "vu_msg.h"
 #include "worker.h"
 #include "vhost_mode.h"
@@ -285,20 +286,19 @@ void cli_usage(FILE *f);
 void cli_print_capabilities(FILE *f);
 const char *cli_feature_name(unsigned int bit);
 int cli_port_parse(struct vnetd_port_cfg *pc, const struct vnetd_port_cfg *tmpl,
-		   const char *text, const char *delims, char *why, size_t len);
-int cli_port_check(struct vnetd_port_cfg *pc, unsigned int index, char *why,
-		   size_t len);
+		   const char *text, const char *delims, struct reason *why);
+int cli_port_check(struct vnetd_port_cfg *pc, unsigned int index, struct reason *why);
 int cli_port_clash(const struct vnetd_port_cfg *pc,
-		   const struct vnetd_port_cfg *other, char *why, size_t len);
+		   const struct vnetd_port_cfg *other, struct reason *why);
 int cli_config_read(struct vnetd_cfg *cfg, const struct vnetd_port_cfg *tmpl,
-		    const char *path, char *why, size_t len);
+		    const char *path, struct reason *why);
 
 #include "svc.h"
 
 /* port.c */
-int port_unix_listen(const char *path, char *err, size_t errlen);
+int port_unix_listen(const char *path, struct reason *why);
 int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
-	      char *err, size_t errlen);
+	      struct reason *why);
 void port_cleanup(struct vnetd_port *p);
 void port_event(struct vnetd_port *p, enum vnetd_ev_type type,
 		uint32_t events);
@@ -307,7 +307,7 @@ int port_timeout_ms(const struct vnetd_port *p, uint64_t now_ms);
 void port_tick(struct vnetd_port *p, uint64_t now_ms);
 
 /* antispoof.c */
-int antispoof_setup(struct vnetd_port *p, char *err, size_t errlen);
+int antispoof_setup(struct vnetd_port *p, struct reason *why);
 void antispoof_tick(struct vnetd_port *p, unsigned int i, uint64_t now_s);
 /* reload.c: ports at run time (vnetctl port ..., SIGHUP) */
 struct sbuf;
@@ -364,7 +364,7 @@ void metrics_prometheus(struct sbuf *b, struct vnetd_port *ports,
 /* metrics_http.c */
 int metrics_http_parse(const char *s, struct sockaddr_storage *ss,
 		       socklen_t *len);
-int metrics_http_open(const struct vnetd_cfg *cfg, char *err, size_t errlen);
+int metrics_http_open(const struct vnetd_cfg *cfg, struct reason *why);
 void metrics_http_close(int fd);
 void metrics_http_serve(int fd, int epfd, struct vnetd_port *ports,
 			unsigned int nports);

@@ -113,7 +113,7 @@ static inline int dp_init_cfg(struct dp_env *e, enum vq_layout l,
 {
 	struct host_cfg cfg = { .npairs = npairs, .tap_name = tap_name };
 	unsigned int i;
-	char err[256];
+	struct reason why = { 0 };
 	int ret;
 
 	memset(e, 0, sizeof(*e));
@@ -133,7 +133,7 @@ static inline int dp_init_cfg(struct dp_env *e, enum vq_layout l,
 	e->host.ops = host_find(backend);
 	if (!e->host.ops)
 		return -ENOENT;
-	ret = e->host.ops->open(&e->host, &cfg, err, sizeof(err));
+	ret = e->host.ops->open(&e->host, &cfg, &why);
 	if (!ret)
 		ret = e->host.ops->configure(&e->host, features, e->hdr_len);
 	for (i = 0; !ret && i < npairs; i++) {

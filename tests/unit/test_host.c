@@ -64,12 +64,13 @@ static void test_null(void)
 	struct host_cfg cfg = { .npairs = 0 };
 	uint8_t buf[100] = { 0 };
 	struct iovec iov[2] = { { buf, 40 }, { buf + 40, 60 } };
-	char err[200] = "";
+	struct reason why = { 0 };
 
-	CHECK_EQ(host.ops->open(&host, &cfg, err, sizeof(err)), -EINVAL);
-	CHECK(strstr(err, "1..64"));
+	CHECK_EQ(host.ops->open(&host, &cfg, &why), -EINVAL);
+	CHECK_EQ(why.err, -EINVAL);
+	CHECK(strstr(why.msg, "1..64"));
 	cfg.npairs = 2;
-	CHECK_EQ(host.ops->open(&host, &cfg, err, sizeof(err)), 0);
+	CHECK_EQ(host.ops->open(&host, &cfg, &why), 0);
 	CHECK(host.ops->host_features(&host) & F(VIRTIO_NET_F_HOST_TSO4));
 	CHECK_EQ(host.ops->configure(&host, F(VIRTIO_F_VERSION_1), 12), 0);
 	CHECK_EQ(host.ops->tx(&host, 1, iov, 2), 100);
@@ -101,19 +102,19 @@ static void test_gen(void)
 	uint8_t buf[1600], big[1600];
 	struct iovec iov[3] = { { buf, 5 }, { buf + 5, 30 }, { buf + 35, 1500 } };
 	struct iovec small = { big, 60 };
-	char err[200] = "";
+	struct reason why = { 0 };
 	unsigned int i;
 
-	CHECK_EQ(host.ops->open(&host, &cfg, err, sizeof(err)), -EINVAL);
-	CHECK(strstr(err, "1..64"));
+	CHECK_EQ(host.ops->open(&host, &cfg, &why), -EINVAL);
+	CHECK(strstr(why.msg, "1..64"));
 	cfg.npairs = 2;
 	CHECK_EQ(setenv("VNET_GEN_SIZE", "59", 1), 0);
-	CHECK_EQ(host.ops->open(&host, &cfg, err, sizeof(err)), -EINVAL);
-	CHECK(strstr(err, "VNET_GEN_SIZE") && strstr(err, "60..9000"));
+	CHECK_EQ(host.ops->open(&host, &cfg, &why), -EINVAL);
+	CHECK(strstr(why.msg, "VNET_GEN_SIZE") && strstr(why.msg, "60..9000"));
 	CHECK_EQ(setenv("VNET_GEN_SIZE", "64x", 1), 0);
-	CHECK_EQ(host.ops->open(&host, &cfg, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(host.ops->open(&host, &cfg, &why), -EINVAL);
 	unsetenv("VNET_GEN_SIZE");
-	CHECK_EQ(host.ops->open(&host, &cfg, err, sizeof(err)), 0);
+	CHECK_EQ(host.ops->open(&host, &cfg, &why), 0);
 	CHECK(host.ops->host_features(&host) & F(VIRTIO_NET_F_HOST_TSO4));
 	CHECK_EQ(host.ops->configure(&host, F(VIRTIO_F_VERSION_1), 12), 0);
 	CHECK_EQ(host.ops->rx_peek_len(&host, 1), 12 + 64);
@@ -147,7 +148,7 @@ static void test_gen(void)
 	CHECK(host.priv == NULL);
 
 	CHECK_EQ(setenv("VNET_GEN_SIZE", "1518", 1), 0);
-	CHECK_EQ(host.ops->open(&host, &cfg, err, sizeof(err)), 0);
+	CHECK_EQ(host.ops->open(&host, &cfg, &why), 0);
 	CHECK_EQ(host.ops->configure(&host, F(VIRTIO_F_VERSION_1), 12), 0);
 	CHECK_EQ(host.ops->rx_peek_len(&host, 0), 12 + 1518);
 	CHECK_EQ(host.ops->rx(&host, 0, iov, 3), 12 + 1518);
@@ -176,11 +177,11 @@ static void test_loop_fifo(void)
 	uint8_t out[1500], in[1500], small[50];
 	struct iovec ov = { out, sizeof(out) }, iv = { in, sizeof(in) };
 	struct iovec sv = { small, sizeof(small) };
-	char err[200];
+	struct reason why = { 0 };
 	unsigned int i, n;
 	int fd0, fd1;
 
-	CHECK_EQ(host.ops->open(&host, &cfg, err, sizeof(err)), 0);
+	CHECK_EQ(host.ops->open(&host, &cfg, &why), 0);
 	CHECK_EQ(host.ops->configure(&host, F(VIRTIO_F_VERSION_1), 12), 0);
 	fd0 = host.ops->rx_fd(&host, 0);
 	fd1 = host.ops->rx_fd(&host, 1);
@@ -219,7 +220,7 @@ static void test_loop_fifo(void)
 	CHECK_EQ(host.ops->rx_peek_len(&host, 0), 0);
 	host.ops->close(&host);
 	/* reusable after close */
-	CHECK_EQ(host.ops->open(&host, &cfg, err, sizeof(err)), 0);
+	CHECK_EQ(host.ops->open(&host, &cfg, &why), 0);
 	host.ops->close(&host);
 }
 
@@ -231,11 +232,11 @@ static void test_loop_offload_check(void)
 	struct virtio_net_hdr_v1 h;
 	uint8_t frame[200] = { 0 };
 	struct iovec iov[2] = { { &h, 12 }, { frame, sizeof(frame) } };
-	char err[200];
+	struct reason why = { 0 };
 
 	memset(&h, 0, sizeof(h));
 	h.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
-	CHECK_EQ(host.ops->open(&host, &cfg, err, sizeof(err)), 0);
+	CHECK_EQ(host.ops->open(&host, &cfg, &why), 0);
 	CHECK_EQ(host.ops->configure(&host, F(VIRTIO_F_VERSION_1), 12), 0);
 	CHECK_EQ(host.ops->tx(&host, 0, iov, 2), -EPROTONOSUPPORT);
 	CHECK_EQ(host.ops->configure(&host, F(VIRTIO_F_VERSION_1) |
@@ -347,14 +348,14 @@ static int tap_case_frames(void)
 	uint8_t hdr[12] = { 0 }, frame[200], in[2048];
 	struct iovec iov[2] = { { hdr, 12 }, { frame, sizeof(frame) } };
 	struct iovec riov = { in, sizeof(in) };
-	char err[256];
+	struct reason why = { 0 };
 	ssize_t n = -1;
 	unsigned int q, i;
 	uint64_t f;
 	int s;
 
-	if (host.ops->open(&host, &cfg, err, sizeof(err)))
-		TFAIL("open: %s", err);
+	if (host.ops->open(&host, &cfg, &why))
+		TFAIL("open: %s", why.msg);
 	f = host.ops->host_features(&host);
 	if (!(f & F(VIRTIO_NET_F_CSUM)) || !(f & F(VIRTIO_NET_F_HOST_TSO4)))
 		TFAIL("host features %#llx lack CSUM/TSO4", (unsigned long long)f);
@@ -430,10 +431,10 @@ static int tap_case_gso(void)
 	struct iovec iov[2] = { { &h, 12 }, { frame, sizeof(frame) } };
 	uint8_t *ip = frame + 14, *tcp = ip + 20;
 	uint16_t tot = htons(sizeof(frame) - 14 > 65535 ? 0 : (uint16_t)(sizeof(frame) - 14));
-	char err[256];
+	struct reason why = { 0 };
 
-	if (host.ops->open(&host, &cfg, err, sizeof(err)))
-		TFAIL("open: %s", err);
+	if (host.ops->open(&host, &cfg, &why))
+		TFAIL("open: %s", why.msg);
 	if (host.ops->configure(&host, F(VIRTIO_F_VERSION_1), 12))
 		TFAIL("configure");
 	if (test_if_up("vnt-gso"))
@@ -468,16 +469,16 @@ static int tap_case_adopt(void)
 	struct host host = { .ops = &host_tap_ops };
 	struct host_cfg cfg = { .npairs = 1 };
 	struct ifreq ifr;
-	char err[256];
+	struct reason why = { 0 };
 	int fds[2], ret;
 
 	/* not a tun fd */
 	fds[0] = open("/dev/null", O_RDWR);
 	cfg.tap_fds = fds;
 	cfg.ntap_fds = 1;
-	ret = host.ops->open(&host, &cfg, err, sizeof(err));
-	if (ret >= 0 || !strstr(err, "TUNGETIFF") || !strstr(err, "--tap-fd"))
-		TFAIL("/dev/null adopted: %d %s", ret, err);
+	ret = host.ops->open(&host, &cfg, &why);
+	if (ret >= 0 || !strstr(why.msg, "TUNGETIFF") || !strstr(why.msg, "--tap-fd"))
+		TFAIL("/dev/null adopted: %d %s", ret, why.msg);
 	close(fds[0]);
 
 	/* a TAP without IFF_VNET_HDR */
@@ -487,9 +488,9 @@ static int tap_case_adopt(void)
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "vnt-novh");
 	if (ioctl(fds[0], TUNSETIFF, &ifr))
 		TFAIL("TUNSETIFF: %s", strerror(errno));
-	ret = host.ops->open(&host, &cfg, err, sizeof(err));
-	if (ret >= 0 || !strstr(err, "IFF_VNET_HDR") || !strstr(err, "vnt-novh"))
-		TFAIL("no vnet hdr adopted: %d %s", ret, err);
+	ret = host.ops->open(&host, &cfg, &why);
+	if (ret >= 0 || !strstr(why.msg, "IFF_VNET_HDR") || !strstr(why.msg, "vnt-novh"))
+		TFAIL("no vnet hdr adopted: %d %s", ret, why.msg);
 	close(fds[0]);
 
 	/* a good one: adopted, made non-blocking, left open on close */
@@ -498,8 +499,8 @@ static int tap_case_adopt(void)
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "vnt-ok");
 	if (ioctl(fds[0], TUNSETIFF, &ifr))
 		TFAIL("TUNSETIFF: %s", strerror(errno));
-	if (host.ops->open(&host, &cfg, err, sizeof(err)))
-		TFAIL("adopt: %s", err);
+	if (host.ops->open(&host, &cfg, &why))
+		TFAIL("adopt: %s", why.msg);
 	if (!(fcntl(fds[0], F_GETFL) & O_NONBLOCK))
 		TFAIL("not made non-blocking");
 	if (host.ops->queue_fd(&host, 0) != fds[0])
@@ -509,9 +510,9 @@ static int tap_case_adopt(void)
 		TFAIL("adopted fd closed by the backend");
 	/* fd count must match the pairs */
 	cfg.npairs = 2;
-	ret = host.ops->open(&host, &cfg, err, sizeof(err));
-	if (ret != -EINVAL || !strstr(err, "one fd per queue pair"))
-		TFAIL("count mismatch: %d %s", ret, err);
+	ret = host.ops->open(&host, &cfg, &why);
+	if (ret != -EINVAL || !strstr(why.msg, "one fd per queue pair"))
+		TFAIL("count mismatch: %d %s", ret, why.msg);
 	close(fds[0]);
 	return 0;
 }
@@ -524,12 +525,12 @@ static int tap_case_errors(void)
 	struct host_cfg cfg = { .npairs = 1,
 				   .tap_name = "a-name-much-too-long" };
 	struct ifreq ifr;
-	char err[256];
+	struct reason why = { 0 };
 	int fd, ret;
 
-	ret = host.ops->open(&host, &cfg, err, sizeof(err));
-	if (ret != -ENAMETOOLONG || !strstr(err, "a-name-much-too-long"))
-		TFAIL("long name: %d %s", ret, err);
+	ret = host.ops->open(&host, &cfg, &why);
+	if (ret != -ENAMETOOLONG || !strstr(why.msg, "a-name-much-too-long"))
+		TFAIL("long name: %d %s", ret, why.msg);
 	/* the name exists as a single-queue TAP: busy, with advice */
 	fd = open("/dev/net/tun", O_RDWR);
 	memset(&ifr, 0, sizeof(ifr));
@@ -538,16 +539,16 @@ static int tap_case_errors(void)
 	if (ioctl(fd, TUNSETIFF, &ifr))
 		TFAIL("TUNSETIFF: %s", strerror(errno));
 	cfg.tap_name = "vnt-single";
-	ret = host.ops->open(&host, &cfg, err, sizeof(err));
-	if (ret >= 0 || !strstr(err, "tap vnt-single: TUNSETIFF") ||
-	    !strstr(err, "multi_queue"))
-		TFAIL("existing single-queue: %d %s", ret, err);
+	ret = host.ops->open(&host, &cfg, &why);
+	if (ret >= 0 || !strstr(why.msg, "tap vnt-single: TUNSETIFF") ||
+	    !strstr(why.msg, "multi_queue"))
+		TFAIL("existing single-queue: %d %s", ret, why.msg);
 	close(fd);
 	/* kernel-picked name is reported back and used for every queue */
 	cfg.tap_name = "";
 	cfg.npairs = 3;
-	if (host.ops->open(&host, &cfg, err, sizeof(err)))
-		TFAIL("unnamed: %s", err);
+	if (host.ops->open(&host, &cfg, &why))
+		TFAIL("unnamed: %s", why.msg);
 	host.ops->close(&host);
 	return 0;
 }
@@ -560,7 +561,7 @@ static int tap_case_persistent_unprivileged(void)
 	struct host host = { .ops = &host_tap_ops };
 	struct host_cfg cfg = { .npairs = 2, .tap_name = "vnt-pers" };
 	struct ifreq ifr;
-	char err[256];
+	struct reason why = { 0 };
 	int fd, st, ret;
 	pid_t pid;
 
@@ -576,8 +577,8 @@ static int tap_case_persistent_unprivileged(void)
 	if (!pid) {
 		if (setgid(65534) || setuid(65534))
 			_exit(3);
-		if (host.ops->open(&host, &cfg, err, sizeof(err))) {
-			fprintf(stderr, "  as uid 65534: %s\n", err);
+		if (host.ops->open(&host, &cfg, &why)) {
+			fprintf(stderr, "  as uid 65534: %s\n", why.msg);
 			_exit(1);
 		}
 		if (host.ops->configure(&host, 1ULL << VIRTIO_F_VERSION_1, 12))
@@ -585,10 +586,10 @@ static int tap_case_persistent_unprivileged(void)
 		host.ops->close(&host);
 		/* not ours: refused, with what to do */
 		cfg.tap_name = "vnt-notmine";
-		ret = host.ops->open(&host, &cfg, err, sizeof(err));
-		if (ret != -EPERM || !strstr(err, "tap vnt-notmine: TUNSETIFF") ||
-		    !strstr(err, "ip tuntap add")) {
-			fprintf(stderr, "  unprivileged create: %d %s\n", ret, err);
+		ret = host.ops->open(&host, &cfg, &why);
+		if (ret != -EPERM || !strstr(why.msg, "tap vnt-notmine: TUNSETIFF") ||
+		    !strstr(why.msg, "ip tuntap add")) {
+			fprintf(stderr, "  unprivileged create: %d %s\n", ret, why.msg);
 			_exit(4);
 		}
 		_exit(0);

@@ -208,7 +208,7 @@ static int tnet_init(struct tnet *t, enum vq_layout l, uint64_t features,
 		     const struct host_ops *ops)
 {
 	struct host_cfg cfg = { .npairs = 1 };
-	char err[256];
+	struct reason why = { 0 };
 	int ret;
 
 	memset(t, 0, sizeof(*t));
@@ -222,7 +222,7 @@ static int tnet_init(struct tnet *t, enum vq_layout l, uint64_t features,
 	if (ret)
 		return ret;
 	t->host.ops = ops;
-	ret = ops->open(&t->host, &cfg, err, sizeof(err));
+	ret = ops->open(&t->host, &cfg, &why);
 	if (!ret)
 		ret = ops->configure(&t->host, features, t->hdr_len);
 	if (ret)

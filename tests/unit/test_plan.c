@@ -99,13 +99,14 @@ static void check_policy_row(const struct policy_row *r)
 		.queues = r->queues,
 	};
 	struct plan_policy_out out;
-	char err[PLAN_MSG_LEN] = "";
-	int ret = plan_policy(&in, &out, err, sizeof(err));
+	struct reason why = { 0 };
+	int ret = plan_policy(&in, &out, &why);
 	const char *msg;
 
 	CHECK_EQ(ret, r->ret);
 	if (ret) {
-		CHECK(!strcmp(err, r->msg));
+		CHECK_EQ(why.err, ret);
+		CHECK(!strcmp(why.msg, r->msg));
 		return;
 	}
 	CHECK_EQ(out.pairs, r->pairs);
@@ -141,13 +142,13 @@ static void test_policy_vhost_flag(void)
 	struct plan_policy_in in = { .vcpus = 4, .max_queues = 16,
 				     .vhost = PLAN_VHOST_OFF };
 	struct plan_policy_out out;
-	char err[PLAN_MSG_LEN];
+	struct reason why = { 0 };
 
-	CHECK_EQ(plan_policy(&in, &out, err, sizeof(err)), 0);
+	CHECK_EQ(plan_policy(&in, &out, &why), 0);
 	CHECK(!out.vhost);
 	in.vhost = PLAN_VHOST_AUTO;
 	in.vhost_available = true;
-	CHECK_EQ(plan_policy(&in, &out, err, sizeof(err)), 0);
+	CHECK_EQ(plan_policy(&in, &out, &why), 0);
 	CHECK(out.vhost);
 	CHECK_EQ(out.pairs, 4);
 }
@@ -172,17 +173,18 @@ static void test_parse_uint(void)
 		{ "4294967296", -EINVAL, 0,
 		  "--vcpus 4294967296 is out of range (allowed 1..1024)" },
 	};
-	char err[PLAN_MSG_LEN];
+	struct reason why = { 0 };
 	unsigned int v;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(rows); i++) {
 		v = 0;
-		err[0] = '\0';
-		CHECK_EQ(plan_parse_uint("--vcpus", rows[i].s, 1, 1024, &v, err,
-					 sizeof(err)), rows[i].ret);
+		reason_clear(&why);
+		CHECK_EQ(plan_parse_uint("--vcpus", rows[i].s, 1, 1024, &v, &why),
+			 rows[i].ret);
+		CHECK_EQ(why.err, rows[i].ret);
 		if (rows[i].ret)
-			CHECK(!strcmp(err, rows[i].msg));
+			CHECK(!strcmp(why.msg, rows[i].msg));
 		else
 			CHECK_EQ(v, rows[i].v);
 	}
@@ -393,26 +395,26 @@ static void test_check_vm(void)
 {
 	struct plan_vm vm = mkvm(PLAN_BACKEND_TAP);
 	struct plan_policy_out pol = mkpol(2, false);
-	char err[PLAN_MSG_LEN];
+	struct reason why = { 0 };
 
-	CHECK_EQ(plan_check_vm(&vm, &pol, err, sizeof(err)), 0);
+	CHECK_EQ(plan_check_vm(&vm, &pol, &why), 0);
 	vm.tap_fds = "3:4:5";
-	CHECK_EQ(plan_check_vm(&vm, &pol, err, sizeof(err)), -EINVAL);
-	CHECK(!strcmp(err, "--tap-fds '3:4:5' has 3 fds but the plan has 2 queue pairs: give one fd per queue pair"));
+	CHECK_EQ(plan_check_vm(&vm, &pol, &why), -EINVAL);
+	CHECK(!strcmp(why.msg, "--tap-fds '3:4:5' has 3 fds but the plan has 2 queue pairs: give one fd per queue pair"));
 	vm.tap_fds = "3::4";
-	CHECK_EQ(plan_check_vm(&vm, &pol, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(plan_check_vm(&vm, &pol, &why), -EINVAL);
 	vm.tap_fds = "3:4:";
-	CHECK_EQ(plan_check_vm(&vm, &pol, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(plan_check_vm(&vm, &pol, &why), -EINVAL);
 	vm.tap_fds = NULL;
 	vm.id = "9net";
-	CHECK_EQ(plan_check_vm(&vm, &pol, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(plan_check_vm(&vm, &pol, &why), -EINVAL);
 	vm = mkvm(PLAN_BACKEND_VHOST_USER);
 	vm.socket = NULL;
-	CHECK_EQ(plan_check_vm(&vm, &pol, err, sizeof(err)), -EINVAL);
-	CHECK(!strcmp(err, "--backend vhost-user needs --socket PATH"));
+	CHECK_EQ(plan_check_vm(&vm, &pol, &why), -EINVAL);
+	CHECK(!strcmp(why.msg, "--backend vhost-user needs --socket PATH"));
 	vm = mkvm(PLAN_BACKEND_VHOST_USER);
 	vm.tap = "a-name-that-is-too-long";
-	CHECK_EQ(plan_check_vm(&vm, &pol, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(plan_check_vm(&vm, &pol, &why), -EINVAL);
 }
 
 static void test_ch_args(void)
