@@ -111,6 +111,12 @@ $(ASAN_DIR)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(ASAN_DIR)/libvn
 	@mkdir -p $(dir $@)
 	$(CC) $(ASAN_CFLAGS) -DVNET_SANITIZED -Itests/unit $< $(ASAN_DIR)/libvnet.a -o $@ -pthread $(SAN)
 
+# harnesses that include vnetd's own sources (the port-spec parser)
+PORT_SPEC_SRC := fuzz/fuzz_port_spec.c src/vnetd/cli.c src/vnetd/privdrop.c \
+	$(wildcard src/vnetd/*.h) $(BUILD)/gen/version.h
+$(BUILD)/tests/test_port_spec_corpus $(ASAN_DIR)/tests/test_port_spec_corpus: $(PORT_SPEC_SRC)
+$(FUZZ_DIR)/fuzz_port_spec: $(PORT_SPEC_SRC)
+
 unit: $(addprefix $(BUILD)/tests/,$(TESTS))
 unit-asan: $(addprefix $(ASAN_DIR)/tests/,$(TESTS))
 
