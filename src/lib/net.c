@@ -55,6 +55,9 @@ int net_hdr_check(const struct virtio_net_hdr_v1 *h, uint64_t features,
 
 	if (frame_len > VNET_FRAME_MAX)
 		return -E2BIG;
+	/* The common frame: no offload asked for, nothing else to check */
+	if (likely(!h->flags && h->gso_type == VIRTIO_NET_HDR_GSO_NONE))
+		return 0;
 	if (h->flags & ~VIRTIO_NET_HDR_F_NEEDS_CSUM)
 		return -EINVAL;
 	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
@@ -311,7 +314,7 @@ int net_tx_one(const struct net_io *io)
 	n = net_tx_prepare(c->iov, c->nout, io->hdr_len, io->features, &hdr,
 			   io->s->iov, NET_MAX_IOV);
 	/* off (NULL): this one branch is all anti-spoofing costs */
-	if (io->spoof && n > 0)
+	if (unlikely(io->spoof != NULL) && n > 0)	/* off: one branch */
 		n = net_tx_spoof(io->spoof, io->s->iov, (unsigned int)n,
 				 NET_MAX_IOV, head);
 	if (n < 0) {
