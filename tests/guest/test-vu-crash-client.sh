@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Guest scenario (issue 15, crashes), the other direction: QEMU listens
+# (server=on) and vnetd --client dials it; vnetd is killed with SIGKILL and
+# started again at once while the guest pings every 100 ms. Prints the gap
+# the guest saw ("# CRASH-GAP") and checks it recovers by itself.
+# needs: root netns tun qemu busybox cpio
+. "$(dirname "$0")/lib/vu-test.sh"
+. "$(dirname "$0")/lib/crash-gap.sh"
+vt_init vu-crash-client
+VT_CLIENT=1 vt_crash_gap 1
+vt_finish

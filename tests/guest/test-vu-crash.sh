@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Guest scenario (issue 15, crashes): vnetd listens, QEMU connects with
+# reconnect=1; while the guest pings the host every 100 ms vnetd is killed
+# with SIGKILL and started again at once. Prints what the guest saw
+# ("# CRASH-GAP": pings lost, the longest gap, carrier down time) and checks
+# that the guest recovers by itself (carrier, ping, TCP) without a reboot.
+# needs: root netns tun qemu busybox cpio
+. "$(dirname "$0")/lib/vu-test.sh"
+. "$(dirname "$0")/lib/crash-gap.sh"
+vt_init vu-crash
+vt_crash_gap 1
+vt_finish
