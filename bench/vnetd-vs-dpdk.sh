@@ -14,6 +14,12 @@
 #           reflects every frame (vnetd --backend loop / testpmd net_vhost in
 #           io mode, loop topology). Reported: the frontend's Rx-pps. Both
 #           ring directions per frame.
+#   taptx:  guest TX into a TAP (issue 14 item 3): the frontend transmits; the
+#           backend writes every frame into a TAP in a private network
+#           namespace (vnetd --backend tap / testpmd net_vhost <-> net_tap,
+#           io forwarding between the two ports on one lcore). Reported:
+#           the frontend's Tx-pps. The reverse (guest RX from a TAP) needs a
+#           sender on a third CPU and is not measured here.
 #
 # The two sides are pinned to separate CPUs: the frontend's forwarding lcore
 # on BENCH_FE_CPU (default 0), the backend (vnetd's worker, or net_vhost's
@@ -76,11 +82,13 @@ cleanup() {
 	[ -s "$TMP/fe.pid" ] && stop_pid "$(cat "$TMP/fe.pid")" && rm -f "$TMP/fe.pid"
 	FPID='' BPID=''
 	rm -rf /var/run/dpdk/vbench-$$-*
+	ip netns del "$NS" 2>/dev/null
 }
 trap 'cleanup; rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 
 SOCK=$TMP/vhost.sock
+NS=vbench$$ TAPN=vbt$$	# taptx: the TAP lives in its own namespace
 EAL_COMMON=(--no-pci --no-huge -m 1024 --no-shconf --log-level=lib.eal:notice)
 APP_COMMON=(--no-mlockall --burst=32 --rxq=1 --txq=1 --nb-cores=1
 	    --total-num-mbufs=32768 --port-topology=loop --stats-period 1)
@@ -90,19 +98,27 @@ wait_sock() { for _ in $(seq 100); do [ -S "$SOCK" ] && return 0; sleep 0.1; don
 # backend_start vnetd|dpdk MODE SIZE
 backend_start() {
 	rm -f "$SOCK"
+	local netns=()
+	if [ "$2" = taptx ]; then
+		ip netns del "$NS" 2>/dev/null
+		ip netns add "$NS" || return 1
+		netns=(ip netns exec "$NS")
+	fi
 	if [ "$1" = vnetd ]; then
-		local host=null
-		case $2 in loop) host=loop ;; rxonly) host=gen ;; esac
-		VNET_GEN_SIZE=$3 taskset -c "$BE_CPU" "$VNETD" --socket "$SOCK" --backend "$host" \
+		local host=null tap=()
+		case $2 in loop) host=loop ;; rxonly) host=gen ;; taptx) host=tap; tap=(--tap "$TAPN") ;; esac
+		VNET_GEN_SIZE=$3 "${netns[@]}" taskset -c "$BE_CPU" "$VNETD" --socket "$SOCK" \
+			--backend "$host" "${tap[@]}" --vhost-net off \
 			--poll-us "$POLL_US" --ctl-socket "$TMP/ctl.sock" \
 			--log-level warn 2>"$TMP/be.log" &
 	else
-		local fwd=rxonly
-		case $2 in loop) fwd=io ;; rxonly) fwd=txonly ;; esac
-		stdbuf -oL "$TESTPMD" --lcores "0@$BE_CPU,1@$BE_CPU" "${EAL_COMMON[@]}" \
+		local fwd=rxonly vdev=() topo=()
+		case $2 in loop) fwd=io ;; rxonly) fwd=txonly ;;
+		taptx) fwd=io; vdev=(--vdev "net_tap0,iface=$TAPN"); topo=(--port-topology=paired) ;; esac
+		"${netns[@]}" stdbuf -oL "$TESTPMD" --lcores "0@$BE_CPU,1@$BE_CPU" "${EAL_COMMON[@]}" \
 			--file-prefix "vbench-$$-be" \
-			--vdev "net_vhost0,iface=$SOCK,queues=1,client=0" -- \
-			"${APP_COMMON[@]}" --forward-mode="$fwd" --txpkts="$3" \
+			--vdev "net_vhost0,iface=$SOCK,queues=1,client=0" "${vdev[@]}" -- \
+			"${APP_COMMON[@]}" "${topo[@]}" --forward-mode="$fwd" --txpkts="$3" \
 			${DPDK_CYCLES:+--record-core-cycles} --auto-start > "$TMP/be.log" 2>&1 < /dev/null &
 	fi
 	BPID=$!
@@ -117,7 +133,7 @@ backend_start() {
 backend_cost() {
 	if [ "$1" = vnetd ]; then
 		local dir=tx
-		[ "$2" = txonly ] || dir=rx
+		[ "$2" = txonly ] || [ "$2" = taptx ] || dir=rx
 		"$VNETCTL" status --socket "$TMP/ctl.sock" 2>/dev/null |
 		awk -v d="$dir:" '$1 == "rx:" || $1 == "tx:" {
 			for (i = 2; i < NF; i++) {
