@@ -87,7 +87,7 @@
  * a hold aims to gather at the rate measured, and its bounds
  */
 #define WORKER_HOLD_WINDOW_NS	1000000u
-#define WORKER_HOLD_MIN_PPS	50000u
+#define WORKER_HOLD_MIN_PPS	20000u
 #define WORKER_HOLD_FRAMES	64
 #define WORKER_HOLD_MIN_NS	20000u
 #define WORKER_HOLD_MAX_NS	200000u
