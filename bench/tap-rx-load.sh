@@ -43,7 +43,7 @@ SOCK=/tmp/vnet-load-$$.sock
 LOG=/tmp/vnet-load-$$.log
 OUT=/tmp/vnet-load-$$.out
 netns_new "$NS" || skip_all "cannot create a network namespace (needs root)"
-VPID= BPID=
+VPID='' BPID=''
 cleanup_run 'stop_pid "$BPID"; stop_pid "$VPID"'
 cleanup_path "$SOCK"; cleanup_path "$LOG"; cleanup_path "$OUT"
 
@@ -54,7 +54,8 @@ cpu_ns() {
 
 # one case: PAIRS RATE -> "offered received loss_pct cpu_pct us_per_frame"
 run_case() {
-	local q=$1 rate=$2 r=$rate c0 c1 s res rx sent secs _
+	local q=$1 rate=$2 r c0 c1 s res rx sent secs _
+	r=$rate
 	[ "$rate" = max ] && r=0
 	rm -f "$SOCK"
 	# shellcheck disable=SC2086  # VNETD_ARGS is a list of options
@@ -121,4 +122,4 @@ echo "# vnetd ${VNETD_ARGS:-(defaults)}; cpus vnetd=$CPU_VNETD guest=$CPU_GUEST 
 		done
 	done
 } | column -t
-exit $FAILED
+exit "$FAILED"
