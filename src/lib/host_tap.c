@@ -7,7 +7,7 @@
  * unprivileged when the TAP is owned by our user) or adopted from the
  * parent (--tap-fd).
  *
- * Frames move with one readv()/writev() straight from and to guest memory.
+ * Frames move with one readv/writev syscall straight from and to guest memory.
  * The tun driver cannot tell the length of the next frame, so
  * rx_peek_len() says -EOPNOTSUPP and net.c offers room for the largest one
  * plus a byte: a frame that fills the buffers completely was truncated.
@@ -28,6 +28,7 @@
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <linux/if_tun.h>
 #include <linux/virtio_net.h>
 
@@ -38,6 +39,18 @@
 #include "util.h"
 
 /* #syscalls: read write readv writev ioctl */
+
+/*
+ * readv()/writev() through syscall(): glibc's wrappers are cancellation
+ * points and switch the thread's cancel type around every call (about 4 %
+ * of vnetd's CPU at 200 kpps from a TAP). Nothing cancels a worker.
+ */
+static ssize_t host_tap_iov(long nr, int fd, const struct iovec *iov,
+			    unsigned int iovcnt)
+{
+	return syscall(nr, fd, iov, iovcnt);
+}
+
 #define TAP_OFFLOADS	(TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN)
 
 /**
@@ -308,7 +321,7 @@ static ssize_t host_tap_tx(struct host *host, unsigned int pair,
 
 	if (!p || pair >= p->npairs)
 		return -EINVAL;
-	n = writev(p->fds[pair], iov, (int)iovcnt);
+	n = host_tap_iov(SYS_writev, p->fds[pair], iov, iovcnt);
 	if (n < 0) {
 		/* The link is down: tell the control thread, never log here */
 		if (errno == EIO && !__atomic_load_n(&p->eio, __ATOMIC_RELAXED))
@@ -349,7 +362,7 @@ static ssize_t host_tap_rx(struct host *host, unsigned int pair,
 
 	if (!p || pair >= p->npairs)
 		return -EINVAL;
-	n = readv(p->fds[pair], iov, (int)iovcnt);
+	n = host_tap_iov(SYS_readv, p->fds[pair], iov, iovcnt);
 	if (n < 0)
 		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
 	if (n == 0)

@@ -25,7 +25,22 @@
  * finds no work, every WORKER_COMMIT_EVERY busy passes, before sleeping
  * and before parking. With --poll-us the thread spins while frames keep
  * coming and reads the clock only on empty passes (every
- * WORKER_CLOCK_EVERY of them) to end the poll window. A broken ring (guest fault) is no longer served:
+ * WORKER_CLOCK_EVERY of them) to end the poll window.
+ *
+ * RX hold (moderate load, without --poll-us): the tun driver wakes the
+ * thread for about every frame that arrives while it sleeps, and a wake
+ * (epoll, context switch, the read that says EAGAIN, the guest's call)
+ * costs as much as ten frames. So the thread measures the host RX rate over
+ * windows of WORKER_HOLD_WINDOW_NS (one clock read per sleep, never per
+ * frame); at WORKER_HOLD_MIN_PPS or more it sleeps instead on a second
+ * epoll set that lacks the host fds (kicks and control still wake it) for
+ * as long as WORKER_HOLD_FRAMES take at that rate (20..200 us), then reads
+ * what gathered meanwhile in one batch: one flush and one call. A hold
+ * that gathers nothing, or a window under the rate, ends it: a sparse or
+ * request/response flow never waits. What the kernel's vhost-net gets from
+ * busy-polling, without spinning a core at moderate load.
+ *
+ * A broken ring (guest fault) is no longer served:
  * its error eventfd is written once and one rate-limited line names the
  * port, the queue and the reason; the other rings go on.
  *
@@ -56,7 +71,7 @@
 #include "worker.h"
 #include "util.h"
 
-/* #syscalls: epoll_create1 epoll_ctl epoll_wait epoll_pwait eventfd2 read write
+/* #syscalls: epoll_create1 epoll_ctl epoll_wait epoll_pwait epoll_pwait2 eventfd2 read write
  * #syscalls: clock_gettime clock_nanosleep nanosleep futex clone clone3 set_robust_list
  * #syscalls: rseq madvise munmap mprotect exit prctl shutdown sched_yield
  */
@@ -67,6 +82,15 @@
 #define WORKER_COMMIT_EVERY	64
 /* Empty busy-poll passes between two clock reads (--poll-us) */
 #define WORKER_CLOCK_EVERY	8
+/*
+ * RX hold: the rate window, the host RX rate that starts a hold, the frames
+ * a hold aims to gather at the rate measured, and its bounds
+ */
+#define WORKER_HOLD_WINDOW_NS	1000000u
+#define WORKER_HOLD_MIN_PPS	20000u
+#define WORKER_HOLD_FRAMES	64
+#define WORKER_HOLD_MIN_NS	20000u
+#define WORKER_HOLD_MAX_NS	200000u
 
 enum worker_ev {
 	WEV_CTL = 0,
@@ -130,6 +154,7 @@ struct worker_pool;
  * @thread:	The thread
  * @started:	@thread was created
  * @epfd:	Its epoll set, rebuilt on every resume
+ * @hold_epfd:	The same without the host fds: the RX hold sleeps there
  * @ctl_fd:	Control eventfd: a pause or stop request is pending
  * @ctl_pending: Set (under the pool lock) when a request is pending
  * @pause_count: Pause requests not yet resumed (pool lock)
@@ -138,6 +163,10 @@ struct worker_pool;
  * @cond:	Signals @paused and @pause_count/@stop changes
  * @polling:	Busy-polling right now (rings are checked without kicks)
  * @busy_passes: Passes that moved frames since the last counter commit
+ * @rx_moved:	Host RX frames moved since the thread last slept
+ * @win_ns:	Start of the RX hold's rate window
+ * @win_frames:	Host RX frames moved in that window
+ * @hold_ns:	Length of an RX hold, 0: not holding
  * @need_poll_events: A host cannot peek: busy-polling also polls epoll
  * @need_sleep_timeout: A ring without kick fd or a blocked TX: never sleep
  *		for long
@@ -152,6 +181,7 @@ struct worker {
 	pthread_t thread;
 	bool started;
 	int epfd;
+	int hold_epfd;
 	int ctl_fd;
 	int ctl_pending;
 	unsigned int pause_count;
@@ -160,6 +190,10 @@ struct worker {
 	pthread_cond_t cond;
 	bool polling;
 	unsigned int busy_passes;
+	unsigned int rx_moved;
+	uint64_t win_ns;
+	uint64_t win_frames;
+	uint64_t hold_ns;
 	bool need_poll_events;
 	bool need_sleep_timeout;
 	unsigned int npairs;
@@ -434,6 +468,7 @@ static unsigned int worker_rx(struct worker *w, struct wpair *wp, bool *more,
 	t->dirty = true;
 	if (pkts)
 		worker_charge(t, clk);
+	w->rx_moved += pkts;
 	*more |= !worker_budget_left(w, pkts, bytes);
 	return pkts;
 }
@@ -554,6 +589,57 @@ static void worker_wait(struct worker *w, int timeout_ms)
 		worker_event(w, ev[i].data.u64);
 }
 
+/*
+ * Before sleeping: hold, and how long (see the top of the file)? At the
+ * end of each rate window the rate decides; a hold that moved nothing
+ * ends at once.
+ */
+static bool worker_should_hold(struct worker *w)
+{
+	uint64_t now, ns, pps;
+
+	if (!w->need_poll_events || w->hold_epfd < 0 ||
+	    w->need_sleep_timeout || w->pool->o.poll_us)
+		return false;
+	if (!w->rx_moved)
+		w->hold_ns = 0;		/* idle, or the traffic stopped */
+	w->win_frames += w->rx_moved;
+	w->rx_moved = 0;
+	now = worker_now_ns();
+	ns = now - w->win_ns;
+	if (ns < WORKER_HOLD_WINDOW_NS)
+		return w->hold_ns != 0;
+	pps = w->win_frames * 1000000000u / ns;
+	w->win_ns = now;
+	w->win_frames = 0;
+	if (pps < WORKER_HOLD_MIN_PPS) {
+		w->hold_ns = 0;
+		return false;
+	}
+	ns = WORKER_HOLD_FRAMES * 1000000000ull / pps;
+	w->hold_ns = MIN(MAX(ns, WORKER_HOLD_MIN_NS), WORKER_HOLD_MAX_NS);
+	return true;
+}
+
+/*
+ * The RX hold: sleep @w->hold_ns on the set without host fds, then
+ * look at every armed host fd once, as if it had woken us.
+ */
+static void worker_hold(struct worker *w)
+{
+	struct timespec hold = { 0, (long)w->hold_ns };
+	struct epoll_event ev[WORKER_MAX_EVENTS];
+	unsigned int i;
+	int n;
+
+	n = epoll_pwait2(w->hold_epfd, ev, WORKER_MAX_EVENTS, &hold, NULL);
+	for (i = 0; (int)i < n; i++)
+		worker_event(w, ev[i].data.u64);
+	for (i = 0; i < w->npairs; i++)
+		if (w->wp[i].host_armed)
+			w->wp[i].rx_ready = true;
+}
+
 static void worker_ep_add(struct worker *w, int fd, uint64_t tag)
 {
 	struct epoll_event ev;
@@ -564,6 +650,12 @@ static void worker_ep_add(struct worker *w, int fd, uint64_t tag)
 	if (fd >= 0 && epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
 		log_warn("port %s: worker %u: epoll_ctl(fd %d): %s",
 			 w->pool->name, w->id, fd, strerror(errno));
+	/* the hold set: everything but the host fds (on failure: no hold) */
+	if (fd >= 0 && w->hold_epfd >= 0 && (tag & 0xff) != WEV_HOST_RX &&
+	    epoll_ctl(w->hold_epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		close(w->hold_epfd);
+		w->hold_epfd = -1;
+	}
 }
 
 static void worker_ring_setup(struct worker *w, struct wpair *wp,
@@ -624,6 +716,9 @@ static void worker_rearm(struct worker *w)
 
 	if (w->epfd >= 0)
 		close(w->epfd);
+	if (w->hold_epfd >= 0)
+		close(w->hold_epfd);
+	w->hold_epfd = epoll_create1(EPOLL_CLOEXEC);	/* -1: no RX hold */
 	w->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (w->epfd < 0)
 		log_err("port %s: worker %u: epoll_create1: %s: polling every "
@@ -761,6 +856,10 @@ static void worker_loop(struct worker *w)
 		idle_since = 0;
 		if (worker_notify_on(w))
 			continue;
+		if (worker_should_hold(w)) {
+			worker_hold(w);
+			continue;
+		}
 		worker_wait(w, w->need_sleep_timeout ||
 				  worker_tx_any_blocked(w) ? WORKER_RETRY_MS : -1);
 	}
@@ -801,6 +900,8 @@ static void worker_free(struct worker *w)
 		return;
 	if (w->epfd >= 0)
 		close(w->epfd);
+	if (w->hold_epfd >= 0)
+		close(w->hold_epfd);
 	if (w->ctl_fd >= 0)
 		close(w->ctl_fd);
 	pthread_cond_destroy(&w->cond);
@@ -821,6 +922,7 @@ static int worker_new(struct worker_pool *pool, unsigned int id,
 	w->pool = pool;
 	w->id = id;
 	w->epfd = -1;
+	w->hold_epfd = -1;
 	w->ctl_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	pthread_cond_init(&w->cond, NULL);
 	ret = w->ctl_fd < 0 ? -errno : net_scratch_init(&w->s);
