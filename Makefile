@@ -6,6 +6,7 @@
 #   make check-fast unit + ASan/UBSan unit + local integration (seconds)
 #   make deps       apt-get install what the tests need (make check does it as root)
 #   make vnetd-asan build-asan/vnetd, for VNET_VNETD= of the peer and guest tests
+#   make test-hooks build/test-hooks/vnetd: fault injection for the migration test
 #   make guest-tools build/guest/*: static helpers the guest tests run in the guest
 #   make fuzz       libFuzzer harnesses, each for FUZZ_SECONDS (clang)
 #   make bench      ring micro-benchmark
@@ -47,7 +48,7 @@ LIB_OBJ      := $(patsubst src/lib/%.c,$(BUILD)/obj/lib/%.o,$(LIB_SRC))
 ASAN_LIB_OBJ := $(patsubst src/lib/%.c,$(ASAN_DIR)/obj/lib/%.o,$(LIB_SRC))
 
 .PHONY: all check check-fast unit unit-asan lint fuzz fuzz-build bench clean install \
-	vnetd-asan guest-tools deps uninstall man FORCE
+	vnetd-asan guest-tools test-hooks deps uninstall man FORCE
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/libvnet.a $(addprefix $(BUILD)/,$(PROGS)) \
@@ -127,9 +128,29 @@ $(ASAN_DIR)/vnetd: $(vnetd_SRC) $(wildcard src/vnetd/*.h) $(ASAN_DIR)/libvnet.a 
 	@mkdir -p $(dir $@)
 	$(CC) $(ASAN_CFLAGS) -Isrc/vnetd $(vnetd_SRC) $(ASAN_DIR)/libvnet.a -o $@ -pthread $(SAN)
 
+# ---- test-hooks build: vnetd with fault injection, for tests only -----------
+# build/test-hooks/vnetd: VNET_TEST_HOOKS compiled in (VNET_TEST_DROP_DIRTY_LOG=1
+# drops dirty-log writes: the negative control of tests/guest/test-migrate.sh).
+# The release build never has them.
+HOOK_DIR := $(BUILD)/test-hooks
+HOOK_LIB_OBJ := $(patsubst src/lib/%.c,$(HOOK_DIR)/obj/lib/%.o,$(LIB_SRC))
+test-hooks: $(HOOK_DIR)/vnetd
+$(HOOK_DIR)/obj/lib/%.o: src/lib/%.c $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DVNET_TEST_HOOKS -c $< -o $@
+$(HOOK_DIR)/libvnet.a: $(HOOK_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(HOOK_DIR)/vnetd: $(vnetd_SRC) $(wildcard src/vnetd/*.h) $(HOOK_DIR)/libvnet.a $(LIB_HDR) $(BUILD)/gen/version.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DVNET_TEST_HOOKS -Isrc/vnetd $(vnetd_SRC) $(HOOK_DIR)/libvnet.a -o $@ $(LDFLAGS_ALL)
+
 # ---- guest tools: static helpers the guest tests put into the test guest ----
 GUEST_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 $(WARN) -Isrc/lib
-guest-tools: $(BUILD)/guest/vhost-net-dp $(BUILD)/guest/vhost-net-txgen
+guest-tools: $(BUILD)/guest/vhost-net-dp $(BUILD)/guest/vhost-net-txgen $(BUILD)/guest/mig-udp
+$(BUILD)/guest/mig-udp: tests/guest/mig-udp.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GUEST_CFLAGS) -static $< -o $@
 $(BUILD)/guest/vhost-net-dp: tests/guest/vhost-net-dp.c $(BUILD)/libvnet.a $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -static $< $(BUILD)/libvnet.a -o $@

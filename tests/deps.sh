@@ -24,12 +24,20 @@ if [ "${1:-}" = --list ]; then
 	printf '%s\n' "${PKGS[@]}"
 	exit 0
 fi
+# QEMU 10 for tests/guest/test-migrate.sh: from bookworm-backports, unpacked into the
+# guest cache and not installed, so Debian's QEMU 7.2 stays every other test's QEMU
+qemu10() {
+	[ "$(id -u)" = 0 ] || return 0
+	"$(dirname "$0")/guest/lib/qemu10.sh" fetch > /dev/null 2> /tmp/vnet-deps-qemu10.log ||
+		{ tail -n 5 /tmp/vnet-deps-qemu10.log; echo "deps: no QEMU 10 (test-migrate.sh skips)"; }
+}
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} = 0 ]; then
 	echo "deps: all ${#PKGS[@]} packages the tests use are installed"
+	qemu10
 	exit 0
 fi
 if [ "$(id -u)" != 0 ]; then
@@ -43,3 +51,4 @@ echo "deps: installing ${missing[*]}"
 { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } \
 	> "$log" 2>&1 || { rc=$?; tail -n 40 "$log"; echo "deps: apt-get failed (exit $rc), log $log"; exit "$rc"; }
 echo "deps: installed ${#missing[@]} packages"
+qemu10

@@ -379,10 +379,31 @@ void vq_discard(struct vq *vq, const struct vq_chain *c, unsigned int n)
 		vq->last_avail -= n;
 }
 
+#ifdef VNET_TEST_HOOKS
+/*
+ * Test builds only (make test-hooks, build/test-hooks/vnetd): with
+ * VNET_TEST_DROP_DIRTY_LOG=1 the buffers vnetd writes are not logged, the
+ * broken dirty log tests/guest/test-migrate.sh must catch. Read once at
+ * load, before any thread starts.
+ */
+static bool vq_test_drop_log;
+
+__attribute__((constructor)) static void vq_test_hooks_init(void)
+{
+	const char *v = getenv("VNET_TEST_DROP_DIRTY_LOG");
+
+	vq_test_drop_log = v && *v && strcmp(v, "0");
+}
+#endif
+
 static void vq_log_chain(struct vq *vq, const struct vq_chain *c, uint32_t len)
 {
 	unsigned int i;
 
+#ifdef VNET_TEST_HOOKS
+	if (vq_test_drop_log)
+		return;
+#endif
 	for (i = c->nout; len && i < (unsigned int)c->nout + c->nin; i++) {
 		uint32_t chunk = (uint32_t)MIN((uint64_t)len, c->iov[i].iov_len);
 

@@ -75,6 +75,9 @@ static unsigned int tap_qlen;		/* frames the TAP queues for us */
 static int failures;
 static uint32_t tx_seq, rx_seq;		/* next sequence number each way */
 static uint32_t pkt_seq;		/* next TX frame expected on the TAP */
+static uint16_t rx_tok[NUM];		/* buffers rx_expect() took back, */
+static uint32_t rx_tlen[NUM];		/* with the bytes the kernel wrote */
+static unsigned int rx_ntok;
 
 static void check(int ok, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -376,6 +379,10 @@ static int rx_expect(unsigned int n, int ms)
 			continue;
 		}
 		p = bufs[0] + (size_t)token * BUF_LEN;
+		if (rx_ntok < NUM) {
+			rx_tok[rx_ntok] = (uint16_t)token;
+			rx_tlen[rx_ntok++] = len;
+		}
 		memcpy(&nb, p + 10, 2);
 		if (len == HDR_LEN + 100 && !memcmp(p + HDR_LEN + 14, "VK", 2)) {
 			if (le16toh(nb) != 1 || frame_seq(p + HDR_LEN) != rx_seq) {
@@ -607,6 +614,67 @@ static void check_dirty_log(struct vhost_pair *o,
 	      "ret %d (%s), %d frames, used ring page logged %d, buffer page "
 	      "logged %d", ret, o->why.msg, got, used_bit, buf_bit);
 	free(log.base);
+}
+
+static void mark_pages(uint8_t *bm, uint64_t gpa, uint64_t len)
+{
+	uint64_t p;
+
+	for (p = gpa / GMEM_LOG_PAGE; len && p <= (gpa + len - 1) / GMEM_LOG_PAGE; p++)
+		bm[p / 8] |= (uint8_t)(1u << (p % 8));
+}
+
+/*
+ * Frames received while VHOST_F_LOG_ALL is on mark exactly the pages the
+ * kernel wrote: those of the buffers that took them (the bytes the used
+ * ring reports) and the used ring's; with logging off again the same
+ * traffic marks nothing (issue 13: the dirty log handed to vhost-net).
+ */
+static void check_dirty_log_exact(struct vhost_pair *o)
+{
+	size_t len = (GPA_BASE + ARENA_LEN) / GMEM_LOG_PAGE / 8, i;
+	struct gmem_log log = { .base = calloc(1, len), .size = len };
+	uint8_t *want = calloc(1, len), *ring = calloc(1, len);
+	unsigned int k, missing = 0, extra = 0, after = 0, nbuf;
+	uint64_t dl, al, ul;
+	int ret, got, got2, used_bit;
+
+	if (!log.base || !want || !ring) {
+		check(0, "dirty_log_exact", "out of memory");
+		goto out;
+	}
+	vq_ring_sizes(VQ_SPLIT, NUM, &dl, &al, &ul);
+	mark_pages(ring, gpa_of(pair.rx.vq.split.used), ul);
+	rx_ntok = 0;
+	ret = vhost_pair_set_log(o, &pair, &mem, &log, -1);
+	got = ret ? -1 : (pkt_send(8) ? -1 : rx_expect(8, 3000));
+	ret = ret ? ret : vhost_pair_set_log(o, &pair, &mem, NULL, -1);
+	nbuf = rx_ntok;
+	for (k = 0; k < rx_ntok; k++)
+		mark_pages(want, gpa_of(bufs[0] + (size_t)rx_tok[k] * BUF_LEN),
+			   rx_tlen[k]);
+	used_bit = !!(log.base[gpa_of(pair.rx.vq.split.used) / GMEM_LOG_PAGE / 8] &
+		      (1u << (gpa_of(pair.rx.vq.split.used) / GMEM_LOG_PAGE % 8)));
+	for (i = 0; i < len; i++) {
+		missing += (unsigned int)__builtin_popcount(want[i] & ~log.base[i]);
+		extra += (unsigned int)__builtin_popcount(log.base[i] & ~want[i] &
+							  ~ring[i]);
+	}
+	/* logging off: the bitmap is still ours, the kernel must leave it */
+	memset(log.base, 0, len);
+	got2 = ret ? -1 : (pkt_send(8) ? -1 : rx_expect(8, 3000));
+	for (i = 0; i < len; i++)
+		after += (unsigned int)__builtin_popcount(log.base[i]);
+	check(!ret && got == 8 && nbuf >= 8 && used_bit && !missing && !extra,
+	      "dirty_log_exact", "ret %d (%s), %d frames in %u buffers, used ring "
+	      "page logged %d, buffer pages not logged %u, other pages logged %u",
+	      ret, o->why.msg, got, nbuf, used_bit, missing, extra);
+	check(got2 == 8 && !after, "dirty_log_off_stops",
+	      "%d frames with logging off, %u pages logged", got2, after);
+out:
+	free(log.base);
+	free(want);
+	free(ring);
 }
 
 static void check_refusals(struct vhost_pair *o,
@@ -994,6 +1062,7 @@ int main(int argc, char **argv)
 	check_vring_enable(&o);
 	check_live_updates(&o);
 	check_dirty_log(&o, &d);
+	check_dirty_log_exact(&o);
 	check_stop(&o, tx_seq, "stop_after_restart");
 	check_refusals(&o, &d);
 	check_port_layer();

@@ -11,6 +11,8 @@
 #   tun      /dev/net/tun is a character device
 #   dpdk     dpdk-testpmd in PATH
 #   qemu     qemu-system-x86_64 (or $VNET_QEMU) in PATH
+#   qemu10   a QEMU >= 10 (tests/guest/lib/qemu10.sh path: $VNET_QEMU10, or QEMU 10
+#            from bookworm-backports unpacked into the guest cache by tests/deps.sh)
 #   busybox  busybox in PATH (the guest's initramfs wants busybox-static)
 #   cpio     cpio in PATH
 #   python3  python3 in PATH
@@ -26,7 +28,7 @@
 #   none     nothing beyond a build (the line says so explicitly)
 # VNET_NEEDS_ABSENT="word ..." makes those needs absent (to test the skip path).
 
-NEEDS_WORDS="root netns tun dpdk qemu busybox cpio python3 cppcheck vhost-net libvirt systemd runuser man deb bash-completion promtool"
+NEEDS_WORDS="root netns tun dpdk qemu qemu10 busybox cpio python3 cppcheck vhost-net libvirt systemd runuser man deb bash-completion promtool"
 
 # needs_line FILE: the words of FILE's first "# needs:" line (empty when there is none)
 needs_line() {
@@ -56,6 +58,7 @@ needs_probe() {
 	vhost-net) [ -c /dev/vhost-net ] || { echo "needs vhost-net: /dev/vhost-net missing (modprobe vhost_net)"; return 1; } ;;
 	dpdk) needs_cmd dpdk dpdk-testpmd dpdk || return 1 ;;
 	qemu) needs_cmd qemu "${VNET_QEMU:-qemu-system-x86_64}" qemu-system-x86 || return 1 ;;
+	qemu10) ns=$("$(dirname "${BASH_SOURCE[0]}")/../guest/lib/qemu10.sh" path) || { echo "needs qemu10: $ns"; return 1; } ;;
 	busybox) needs_cmd busybox busybox busybox-static || return 1 ;;
 	cpio) needs_cmd cpio cpio cpio || return 1 ;;
 	python3) needs_cmd python3 python3 python3 || return 1 ;;
