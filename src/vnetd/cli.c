@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -61,7 +62,7 @@ enum {
 	OPT_CAPS, OPT_LOG_LEVEL, OPT_VERSION, OPT_CONFIG_SPACE,
 	OPT_FD, OPT_SOCKET_OWNER, OPT_SOCKET_GROUP, OPT_SOCKET_MODE,
 	OPT_USER, OPT_CTL_GROUP, OPT_LOG_TARGET, OPT_SANDBOX,
-	OPT_METRICS_LISTEN,
+	OPT_METRICS_LISTEN, OPT_WORKER_THREADS,
 };
 
 static const struct option cli_opts[] = {
@@ -97,6 +98,7 @@ static const struct option cli_opts[] = {
 	{ "print-capabilities",	no_argument,	   NULL, OPT_CAPS },
 	{ "sandbox",		required_argument, NULL, OPT_SANDBOX },
 	{ "metrics-listen",	required_argument, NULL, OPT_METRICS_LISTEN },
+	{ "worker-threads",	required_argument, NULL, OPT_WORKER_THREADS },
 	{ "log-level",		required_argument, NULL, OPT_LOG_LEVEL },
 	{ "help",		no_argument,	   NULL, OPT_HELP },
 	{ "version",		no_argument,	   NULL, OPT_VERSION },
@@ -158,6 +160,9 @@ void cli_usage(FILE *f)
 "      --metrics-listen ADDR:PORT  serve GET /metrics (Prometheus) over HTTP on\n"
 "                           IPV4:PORT, [IPV6]:PORT or localhost:PORT, port 1..65535\n"
 "                           (default: none)\n"
+"      --worker-threads N   one pool of N threads, 1..256 or auto (= CPUs we may run\n"
+"                           on), serves the pairs of all ports, spread evenly;\n"
+"                           0: each port has its own (--threads) (default: 0)\n"
 "      --log-level LEVEL    error|warn|info|debug (default: info)\n"
 "      --log-target T       auto|stderr|journal|syslog (default: auto: journal format\n"
 "                           when stderr is the journal, else stderr)\n"
@@ -447,7 +452,7 @@ static int cli_key(const char *key)
 	for (o = cli_opts; o->name; o++) {
 		switch (o->val) {
 		case OPT_CTL: case OPT_CONFIG: case OPT_PORT: case OPT_CAPS:
-		case OPT_SANDBOX: case OPT_METRICS_LISTEN:
+		case OPT_SANDBOX: case OPT_METRICS_LISTEN: case OPT_WORKER_THREADS:
 		case OPT_LOG_LEVEL: case OPT_HELP: case OPT_VERSION: case OPT_USER:
 		case OPT_CTL_GROUP: case OPT_LOG_TARGET:
 			continue;
@@ -771,13 +776,37 @@ static int cli_log_level(struct vnetd_cfg *cfg, const char *val)
 	return -EINVAL;
 }
 
-/* --user, --ctl-group, --log-target */
+/* --worker-threads N|auto */
+static int cli_worker_threads(struct vnetd_cfg *cfg, const char *val)
+{
+	unsigned long long v;
+	cpu_set_t cpus;
+
+	if (!strcmp(val, "auto")) {
+		v = sched_getaffinity(0, sizeof(cpus), &cpus) ? 1 :
+		    (unsigned long long)CPU_COUNT(&cpus);
+		cfg->worker_threads = (unsigned int)MIN(MAX(v, 1ull),
+							WORKER_GROUP_MAX);
+		return 0;
+	}
+	if (cli_uint(val, 0, WORKER_GROUP_MAX, &v)) {
+		cli_err("--worker-threads %s: must be 0..%d or auto (0: threads per port)",
+			val, WORKER_GROUP_MAX);
+		return -EINVAL;
+	}
+	cfg->worker_threads = (unsigned int)v;
+	return 0;
+}
+
+/* --user, --ctl-group, --log-target, --worker-threads */
 static int cli_process_opt(struct vnetd_cfg *cfg, int opt, const char *val)
 {
 	char why[CLI_ERR_LEN];
 	gid_t gid;
 
 	switch (opt) {
+	case OPT_WORKER_THREADS:
+		return cli_worker_threads(cfg, val);
 	case OPT_USER:
 		if (privdrop_lookup_user(val, &cfg->user_uid, &cfg->user_gid,
 					 why, sizeof(why))) {
@@ -860,6 +889,7 @@ static int cli_options(struct vnetd_cfg *cfg, struct vnetd_port_cfg *tmpl,
 			*config = optarg;
 			break;
 		case OPT_USER: case OPT_CTL_GROUP: case OPT_LOG_TARGET:
+		case OPT_WORKER_THREADS:
 			if (cli_process_opt(cfg, opt, optarg))
 				return -EINVAL;
 			break;
