@@ -151,6 +151,8 @@ struct worker_pool;
  *		for long
  * @npairs:	Pairs served
  * @cap:	Room in @wp (a group thread's grows while it is paused)
+ * @assigned:	Group thread: pairs of ports given to it, handed over or not
+ *		(control thread only)
  * @poll_us:	Busy-poll window: the largest of its ports' --poll-us
  * @wp:		Them
  * @s:		net.c scratch
@@ -176,6 +178,7 @@ struct worker {
 	bool need_sleep_timeout;
 	unsigned int npairs;
 	unsigned int cap;
+	unsigned int assigned;
 	unsigned int poll_us;
 	struct wpair *wp;
 	struct net_scratch s;
@@ -197,6 +200,7 @@ struct worker {
  * @w:		Them
  * @held:	Pauses this port holds on @w[i] (worker_unpause_all())
  * @thr_of:	Pair index to index in @w
+ * @handed:	Shared: the pair is in its thread's list (worker_pool_join())
  */
 struct worker_pool {
 	char name[64];
@@ -211,6 +215,7 @@ struct worker_pool {
 	struct worker *w[VNET_MAX_PAIRS];
 	unsigned int held[VNET_MAX_PAIRS];
 	uint8_t thr_of[VNET_MAX_PAIRS];
+	bool handed[VNET_MAX_PAIRS];
 };
 
 /**
@@ -982,43 +987,77 @@ static void worker_resume_locked(struct worker *w)
 }
 
 /*
- * Hand pair @i of @pool to group thread @w: parked, it takes the pair into
- * its list and, on resume, into its epoll set (worker_rearm()). The thread
- * reads its list only while not parked: no lock on the data path.
+ * Room for @n pairs in group thread @w's list. Growing moves the list the
+ * thread reads, so it is parked meanwhile; the room doubles, so that
+ * happens a few times in the thread's life, not per port.
  */
-static int worker_hand_over(struct worker *w, struct worker_pool *pool,
-			    unsigned int i)
+static int worker_reserve(struct worker *w, unsigned int n)
 {
 	struct wpair *wp;
+	unsigned int cap;
 	int ret = 0;
 
+	if (n <= w->cap)
+		return 0;
+	for (cap = w->cap; cap < n; cap *= 2)
+		;
 	pthread_mutex_lock(&w->lock);
 	worker_pause_locked(w);
-	if (w->npairs == w->cap) {
-		wp = realloc(w->wp, 2 * w->cap * sizeof(*wp));
-		if (!wp) {
-			ret = -ENOMEM;
-			goto out_resume;
-		}
+	wp = realloc(w->wp, cap * sizeof(*wp));
+	if (wp) {
 		w->wp = wp;
-		w->cap *= 2;
+		w->cap = cap;
+	} else {
+		ret = -ENOMEM;
 	}
-	wp = &w->wp[w->npairs++];
-	memset(wp, 0, sizeof(*wp));
-	wp->p = &pool->pairs[i];
-	wp->pool = pool;
-out_resume:
 	worker_resume_locked(w);
 	pthread_mutex_unlock(&w->lock);
 	return ret;
 }
 
-/* Take back every pair of @pool from @w; its counters were committed when
- * it parked */
-static void worker_take_back(struct worker *w, struct worker_pool *pool)
+/*
+ * Pair @i of @pool goes into parked group thread @w's list (room reserved
+ * by worker_pool_join()); on resume the thread takes it into its epoll set
+ * (worker_rearm()). The thread reads its list only while not parked: no
+ * lock on the data path. Called with @w->lock held, @w parked.
+ */
+static void worker_adopt_locked(struct worker *w, struct worker_pool *pool,
+				unsigned int i)
 {
-	unsigned int i, n = 0;
+	struct wpair *wp = &w->wp[w->npairs++];
 
+	memset(wp, 0, sizeof(*wp));
+	wp->p = &pool->pairs[i];
+	wp->pool = pool;
+	pool->handed[i] = true;
+}
+
+/* Parked @w: adopt the pairs of @pool assigned to it (slot @k) not yet handed */
+static void worker_adopt_pending(struct worker_pool *pool, unsigned int k)
+{
+	unsigned int i;
+
+	for (i = 0; i < pool->npairs; i++)
+		if (pool->thr_of[i] == k && !pool->handed[i])
+			worker_adopt_locked(pool->w[k], pool, i);
+}
+
+/* Take back every pair of @pool from @w (slot @k); its counters were
+ * committed when it parked. A thread never handed one is not paused. */
+static void worker_take_back(struct worker_pool *pool, unsigned int k)
+{
+	struct worker *w = pool->w[k];
+	unsigned int i, n = 0, mine = 0;
+	bool handed = false;
+
+	for (i = 0; i < pool->npairs; i++)
+		if (pool->thr_of[i] == k) {
+			mine++;
+			handed |= pool->handed[i];
+		}
+	w->assigned -= mine;
+	if (!handed)
+		return;
 	pthread_mutex_lock(&w->lock);
 	worker_pause_locked(w);
 	for (i = 0; i < w->npairs; i++)
@@ -1041,7 +1080,14 @@ static unsigned int worker_pool_slot(struct worker_pool *pool, struct worker *w)
 	return pool->nworkers++;
 }
 
-/* The port's pairs go to the group's least loaded threads, one at a time */
+/*
+ * The port's pairs are assigned to the group's least loaded threads, one
+ * at a time. A pair with a started ring is handed over now; the others
+ * (a port just made: no frontend yet) when their thread is first paused
+ * for them (worker_pause(), worker_pause_all(): the frontend's first
+ * message that touches them), so a port that never connects never stops
+ * the threads other ports run on.
+ */
 static int worker_pool_join(struct worker_pool *pool, struct worker_group *g)
 {
 	unsigned int i, k;
@@ -1049,14 +1095,24 @@ static int worker_pool_join(struct worker_pool *pool, struct worker_group *g)
 
 	for (i = 0; i < pool->npairs; i++) {
 		struct worker *best = g->w[0];
+		struct vnet_pair *p = &pool->pairs[i];
 
 		for (k = 1; k < g->nthreads; k++)
-			if (g->w[k]->npairs < best->npairs)
+			if (g->w[k]->assigned < best->assigned)
 				best = g->w[k];
-		ret = worker_hand_over(best, pool, i);
+		ret = worker_reserve(best, best->assigned + 1);
 		if (ret)
 			return ret;
-		pool->thr_of[i] = (uint8_t)worker_pool_slot(pool, best);
+		best->assigned++;
+		k = worker_pool_slot(pool, best);
+		pool->thr_of[i] = (uint8_t)k;
+		if (p->rx.started || p->tx.started) {
+			pthread_mutex_lock(&best->lock);
+			worker_pause_locked(best);
+			worker_adopt_locked(best, pool, i);
+			worker_resume_locked(best);
+			pthread_mutex_unlock(&best->lock);
+		}
 	}
 	return 0;
 }
@@ -1162,7 +1218,7 @@ void worker_pool_destroy(struct worker_pool *pool)
 	worker_unpause_all(pool);
 	for (k = 0; k < pool->nworkers; k++) {
 		if (pool->shared)
-			worker_take_back(pool->w[k], pool);
+			worker_take_back(pool, k);
 		else
 			worker_stop(pool->w[k]);
 	}
@@ -1189,6 +1245,8 @@ void worker_pause(struct worker_pool *pool, unsigned int pair)
 	w = pool->w[pool->thr_of[pair]];
 	pthread_mutex_lock(&w->lock);
 	worker_pause_locked(w);
+	if (pool->shared && !pool->handed[pair])
+		worker_adopt_locked(w, pool, pair);
 	pool->held[pool->thr_of[pair]]++;
 	pthread_mutex_unlock(&w->lock);
 }
@@ -1233,6 +1291,8 @@ void worker_pause_all(struct worker_pool *pool)
 	for (k = 0; k < pool->nworkers; k++) {
 		pthread_mutex_lock(&pool->w[k]->lock);
 		worker_pause_locked(pool->w[k]);
+		if (pool->shared)
+			worker_adopt_pending(pool, k);
 		pool->held[k]++;
 		pthread_mutex_unlock(&pool->w[k]->lock);
 	}

@@ -4,7 +4,8 @@
  * worker_group (vnetd --worker-threads): pairs spread evenly, every frame
  * of every port back in order through the loop backend, a port added and
  * one removed while the others carry traffic (their pairs handed to a
- * thread and taken back), a pause of one port's pair that leaves the
+ * thread and taken back), a port with no started ring handed over only
+ * at its first pause, a pause of one port's pair that leaves the
  * other ports' pairs on the same thread resumed afterwards, and bad group
  * sizes refused.
  */
@@ -188,6 +189,36 @@ static void test_pause_one_port_others_resume(void)
 	worker_group_destroy(g);
 }
 
+/* A port whose rings have not started (no frontend yet) stops no thread:
+ * its pairs are handed over at the first pause for them */
+static void test_lazy_hand_over(void)
+{
+	struct worker_opts o = { 0 };
+	struct worker_group *g;
+	unsigned int i;
+
+	CHECK_EQ(worker_group_create(&g, 2), 0);
+	o.group = g;
+	CHECK_EQ(dp_init(&ports[0], VQ_SPLIT, F_V1 | F_MRG | F_EIDX, 2, "loop"), 0);
+	for (i = 0; i < 2; i++)
+		ports[0].pairs[i].rx.started = ports[0].pairs[i].tx.started = false;
+	CHECK_EQ(dp_start(&ports[0], &o), 0);
+	CHECK_EQ(group_total(g), 0);
+	worker_pause(ports[0].wp, 1);
+	ports[0].pairs[1].rx.started = ports[0].pairs[1].tx.started = true;
+	worker_resume(ports[0].wp, 1);
+	CHECK_EQ(group_total(g), 1);
+	worker_pause_all(ports[0].wp);
+	ports[0].pairs[0].rx.started = ports[0].pairs[0].tx.started = true;
+	worker_resume_all(ports[0].wp);
+	CHECK_EQ(group_total(g), 2);
+	CHECK_EQ(worker_group_pairs(g, 0), 1);
+	CHECK_EQ(gtraffic(0, 1, 1000), 0);
+	dp_cleanup(&ports[0]);
+	CHECK_EQ(group_total(g), 0);
+	worker_group_destroy(g);
+}
+
 static void test_bad_sizes(void)
 {
 	struct worker_group *g = NULL;
@@ -204,6 +235,7 @@ int main(void)
 	RUN(test_spread_and_traffic);
 	RUN(test_add_del_while_running);
 	RUN(test_pause_one_port_others_resume);
+	RUN(test_lazy_hand_over);
 	RUN(test_bad_sizes);
 	return test_exit();
 }
