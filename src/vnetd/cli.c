@@ -130,7 +130,8 @@ void cli_usage(FILE *f)
 "      --tap NAME           tap: interface to create or attach to (default: kernel picks)\n"
 "      --tap-fd N           tap: an open queue fd; repeat once per queue pair (default: none)\n"
 "  -q, --queues N           queue pairs the frontend may use, 1..64 (default: 1)\n"
-"      --threads N          worker threads, 0..queues, 0 = one per pair (default: 0)\n"
+"      --threads N          threads of the port's own, 0..queues; 0: the shared pool\n"
+"                           (--worker-threads), or one per pair without it (default: 0)\n"
 "      --mac MAC            MAC in the config space (default: 02:xx derived from the socket path)\n"
 "      --mtu N              MTU to advertise, 68..65535 (default: none)\n"
 "      --features MASK      allowed virtio feature bits: a number (hex or decimal) or a\n"
@@ -161,8 +162,9 @@ void cli_usage(FILE *f)
 "                           IPV4:PORT, [IPV6]:PORT or localhost:PORT, port 1..65535\n"
 "                           (default: none)\n"
 "      --worker-threads N   one pool of N threads, 1..256 or auto (= CPUs we may run\n"
-"                           on), serves the pairs of all ports, spread evenly;\n"
-"                           0: each port has its own (--threads) (default: 0)\n"
+"                           on), serves the pairs of all ports (but those with\n"
+"                           --threads), spread evenly; 0: no pool, each port\n"
+"                           runs a thread per pair (default: auto)\n"
 "      --log-level LEVEL    error|warn|info|debug (default: info)\n"
 "      --log-target T       auto|stderr|journal|syslog (default: auto: journal format\n"
 "                           when stderr is the journal, else stderr)\n"
@@ -735,6 +737,16 @@ static int cli_finish_port(struct vnetd_cfg *cfg, unsigned int i)
 	return 0;
 }
 
+/* --worker-threads auto: the CPUs we may run on, 1..WORKER_GROUP_MAX */
+static unsigned int cli_cpus(void)
+{
+	cpu_set_t cpus;
+	int n;
+
+	n = sched_getaffinity(0, sizeof(cpus), &cpus) ? 1 : CPU_COUNT(&cpus);
+	return (unsigned int)MIN(MAX(n, 1), WORKER_GROUP_MAX);
+}
+
 static void cli_defaults(struct vnetd_cfg *cfg, struct vnetd_port_cfg *t)
 {
 	gid_t gid;
@@ -743,6 +755,7 @@ static void cli_defaults(struct vnetd_cfg *cfg, struct vnetd_port_cfg *t)
 	memset(t, 0, sizeof(*t));
 	cfg->log_level = LOG_INFO;
 	cfg->sandbox = true;
+	cfg->worker_threads = cli_cpus();	/* --worker-threads auto */
 	snprintf(cfg->ctl_path, sizeof(cfg->ctl_path), "%s",
 		 ctl_default_path());
 	strcpy(t->backend, "tap");
@@ -780,13 +793,9 @@ static int cli_log_level(struct vnetd_cfg *cfg, const char *val)
 static int cli_worker_threads(struct vnetd_cfg *cfg, const char *val)
 {
 	unsigned long long v;
-	cpu_set_t cpus;
 
 	if (!strcmp(val, "auto")) {
-		v = sched_getaffinity(0, sizeof(cpus), &cpus) ? 1 :
-		    (unsigned long long)CPU_COUNT(&cpus);
-		cfg->worker_threads = (unsigned int)MIN(MAX(v, 1ull),
-							WORKER_GROUP_MAX);
+		cfg->worker_threads = cli_cpus();
 		return 0;
 	}
 	if (cli_uint(val, 0, WORKER_GROUP_MAX, &v)) {

@@ -599,7 +599,8 @@ int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
 	dc.mtu = p->cfg.mtu;
 	dc.host = &p->host;
 	dc.wopts = p->cfg.wopts;
-	dc.wopts.group = port_wgroup;
+	/* threads=N: the port keeps threads of its own */
+	dc.wopts.group = p->cfg.wopts.nthreads ? NULL : port_wgroup;
 	dc.vhost = &p->vhost;	/* decided once above, adopted by the device */
 	dc.config_space = p->cfg.config_space;
 	ret = vu_dev_create(&p->dev, &dc);
