@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * worker.c - the data plane threads of one port. Each thread serves the
- * queue pairs given to it (pair i on thread i % nthreads): it sleeps in
+ * worker.c - the data plane threads: a port's own (pair i on thread
+ * i % nthreads), or a worker_group's that the pairs of every port are
+ * handed to (least loaded thread first, through the pause handshake
+ * below: the thread parks, takes the pair into its list, rebuilds its
+ * epoll set; taken back the same way). Each thread serves the queue
+ * pairs given to it round-robin, a budget each per pass: it sleeps in
  * epoll on the guest's kick eventfds, the host side's RX fd and its control
  * eventfd, and on each wake moves frames with net.c in budgets of packets
  * and bytes, one used-ring flush and at most one call per ring per batch.
@@ -11,7 +15,7 @@
  * pair's configuration (vu_backend.c, which pauses the pair's thread around
  * every change with worker_pause()/worker_resume()).
  *
- * Control handshake: a mutex and a condition variable per pool, used only
+ * Control handshake: a mutex and a condition variable per thread, used only
  * by worker_pause()/worker_resume() and by a thread that sees its
  * ctl_pending flag: never per packet. A paused thread touches none of its
  * pairs; on resume it rebuilds its epoll set from the pairs' fds (a fresh
@@ -130,7 +134,7 @@ struct worker_pool;
 
 /**
  * struct worker - One data plane thread
- * @pool:	Owner, NULL for a thread of a worker_group (worker_pool.c)
+ * @pool:	Owner, NULL for a thread of a worker_group
  * @cur:	Port of the pair being served now: its budgets and log name,
  *		and the connection a SIGBUS in guest memory belongs to
  * @lock:	Control handshake only (pause, resume, stop, pairs handed over)
