@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # mq-scaling.sh - multiqueue scaling of one VM (issue 14 item 6): aggregate
 # frames/s of one vnet-bench VM with P queue pairs against one vnetd port with
-# --queues P (loop backend, a worker thread per pair), for each P of
-# BENCH_PAIRS, and the speedup over 1 pair. Rounds alternate the order of the
+# --queues P (loop backend; the pairs on vnetd's worker pool, one thread per CPU,
+# so P threads while P <= CPUs), for each P of BENCH_PAIRS, and the speedup over 1 pair. Rounds alternate the order of the
 # pair counts; the table gives medians. The goal is >= 14x at 16 pairs on a
 # machine with enough cores (each pair runs two busy threads: vnet-bench's and
 # vnetd's, so 16 pairs want 32 CPUs to scale fully; fewer CPUs cap it).
