@@ -6,7 +6,8 @@
 # order (--check-seq); ports added and removed with vnetctl while that
 # traffic runs hand their pairs to the pool's threads and take them back
 # (the traffic still checks clean, the added port carries traffic, the
-# thread count stays); --worker-threads auto starts one thread per CPU; bad
+# thread count stays; vnetd_worker_thread_pairs shows the pairs spread 4 and
+# 4); --worker-threads auto starts one thread per CPU; bad
 # values are refused with the flag, the value and the range.
 # needs: none
 set -u
@@ -73,6 +74,9 @@ check "8 concurrent VMs: every frame back in order through the add/del (rc $BRC,
 	eval '[ "$BRC" = 0 ] && grep -q "\"ok\": true" "$TMP/bench8.json" && [ "${rx:-0}" -gt 0 ]'
 nvm=$(grep -o '"mpps": [0-9.]*' "$TMP/bench8.json" | awk '$2 > 0' | wc -l)
 check "each of the 8 VMs moved frames ($nvm of 8)" [ "$nvm" = 8 ]
+prom=$("$VNETCTL" status --prometheus --socket "$C" 2>&1 | grep '^vnetd_worker_thread_pairs{')
+pp=$(awk '{print $2}' <<< "$prom" | tr '\n' ' ')
+check "metrics: the 8 connected pairs spread 4 and 4 over the 2 threads ($pp)" [ "$pp" = "4 4 " ]
 check "no worker thread complained (log)" eval '! grep -qiE "broken|epoll_ctl|cannot" "$TMP/vnetd.log"'
 check "the thread count is back where it started ($(threads "$VPID"))" [ "$(threads "$VPID")" = "$T0" ]
 stop_pid "$VPID"
