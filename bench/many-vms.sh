@@ -90,7 +90,7 @@ run_case() {
 	local c=$1 n=1 model=pool r
 	[ "$c" != single ] && { n=$VMS; model=$c; }
 	start_vnetd "$n" "$model"
-	r=($(idle_rss "$n"))
+	read -r -a r <<< "$(idle_rss "$n")"
 	if [ "$c" = single ]; then
 		BASE_RSS=${r[0]}; BASE_SHM=${r[1]}
 	else
@@ -98,14 +98,14 @@ run_case() {
 		echo "$(((r[0] - r[1] - BASE_RSS + BASE_SHM) / (n - 1)))" >> "$D/$c.anon"
 		echo "${r[2]}" >> "$D/$c.thr"
 	fi
-	t=($(traffic "$n"))
+	read -r -a t <<< "$(traffic "$n")"
 	[ "${t[2]}" = ok ] || { FAILED=1; echo "# $c: sequence check or run FAILED"; }
 	echo "${t[0]}" >> "$D/$c.mpps"; echo "${t[1]}" >> "$D/$c.fair"
 	echo "# round $round $c: vnetd RSS ${r[0]} KiB (shmem ${r[1]}), ${r[2]} threads; ${t[0]} Mpps, slowest/mean ${t[1]}, ${t[2]}"
 	stop_pid "$VPID"
 }
 
-CASES=(single $MODELS)
+read -r -a CASES <<< "single $MODELS"
 for ((round = 1; round <= ROUNDS; round++)); do
 	order=("${CASES[@]}")
 	# alternate: odd rounds forward, even rounds backward (single stays first:

@@ -17,7 +17,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib/common.sh
-PAIRS=(${BENCH_PAIRS:-1 2 4 8 16})
+read -r -a PAIRS <<< "${BENCH_PAIRS:-1 2 4 8 16}"
 ROUNDS=${ROUNDS:-3}
 SECS=${SECS:-3}
 MODE=${BENCH_MODE:-bidirectional}

@@ -10,6 +10,7 @@
 # 4); --worker-threads auto starts one thread per CPU; bad
 # values are refused with the flag, the value and the range.
 # needs: none
+# shellcheck disable=SC2034  # rc, running, NCPU...: read by check's eval strings
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/common.sh
