@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * worker.c - the data plane threads of one port. Each thread serves the
- * queue pairs given to it (pair i on thread i % nthreads): it sleeps in
+ * worker.c - the data plane threads: a port's own (pair i on thread
+ * i % nthreads), or a worker_group's that the pairs of every port are
+ * handed to (least loaded thread first, through the pause handshake
+ * below: the thread parks, takes the pair into its list, rebuilds its
+ * epoll set; taken back the same way). Each thread serves the queue
+ * pairs given to it round-robin, a budget each per pass: it sleeps in
  * epoll on the guest's kick eventfds, the host side's RX fd and its control
  * eventfd, and on each wake moves frames with net.c in budgets of packets
  * and bytes, one used-ring flush and at most one call per ring per batch.
@@ -11,7 +15,7 @@
  * pair's configuration (vu_backend.c, which pauses the pair's thread around
  * every change with worker_pause()/worker_resume()).
  *
- * Control handshake: a mutex and a condition variable per pool, used only
+ * Control handshake: a mutex and a condition variable per thread, used only
  * by worker_pause()/worker_resume() and by a thread that sees its
  * ctl_pending flag: never per packet. A paused thread touches none of its
  * pairs; on resume it rebuilds its epoll set from the pairs' fds (a fresh
@@ -132,9 +136,14 @@ struct wring {
  * @rx_ready:	The host side may have a frame (it cannot tell us the length)
  * @rx_peek:	The host side tells the next frame's length: always try RX
  * @tx_blocked:	The host side was full: TX waits for RX (loop) or a retry
+ * @pool:	The port the pair belongs to (options, host side, connection)
+ * @asleep:	Nothing to do until one of its fds fires: passes skip it
+ *		(worker_doze())
  */
 struct wpair {
 	struct vnet_pair *p;
+	struct worker_pool *pool;
+	bool asleep;
 	struct wring rx;
 	struct wring tx;
 	int host_fd;
@@ -149,7 +158,10 @@ struct worker_pool;
 
 /**
  * struct worker - One data plane thread
- * @pool:	Owner
+ * @pool:	Owner, NULL for a thread of a worker_group
+ * @cur:	Port of the pair being served now: its budgets and log name,
+ *		and the connection a SIGBUS in guest memory belongs to
+ * @lock:	Control handshake only (pause, resume, stop, pairs handed over)
  * @id:		Thread number
  * @thread:	The thread
  * @started:	@thread was created
@@ -171,12 +183,18 @@ struct worker_pool;
  * @need_sleep_timeout: A ring without kick fd or a blocked TX: never sleep
  *		for long
  * @npairs:	Pairs served
+ * @cap:	Room in @wp (a group thread's grows while it is paused)
+ * @assigned:	Group thread: pairs of ports given to it, handed over or not
+ *		(control thread only)
+ * @poll_us:	Busy-poll window: the largest of its ports' --poll-us
  * @wp:		Them
  * @s:		net.c scratch
  * @rl:		Rate limit of ring break lines
  */
 struct worker {
 	struct worker_pool *pool;
+	struct worker_pool *cur;
+	pthread_mutex_t lock;
 	unsigned int id;
 	pthread_t thread;
 	bool started;
@@ -197,23 +215,30 @@ struct worker {
 	bool need_poll_events;
 	bool need_sleep_timeout;
 	unsigned int npairs;
-	struct wpair wp[VNET_MAX_PAIRS];
+	unsigned int cap;
+	unsigned int assigned;
+	unsigned int poll_us;
+	struct wpair *wp;
 	struct net_scratch s;
 	struct log_ratelimit rl;
 };
 
 /**
- * struct worker_pool - The threads of one port
+ * struct worker_pool - The threads of one port: its own, or some of a
+ *			worker_group's that its pairs were handed to
  * @name:	Port name for log lines
  * @host:		Backend
  * @o:		Options, defaults filled in
  * @pairs:	The port's pairs
  * @npairs:	How many
- * @lock:	Control handshake only
  * @conn_fd:	Connection socket to shut down on a memory fault, -1: none
  * @fault_logged: The memory fault of this connection was logged
- * @nworkers:	Threads
+ * @shared:	@w are a worker_group's (@o.group): not ours to stop
+ * @nworkers:	Threads serving the port's pairs
  * @w:		Them
+ * @held:	Pauses this port holds on @w[i] (worker_unpause_all())
+ * @thr_of:	Pair index to index in @w
+ * @handed:	Shared: the pair is in its thread's list (worker_pool_join())
  */
 struct worker_pool {
 	char name[64];
@@ -221,11 +246,24 @@ struct worker_pool {
 	struct worker_opts o;
 	struct vnet_pair *pairs;
 	unsigned int npairs;
-	pthread_mutex_t lock;
 	int conn_fd;
 	int fault_logged;
+	bool shared;
 	unsigned int nworkers;
 	struct worker *w[VNET_MAX_PAIRS];
+	unsigned int held[VNET_MAX_PAIRS];
+	uint8_t thr_of[VNET_MAX_PAIRS];
+	bool handed[VNET_MAX_PAIRS];
+};
+
+/**
+ * struct worker_group - Threads that the pairs of many ports share
+ * @nthreads:	How many
+ * @w:		Them; each pair of a port using the group is on one of them
+ */
+struct worker_group {
+	unsigned int nthreads;
+	struct worker *w[WORKER_GROUP_MAX];
 };
 
 static uint64_t worker_now_ns(void)
@@ -336,7 +374,7 @@ static void worker_break(struct worker *w, struct wpair *wp, struct wring *t)
 		worker_host_arm(w, wp, false);
 	if (log_ratelimit(&w->rl))
 		log_warn("port %s: queue %u broken, stopped: %s",
-			 w->pool->name, t->qidx, vq_broken_reason(t->io.vq));
+			 w->cur->name, t->qidx, vq_broken_reason(t->io.vq));
 }
 
 static void worker_notify_off(struct wring *t)
@@ -350,7 +388,7 @@ static void worker_notify_off(struct wring *t)
 static bool worker_budget_left(const struct worker *w, unsigned int pkts,
 			       uint64_t bytes)
 {
-	return pkts < w->pool->o.budget_pkts && bytes < w->pool->o.budget_bytes;
+	return pkts < w->cur->o.budget_pkts && bytes < w->cur->o.budget_bytes;
 }
 
 /*
@@ -403,7 +441,7 @@ static bool worker_rx_starve(struct worker *w, struct wpair *wp)
 {
 	struct wring *t = &wp->rx;
 
-	if (!w->pool->o.poll_us) {
+	if (!w->cur->o.poll_us) {
 		t->notify_off = false;
 		if (vq_enable_notify(t->io.vq))
 			return true;	/* buffers came meanwhile */
@@ -493,8 +531,12 @@ static unsigned int worker_serve(struct worker *w, bool *more)
 	unsigned int i, n = 0;
 
 	*more = false;
-	for (i = 0; i < w->npairs; i++)
+	for (i = 0; i < w->npairs; i++) {
+		if (w->wp[i].asleep)
+			continue;
+		w->cur = w->wp[i].pool;
 		n += worker_serve_pair(w, &w->wp[i], more, &clk);
+	}
 	return n;
 }
 
@@ -519,6 +561,42 @@ static bool worker_tx_any_blocked(const struct worker *w)
 	return false;
 }
 
+/*
+ * Going to sleep with kicks on: a pair whose rings can only get work
+ * through one of its fds (a kick, the host side's RX fd) is skipped by
+ * the next passes until that fd fires. A thread serving many pairs (a
+ * worker_group's) then pays per wake for the pairs that woke it, not for
+ * all of them. Pairs the host side must be asked about (a generator with
+ * frames to give) stay awake.
+ */
+static void worker_doze(struct worker *w)
+{
+	unsigned int i;
+
+	if (w->npairs < 2)
+		return;
+	for (i = 0; i < w->npairs; i++) {
+		struct wpair *wp = &w->wp[i];
+		struct wring *rx = &wp->rx, *tx = &wp->tx;
+		bool tx_idle, rx_idle;
+
+		if (wp->asleep)
+			continue;
+		tx_idle = !tx->r->started || tx->dead ||
+			  (!tx->notify_off && !wp->tx_blocked);
+		rx_idle = !rx->r->started || !rx->r->enabled || rx->dead ||
+			  (wp->rx_starved && !rx->notify_off);
+		if (!rx_idle && !wp->rx_starved) {
+			w->cur = wp->pool;
+			rx_idle = wp->rx_peek ?
+				  !rx->io.host->ops->rx_peek_len(rx->io.host,
+								 rx->io.pair) :
+				  !wp->rx_ready;
+		}
+		wp->asleep = tx_idle && rx_idle;
+	}
+}
+
 /* Before sleeping: ask for kicks again and recheck (2.7.10 / 2.8.21) */
 static bool worker_notify_on(struct worker *w)
 {
@@ -529,6 +607,9 @@ static bool worker_notify_on(struct worker *w)
 	for (i = 0; i < w->npairs; i++) {
 		struct wpair *wp = &w->wp[i];
 
+		if (wp->asleep)
+			continue;	/* kicks are on already */
+		w->cur = wp->pool;	/* guest memory next: see worker_fault() */
 		t = &wp->rx;	/* starved while polling: kicks were off */
 		if (wp->rx_starved && t->notify_off && !t->dead &&
 		    t->r->started) {
@@ -550,8 +631,10 @@ static bool worker_notify_on(struct worker *w)
 
 static void worker_event(struct worker *w, uint64_t tag)
 {
-	struct wpair *wp = &w->wp[(tag >> 8) % VNET_MAX_PAIRS];
+	/* slots are < npairs: the epoll set is rebuilt whenever they change */
+	struct wpair *wp = &w->wp[(tag >> 8) % w->cap];
 
+	wp->asleep = false;	/* WEV_CTL: slot 0, served again: harmless */
 	switch (tag & 0xff) {
 	case WEV_CTL:
 		worker_drain(w->ctl_fd);
@@ -599,7 +682,7 @@ static bool worker_should_hold(struct worker *w)
 	uint64_t now, ns, pps;
 
 	if (!w->need_poll_events || w->hold_epfd < 0 ||
-	    w->need_sleep_timeout || w->pool->o.poll_us)
+	    w->need_sleep_timeout || w->poll_us)
 		return false;
 	if (!w->rx_moved)
 		w->hold_ns = 0;		/* idle, or the traffic stopped */
@@ -636,8 +719,10 @@ static void worker_hold(struct worker *w)
 	for (i = 0; (int)i < n; i++)
 		worker_event(w, ev[i].data.u64);
 	for (i = 0; i < w->npairs; i++)
-		if (w->wp[i].host_armed)
+		if (w->wp[i].host_armed) {
 			w->wp[i].rx_ready = true;
+			w->wp[i].asleep = false;	/* see worker_doze() */
+		}
 }
 
 static void worker_ep_add(struct worker *w, int fd, uint64_t tag)
@@ -649,7 +734,7 @@ static void worker_ep_add(struct worker *w, int fd, uint64_t tag)
 	ev.data.u64 = tag;
 	if (fd >= 0 && epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
 		log_warn("port %s: worker %u: epoll_ctl(fd %d): %s",
-			 w->pool->name, w->id, fd, strerror(errno));
+			 w->cur ? w->cur->name : "-", w->id, fd, strerror(errno));
 	/* the hold set: everything but the host fds (on failure: no hold) */
 	if (fd >= 0 && w->hold_epfd >= 0 && (tag & 0xff) != WEV_HOST_RX &&
 	    epoll_ctl(w->hold_epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
@@ -663,7 +748,7 @@ static void worker_ring_setup(struct worker *w, struct wpair *wp,
 {
 	t->r = r;
 	t->io.vq = &r->vq;
-	t->io.host = w->pool->host;
+	t->io.host = wp->pool->host;
 	t->io.pair = wp->p->index;
 	t->io.hdr_len = wp->p->hdr_len;
 	t->io.features = wp->p->features;
@@ -671,8 +756,8 @@ static void worker_ring_setup(struct worker *w, struct wpair *wp,
 	t->io.acc = &t->acc;
 	t->rx_est = 0;
 	t->io.rx_est = tx ? NULL : &t->rx_est;
-	t->io.spoof = tx && spoof_active(&w->pool->o.spoof) ?
-		      &w->pool->o.spoof : NULL;
+	t->io.spoof = tx && spoof_active(&wp->pool->o.spoof) ?
+		      &wp->pool->o.spoof : NULL;
 	t->qidx = 2 * wp->p->index + tx;
 	/* p->kernel: the kernel's vhost-net runs this pair: not ours to serve */
 	t->dead = vq_is_broken(&r->vq) || wp->p->kernel;
@@ -685,12 +770,15 @@ static void worker_ring_setup(struct worker *w, struct wpair *wp,
 
 static void worker_pair_setup(struct worker *w, struct wpair *wp)
 {
-	struct host *host = w->pool->host;
+	struct host *host = wp->pool->host;
 	unsigned int slot = (unsigned int)(wp - w->wp);
 	struct vnet_pair *p = wp->p;
 
+	w->cur = wp->pool;
+	w->poll_us = MAX(w->poll_us, wp->pool->o.poll_us);
 	worker_ring_setup(w, wp, &wp->rx, &p->rx, false);
 	worker_ring_setup(w, wp, &wp->tx, &p->tx, true);
+	wp->asleep = false;
 	wp->rx_starved = false;
 	wp->rx_ready = true;
 	wp->tx_blocked = false;
@@ -721,11 +809,12 @@ static void worker_rearm(struct worker *w)
 	w->hold_epfd = epoll_create1(EPOLL_CLOEXEC);	/* -1: no RX hold */
 	w->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (w->epfd < 0)
-		log_err("port %s: worker %u: epoll_create1: %s: polling every "
-			"%d ms", w->pool->name, w->id, strerror(errno),
-			WORKER_RETRY_MS);
+		log_err("worker %u: epoll_create1: %s: polling every %d ms",
+			w->id, strerror(errno), WORKER_RETRY_MS);
+	w->cur = NULL;	/* a port handed back may be gone */
 	w->need_sleep_timeout = w->epfd < 0;
 	w->need_poll_events = false;
+	w->poll_us = 0;
 	worker_ep_add(w, w->ctl_fd, WEV_CTL);
 	for (i = 0; i < w->npairs; i++)
 		worker_pair_setup(w, &w->wp[i]);
@@ -738,6 +827,7 @@ static void worker_rearm(struct worker *w)
 		uint64_t clk = worker_now_ns();
 		bool more = false;
 
+		w->cur = wp->pool;
 		worker_rx(w, wp, &more, &clk);
 		worker_signal(wp->p->rx.call_fd);
 		__atomic_fetch_add(&wp->p->rx.ctr.calls, 1, __ATOMIC_RELAXED);
@@ -748,20 +838,19 @@ static void worker_rearm(struct worker *w)
 /* A pause or stop request is pending. Return: true if the thread must exit */
 static bool worker_control(struct worker *w)
 {
-	struct worker_pool *pool = w->pool;
 	bool stop;
 
-	pthread_mutex_lock(&pool->lock);
+	pthread_mutex_lock(&w->lock);
 	__atomic_store_n(&w->ctl_pending, 0, __ATOMIC_RELAXED);
 	if (w->pause_count && !w->stop) {
 		w->paused = true;
 		pthread_cond_broadcast(&w->cond);
 		while (w->pause_count && !w->stop)
-			pthread_cond_wait(&w->cond, &pool->lock);
+			pthread_cond_wait(&w->cond, &w->lock);
 		w->paused = false;
 	}
 	stop = w->stop;
-	pthread_mutex_unlock(&pool->lock);
+	pthread_mutex_unlock(&w->lock);
 	if (!stop)
 		worker_rearm(w);
 	return stop;
@@ -790,22 +879,27 @@ static bool worker_keep_polling(unsigned int poll_us, uint64_t *idle_since,
 
 /*
  * A SIGBUS on guest memory or the dirty log came back here: whatever ring
- * was being walked is in an unknown state, and all of them use the same
- * memory. Break them all (vq_break: they stay dead across resumes until the
- * connection's rings are reset), log once per connection, and shut the
+ * was being walked is in an unknown state, and all the rings of that port
+ * (@w->cur: a group thread serves other ports too, which go on) use the
+ * same memory. Break them (vq_break: they stay dead across resumes until
+ * the connection's rings are reset), log once per connection, and shut the
  * socket down: the control thread sees the hangup and closes the
  * connection. Not per packet.
  */
 static void worker_fault(struct worker *w)
 {
-	struct worker_pool *pool = w->pool;
+	struct worker_pool *pool = w->cur;
 	unsigned int i;
 	char what[160];
 	int fd;
 
+	if (!pool)
+		abort();	/* our bug: guest memory touched outside a pair */
 	for (i = 0; i < w->npairs; i++) {
 		struct wpair *wp = &w->wp[i];
 
+		if (wp->pool != pool)
+			continue;
 		vq_break(&wp->p->rx.vq, "guest memory vanished");
 		vq_break(&wp->p->tx.vq, "guest memory vanished");
 		wp->rx.dead = wp->tx.dead = true;
@@ -823,7 +917,7 @@ static void worker_fault(struct worker *w)
 /* The serving loop; returns when the thread must exit */
 static void worker_loop(struct worker *w)
 {
-	unsigned int poll_us = w->pool->o.poll_us, spins = 0;
+	unsigned int poll_us = w->poll_us, spins = 0;
 	uint64_t idle_since = 0;
 	bool more;
 
@@ -832,12 +926,17 @@ static void worker_loop(struct worker *w)
 			worker_commit_all(w);
 			if (worker_control(w))
 				break;
+			poll_us = w->poll_us;	/* the pairs may have changed */
 		}
 		if ((worker_serve(w, &more) || more) && (more || poll_us)) {
 			/* busy: no clock read, counters every N passes */
 			idle_since = 0;
 			if (++w->busy_passes >= WORKER_COMMIT_EVERY)
 				worker_commit_all(w);
+			/* busy with some pairs: see the others' kicks (a
+			 * starved RX, a dozing pair) once per pass */
+			if (more && w->npairs > 1)
+				worker_wait(w, 0);
 			if (!more) {
 				w->polling = true;
 				if (w->need_poll_events)
@@ -860,8 +959,12 @@ static void worker_loop(struct worker *w)
 			worker_hold(w);
 			continue;
 		}
-		worker_wait(w, w->need_sleep_timeout ||
-				  worker_tx_any_blocked(w) ? WORKER_RETRY_MS : -1);
+		if (w->need_sleep_timeout || worker_tx_any_blocked(w)) {
+			worker_wait(w, WORKER_RETRY_MS);
+			continue;
+		}
+		worker_doze(w);
+		worker_wait(w, -1);
 	}
 }
 
@@ -872,7 +975,10 @@ static void *worker_main(void *arg)
 	char name[16];
 	sigset_t sb;
 
-	snprintf(name, sizeof(name), "vnet-%.6s-w%u", w->pool->name, w->id);
+	if (w->pool)
+		snprintf(name, sizeof(name), "vnet-%.6s-w%u", w->pool->name, w->id);
+	else
+		snprintf(name, sizeof(name), "vnetd-w%u", w->id);
 	pthread_setname_np(pthread_self(), name);
 	guard_thread_init();
 	sigemptyset(&sb);
@@ -905,46 +1011,261 @@ static void worker_free(struct worker *w)
 	if (w->ctl_fd >= 0)
 		close(w->ctl_fd);
 	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
 	net_scratch_cleanup(&w->s);
+	free(w->wp);
 	free(w);
 }
 
-static int worker_new(struct worker_pool *pool, unsigned int id,
-		      struct worker **out)
+/* A thread not started yet, with room for @cap pairs; @owner NULL: a group's */
+static int worker_new(struct worker_pool *owner, unsigned int id,
+		      unsigned int cap, struct worker **out)
 {
 	struct worker *w;
-	unsigned int i;
 	int ret;
 
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	w->pool = pool;
+	w->pool = owner;
 	w->id = id;
 	w->epfd = -1;
 	w->hold_epfd = -1;
 	w->ctl_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
-	ret = w->ctl_fd < 0 ? -errno : net_scratch_init(&w->s);
+	w->cap = MAX(cap, 1u);
+	w->wp = calloc(w->cap, sizeof(*w->wp));
+	ret = w->ctl_fd < 0 ? -errno : !w->wp ? -ENOMEM : net_scratch_init(&w->s);
 	if (ret) {
 		worker_free(w);
 		return ret;
 	}
-	for (i = id; i < pool->npairs; i += pool->nworkers)
-		w->wp[w->npairs++].p = &pool->pairs[i];
 	*out = w;
 	return 0;
 }
 
+static int worker_start(struct worker *w)
+{
+	sigset_t all, old;
+	int ret;
+
+	/* signals are the main thread's: workers start with all blocked */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = -pthread_create(&w->thread, NULL, worker_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	w->started = !ret;
+	return ret;
+}
+
+/* Stop, join and free @w (NULL: nothing) */
+static void worker_stop(struct worker *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	__atomic_store_n(&w->ctl_pending, 1, __ATOMIC_RELEASE);
+	worker_signal(w->ctl_fd);
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	if (w->started)
+		pthread_join(w->thread, NULL);
+	worker_free(w);
+}
+
+/* Called with @w->lock held; returns with @w parked */
+static void worker_pause_locked(struct worker *w)
+{
+	if (w->pause_count++)
+		return;		/* already parked (or parking) for someone */
+	__atomic_store_n(&w->ctl_pending, 1, __ATOMIC_RELEASE);
+	worker_signal(w->ctl_fd);
+	while (!w->paused && w->started && !w->stop)
+		pthread_cond_wait(&w->cond, &w->lock);
+}
+
+static void worker_resume_locked(struct worker *w)
+{
+	if (!w->pause_count)
+		return;		/* unbalanced resume: ignore */
+	if (!--w->pause_count)
+		pthread_cond_broadcast(&w->cond);
+}
+
+/*
+ * Room for @n pairs in group thread @w's list. Growing moves the list the
+ * thread reads, so it is parked meanwhile; the room doubles, so that
+ * happens a few times in the thread's life, not per port.
+ */
+static int worker_reserve(struct worker *w, unsigned int n)
+{
+	struct wpair *wp;
+	unsigned int cap;
+	int ret = 0;
+
+	if (n <= w->cap)
+		return 0;
+	for (cap = w->cap; cap < n; cap *= 2)
+		;
+	pthread_mutex_lock(&w->lock);
+	worker_pause_locked(w);
+	wp = realloc(w->wp, cap * sizeof(*wp));
+	if (wp) {
+		w->wp = wp;
+		w->cap = cap;
+	} else {
+		ret = -ENOMEM;
+	}
+	worker_resume_locked(w);
+	pthread_mutex_unlock(&w->lock);
+	return ret;
+}
+
+/*
+ * Pair @i of @pool goes into parked group thread @w's list (room reserved
+ * by worker_pool_join()); on resume the thread takes it into its epoll set
+ * (worker_rearm()). The thread reads its list only while not parked: no
+ * lock on the data path. Called with @w->lock held, @w parked.
+ */
+static void worker_adopt_locked(struct worker *w, struct worker_pool *pool,
+				unsigned int i)
+{
+	struct wpair *wp = &w->wp[w->npairs++];
+
+	memset(wp, 0, sizeof(*wp));
+	wp->p = &pool->pairs[i];
+	wp->pool = pool;
+	pool->handed[i] = true;
+}
+
+/* Parked @w: adopt the pairs of @pool assigned to it (slot @k) not yet handed */
+static void worker_adopt_pending(struct worker_pool *pool, unsigned int k)
+{
+	unsigned int i;
+
+	for (i = 0; i < pool->npairs; i++)
+		if (pool->thr_of[i] == k && !pool->handed[i])
+			worker_adopt_locked(pool->w[k], pool, i);
+}
+
+/* Take back every pair of @pool from @w (slot @k); its counters were
+ * committed when it parked. A thread never handed one is not paused. */
+static void worker_take_back(struct worker_pool *pool, unsigned int k)
+{
+	struct worker *w = pool->w[k];
+	unsigned int i, n = 0, mine = 0;
+	bool handed = false;
+
+	for (i = 0; i < pool->npairs; i++)
+		if (pool->thr_of[i] == k) {
+			mine++;
+			handed |= pool->handed[i];
+		}
+	w->assigned -= mine;
+	if (!handed)
+		return;
+	pthread_mutex_lock(&w->lock);
+	worker_pause_locked(w);
+	for (i = 0; i < w->npairs; i++)
+		if (w->wp[i].pool != pool)
+			w->wp[n++] = w->wp[i];
+	w->npairs = n;
+	worker_resume_locked(w);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Index of @w in @pool->w, added if new */
+static unsigned int worker_pool_slot(struct worker_pool *pool, struct worker *w)
+{
+	unsigned int k;
+
+	for (k = 0; k < pool->nworkers; k++)
+		if (pool->w[k] == w)
+			return k;
+	pool->w[pool->nworkers] = w;
+	return pool->nworkers++;
+}
+
+/*
+ * The port's pairs are assigned to the group's least loaded threads, one
+ * at a time. A pair with a started ring is handed over now; the others
+ * (a port just made: no frontend yet) when their thread is first paused
+ * for them (worker_pause(), worker_pause_all(): the frontend's first
+ * message that touches them), so a port that never connects never stops
+ * the threads other ports run on.
+ */
+static int worker_pool_join(struct worker_pool *pool, struct worker_group *g)
+{
+	unsigned int i, k;
+	int ret;
+
+	for (i = 0; i < pool->npairs; i++) {
+		struct worker *best = g->w[0];
+		struct vnet_pair *p = &pool->pairs[i];
+
+		for (k = 1; k < g->nthreads; k++)
+			if (g->w[k]->assigned < best->assigned)
+				best = g->w[k];
+		ret = worker_reserve(best, best->assigned + 1);
+		if (ret)
+			return ret;
+		best->assigned++;
+		k = worker_pool_slot(pool, best);
+		pool->thr_of[i] = (uint8_t)k;
+		if (p->rx.started || p->tx.started) {
+			pthread_mutex_lock(&best->lock);
+			worker_pause_locked(best);
+			worker_adopt_locked(best, pool, i);
+			worker_resume_locked(best);
+			pthread_mutex_unlock(&best->lock);
+		}
+	}
+	return 0;
+}
+
+/* The port's own threads: pair i on thread i % nworkers */
+static int worker_pool_spawn(struct worker_pool *pool)
+{
+	unsigned int i, n;
+	int ret;
+
+	n = pool->o.nthreads ? MIN(pool->o.nthreads, pool->npairs) : pool->npairs;
+	for (i = 0; i < n; i++) {
+		ret = worker_new(pool, i, (pool->npairs + n - 1) / n, &pool->w[i]);
+		if (ret)
+			return ret;
+		pool->nworkers++;
+	}
+	for (i = 0; i < pool->npairs; i++) {
+		struct worker *w = pool->w[i % n];
+		struct wpair *wp = &w->wp[w->npairs++];
+
+		wp->p = &pool->pairs[i];
+		wp->pool = pool;
+		pool->thr_of[i] = (uint8_t)(i % n);
+	}
+	for (i = 0; i < n; i++) {
+		ret = worker_start(pool->w[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /**
- * worker_pool_create() - Start the data plane threads of a port
+ * worker_pool_create() - Start serving the pairs of a port
  * @poolp:	Output: the pool
  * @port_name:	For log lines
  * @pairs:	The port's pairs, @pairs[i].index == i; they stay owned by the
  *		caller and must outlive the pool
  * @npairs:	1..VNET_MAX_PAIRS
  * @host:	Opened host side
- * @o:		Options (zero fields take defaults); NULL for all defaults
+ * @o:		Options (zero fields take defaults); NULL for all defaults.
+ *		With @o->group the pairs are handed to the group's least
+ *		loaded threads (@o->nthreads is ignored), else the port gets
+ *		@o->nthreads threads of its own (0: one per pair)
  *
  * Threads start serving at once; pairs that are not started are not
  * touched. Pause a pair before changing it.
@@ -957,9 +1278,7 @@ int worker_pool_create(struct worker_pool **poolp, const char *port_name,
 		       struct host *host, const struct worker_opts *o)
 {
 	struct worker_pool *pool;
-	sigset_t all, old;
-	unsigned int i;
-	int ret = 0;
+	int ret;
 
 	if (!npairs || npairs > VNET_MAX_PAIRS || !pairs || !host || !host->ops)
 		return -EINVAL;
@@ -977,84 +1296,41 @@ int worker_pool_create(struct worker_pool **poolp, const char *port_name,
 		pool->o.budget_pkts = 256;
 	if (!pool->o.budget_bytes)
 		pool->o.budget_bytes = 1u << 20;
-	pool->nworkers = pool->o.nthreads ? MIN(pool->o.nthreads, npairs) : npairs;
-	pthread_mutex_init(&pool->lock, NULL);
-	for (i = 0; i < pool->nworkers; i++) {
-		ret = worker_new(pool, i, &pool->w[i]);
-		if (ret)
-			goto err_destroy;
+	pool->shared = pool->o.group != NULL;
+	ret = pool->shared ? worker_pool_join(pool, pool->o.group) :
+			     worker_pool_spawn(pool);
+	if (ret) {
+		worker_pool_destroy(pool);
+		return ret;
 	}
-	/* signals are the main thread's: workers start with all blocked */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (i = 0; i < pool->nworkers; i++) {
-		ret = -pthread_create(&pool->w[i]->thread, NULL, worker_main,
-				      pool->w[i]);
-		if (ret)
-			break;
-		pool->w[i]->started = true;
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (ret)
-		goto err_destroy;
 	*poolp = pool;
 	return 0;
-
-err_destroy:
-	worker_pool_destroy(pool);
-	return ret;
 }
 
 /**
- * worker_pool_destroy() - Stop and join every thread, free the pool
+ * worker_pool_destroy() - Stop serving the port's pairs, free the pool
  * @pool:		Pool, or NULL
  *
- * The pairs, their fds and the host side stay the caller's.
+ * Its own threads are stopped and joined; a group's threads hand its
+ * pairs back and go on serving other ports. The pairs, their fds and the
+ * host side stay the caller's.
  *
  * Context: control thread
  */
 void worker_pool_destroy(struct worker_pool *pool)
 {
-	unsigned int i;
+	unsigned int k;
 
 	if (!pool)
 		return;
-	pthread_mutex_lock(&pool->lock);
-	for (i = 0; i < pool->nworkers; i++) {
-		if (!pool->w[i])
-			continue;
-		pool->w[i]->stop = true;
-		__atomic_store_n(&pool->w[i]->ctl_pending, 1, __ATOMIC_RELEASE);
-		worker_signal(pool->w[i]->ctl_fd);
-		pthread_cond_broadcast(&pool->w[i]->cond);
+	worker_unpause_all(pool);
+	for (k = 0; k < pool->nworkers; k++) {
+		if (pool->shared)
+			worker_take_back(pool, k);
+		else
+			worker_stop(pool->w[k]);
 	}
-	pthread_mutex_unlock(&pool->lock);
-	for (i = 0; i < pool->nworkers; i++) {
-		if (pool->w[i] && pool->w[i]->started)
-			pthread_join(pool->w[i]->thread, NULL);
-		worker_free(pool->w[i]);
-	}
-	pthread_mutex_destroy(&pool->lock);
 	free(pool);
-}
-
-/* Called with the pool lock held */
-static void worker_pause_locked(struct worker_pool *pool, struct worker *w)
-{
-	if (w->pause_count++)
-		return;		/* already parked (or parking) for someone */
-	__atomic_store_n(&w->ctl_pending, 1, __ATOMIC_RELEASE);
-	worker_signal(w->ctl_fd);
-	while (!w->paused && w->started && !w->stop)
-		pthread_cond_wait(&w->cond, &pool->lock);
-}
-
-static void worker_resume_locked(struct worker *w)
-{
-	if (!w->pause_count)
-		return;		/* unbalanced resume: ignore */
-	if (!--w->pause_count)
-		pthread_cond_broadcast(&w->cond);
 }
 
 /**
@@ -1062,18 +1338,25 @@ static void worker_resume_locked(struct worker *w)
  * @pool:		Pool
  * @pair:	Pair index
  *
- * Returns once that thread is parked (it serves no pair until resumed).
- * Pauses nest: each needs its worker_resume().
+ * Returns once that thread is parked (it serves no pair until resumed,
+ * a group thread none of any port). Pauses nest: each needs its
+ * worker_resume().
  *
  * Context: control thread; not per packet
  */
 void worker_pause(struct worker_pool *pool, unsigned int pair)
 {
+	struct worker *w;
+
 	if (!pool || pair >= pool->npairs)
 		return;
-	pthread_mutex_lock(&pool->lock);
-	worker_pause_locked(pool, pool->w[pair % pool->nworkers]);
-	pthread_mutex_unlock(&pool->lock);
+	w = pool->w[pool->thr_of[pair]];
+	pthread_mutex_lock(&w->lock);
+	worker_pause_locked(w);
+	if (pool->shared && !pool->handed[pair])
+		worker_adopt_locked(w, pool, pair);
+	pool->held[pool->thr_of[pair]]++;
+	pthread_mutex_unlock(&w->lock);
 }
 
 /**
@@ -1088,29 +1371,39 @@ void worker_pause(struct worker_pool *pool, unsigned int pair)
  */
 void worker_resume(struct worker_pool *pool, unsigned int pair)
 {
+	unsigned int k;
+
 	if (!pool || pair >= pool->npairs)
 		return;
-	pthread_mutex_lock(&pool->lock);
-	worker_resume_locked(pool->w[pair % pool->nworkers]);
-	pthread_mutex_unlock(&pool->lock);
+	k = pool->thr_of[pair];
+	if (!pool->held[k])
+		return;		/* unbalanced resume: ignore */
+	pthread_mutex_lock(&pool->w[k]->lock);
+	pool->held[k]--;
+	worker_resume_locked(pool->w[k]);
+	pthread_mutex_unlock(&pool->w[k]->lock);
 }
 
 /**
- * worker_pause_all() - worker_pause() every thread of the pool
+ * worker_pause_all() - worker_pause() every thread serving the pool
  * @pool:		Pool
  *
  * Context: control thread
  */
 void worker_pause_all(struct worker_pool *pool)
 {
-	unsigned int i;
+	unsigned int k;
 
 	if (!pool)
 		return;
-	pthread_mutex_lock(&pool->lock);
-	for (i = 0; i < pool->nworkers; i++)
-		worker_pause_locked(pool, pool->w[i]);
-	pthread_mutex_unlock(&pool->lock);
+	for (k = 0; k < pool->nworkers; k++) {
+		pthread_mutex_lock(&pool->w[k]->lock);
+		worker_pause_locked(pool->w[k]);
+		if (pool->shared)
+			worker_adopt_pending(pool, k);
+		pool->held[k]++;
+		pthread_mutex_unlock(&pool->w[k]->lock);
+	}
 }
 
 /**
@@ -1121,14 +1414,18 @@ void worker_pause_all(struct worker_pool *pool)
  */
 void worker_resume_all(struct worker_pool *pool)
 {
-	unsigned int i;
+	unsigned int k;
 
 	if (!pool)
 		return;
-	pthread_mutex_lock(&pool->lock);
-	for (i = 0; i < pool->nworkers; i++)
-		worker_resume_locked(pool->w[i]);
-	pthread_mutex_unlock(&pool->lock);
+	for (k = 0; k < pool->nworkers; k++) {
+		if (!pool->held[k])
+			continue;
+		pthread_mutex_lock(&pool->w[k]->lock);
+		pool->held[k]--;
+		worker_resume_locked(pool->w[k]);
+		pthread_mutex_unlock(&pool->w[k]->lock);
+	}
 }
 
 /**
@@ -1154,24 +1451,105 @@ void worker_pool_set_conn(struct worker_pool *pool, int fd)
 }
 
 /**
- * worker_unpause_all() - Drop every pending pause of the pool's threads
+ * worker_unpause_all() - Drop every pause this pool holds on its threads
  * @pool:	Pool, or NULL
  *
  * For the control thread after a recovered SIGBUS: the message it was
- * handling may have paused threads and never got to resume them.
+ * handling may have paused threads and never got to resume them. Pauses
+ * other ports hold on a shared thread stay.
  *
  * Context: control thread
  */
 void worker_unpause_all(struct worker_pool *pool)
 {
-	unsigned int i;
+	unsigned int k;
 
 	if (!pool)
 		return;
-	pthread_mutex_lock(&pool->lock);
-	for (i = 0; i < pool->nworkers; i++) {
-		pool->w[i]->pause_count = 0;
-		pthread_cond_broadcast(&pool->w[i]->cond);
+	for (k = 0; k < pool->nworkers; k++) {
+		if (!pool->w[k])
+			continue;
+		pthread_mutex_lock(&pool->w[k]->lock);
+		for (; pool->held[k]; pool->held[k]--)
+			worker_resume_locked(pool->w[k]);
+		pthread_mutex_unlock(&pool->w[k]->lock);
 	}
-	pthread_mutex_unlock(&pool->lock);
+}
+
+/**
+ * worker_group_create() - Start a pool of threads that ports share
+ * @gp:		Output: the group
+ * @nthreads:	Threads, 1..WORKER_GROUP_MAX
+ *
+ * The threads start with no pair and sleep until a port created with
+ * worker_opts.group hands them some (worker_pool_create()).
+ *
+ * Context: control thread
+ * Return: 0, -EINVAL, -ENOMEM, or pthread_create()'s error
+ */
+int worker_group_create(struct worker_group **gp, unsigned int nthreads)
+{
+	struct worker_group *g;
+	unsigned int i;
+	int ret = 0;
+
+	if (!nthreads || nthreads > WORKER_GROUP_MAX)
+		return -EINVAL;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	for (i = 0; i < nthreads && !ret; i++) {
+		ret = worker_new(NULL, i, 4, &g->w[i]);
+		if (!ret) {
+			g->nthreads++;
+			ret = worker_start(g->w[i]);
+		}
+	}
+	if (ret) {
+		worker_group_destroy(g);
+		return ret;
+	}
+	*gp = g;
+	return 0;
+}
+
+/**
+ * worker_group_destroy() - Stop and join the group's threads, free it
+ * @g:		Group, or NULL; every pool using it destroyed first
+ *
+ * Context: control thread
+ */
+void worker_group_destroy(struct worker_group *g)
+{
+	unsigned int i;
+
+	if (!g)
+		return;
+	for (i = 0; i < g->nthreads; i++)
+		worker_stop(g->w[i]);
+	free(g);
+}
+
+/**
+ * worker_group_pairs() - Pairs a group thread serves now
+ * @g:		Group
+ * @i:		Thread, 0..worker_group_threads() - 1
+ *
+ * Context: control thread (the only one that changes them)
+ * Return: pairs handed to thread @i, 0 if there is no such thread
+ */
+unsigned int worker_group_pairs(const struct worker_group *g, unsigned int i)
+{
+	return g && i < g->nthreads ? g->w[i]->npairs : 0;
+}
+
+/**
+ * worker_group_threads() - Threads of a group
+ * @g:		Group, or NULL
+ *
+ * Return: their number, 0 for NULL
+ */
+unsigned int worker_group_threads(const struct worker_group *g)
+{
+	return g ? g->nthreads : 0;
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * worker.h - the data plane threads of one port: a pool of workers, each
+ * worker.h - the data plane threads: a port's pool of workers, each
  * serving some of the port's queue pairs (pair.h) between their rings and
- * the host side (host.h). The control thread pauses a pair's worker before
- * it changes anything of that pair and resumes it after.
+ * the host side (host.h), either threads of its own or threads of a
+ * worker_group that many ports share. The control thread pauses a pair's
+ * worker before it changes anything of that pair and resumes it after.
  */
 #ifndef VNET_WORKER_H
 #define VNET_WORKER_H
@@ -13,6 +14,9 @@
 #include "host.h"
 #include "pair.h"
 #include "spoof.h"
+
+/* Threads of one worker_group at most (vnetd --worker-threads) */
+#define WORKER_GROUP_MAX	256
 
 /*
  * Left unblocked in worker threads (which block every other signal but
@@ -28,6 +32,8 @@
  * @poll_us:		Busy-poll this long before sleeping (0: never)
  * @nthreads:		Threads for the port's pairs (0: one per pair)
  * @spoof:		Anti-spoofing of guest TX (spoof.h), all zero: off
+ * @group:		Shared threads to hand the pairs to instead of threads
+ *			of the port's own (@nthreads then unused), NULL: none
  */
 struct worker_opts {
 	unsigned int budget_pkts;
@@ -35,9 +41,16 @@ struct worker_opts {
 	unsigned int poll_us;
 	unsigned int nthreads;
 	struct spoof_policy spoof;
+	struct worker_group *group;
 };
 
 struct worker_pool;
+struct worker_group;
+
+int worker_group_create(struct worker_group **gp, unsigned int nthreads);
+void worker_group_destroy(struct worker_group *g);
+unsigned int worker_group_threads(const struct worker_group *g);
+unsigned int worker_group_pairs(const struct worker_group *g, unsigned int i);
 
 int worker_pool_create(struct worker_pool **poolp, const char *port_name,
 		       struct vnet_pair *pairs, unsigned int npairs,

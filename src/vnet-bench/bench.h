@@ -16,7 +16,7 @@
 #include "util.h"
 #include "vu_frontend.h"
 
-#define BENCH_MAX_VMS		16
+#define BENCH_MAX_VMS		64
 #define BENCH_ETHERTYPE		0x88b5	/* IEEE local experimental */
 #define BENCH_MAGIC		0x564e4254u	/* "VNBT" */
 #define BENCH_LAT_MAX		(1u << 21)	/* latency samples per queue */

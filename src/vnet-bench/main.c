@@ -184,7 +184,7 @@ static int parse_opt(struct bench_cfg *c, int o, const char *arg, int *check)
 	switch (o) {
 	case 's':
 		if (nsockets == BENCH_MAX_VMS)
-			return usage_err("at most %s sockets", "16");
+			return usage_err("at most %s sockets (one per VM)", "64");
 		sockets[nsockets++] = arg;
 		return 0;
 	case OPT_SPAWN: c->spawn = true; return 0;
@@ -204,7 +204,7 @@ static int parse_opt(struct bench_cfg *c, int o, const char *arg, int *check)
 		return 0;
 	case OPT_VMS:
 		if (parse_uint(arg, 1, BENCH_MAX_VMS, &v))
-			return usage_err("--vms '%s': 1..16", arg);
+			return usage_err("--vms '%s': 1..64", arg);
 		c->vms = (unsigned int)v;
 		return 0;
 	case 'd':

@@ -114,6 +114,34 @@ static void bench_json_q(const struct bench_cfg *c, const struct bench_q *q,
 	printf("}%s\n", last ? "" : ",");
 }
 
+/*
+ * Per VM (all its pairs): frames/s in the mode's direction (TX for tx-only,
+ * else RX), and the fairness line: the slowest VM over the mean
+ */
+static void bench_json_vms(const struct bench_cfg *c, struct bench_vm *vms,
+			   unsigned int nvms, double secs)
+{
+	double r, sum = 0, lo = 0, hi = 0;
+	unsigned int v, i;
+
+	printf("  \"per_vm\": [");
+	for (v = 0; v < nvms; v++) {
+		uint64_t f = 0;
+
+		for (i = 0; i < c->pairs; i++)
+			f += c->mode == BENCH_TX ? vms[v].q[i].tx_frames :
+						   vms[v].q[i].rx_frames;
+		r = f / secs / 1e6;
+		printf("%s{\"vm\": %u, \"mpps\": %.4f}", v ? ", " : "", v, r);
+		sum += r;
+		lo = v ? (r < lo ? r : lo) : r;
+		hi = v ? (r > hi ? r : hi) : r;
+	}
+	printf("],\n  \"fairness\": {\"vm_min_mpps\": %.4f, \"vm_mean_mpps\": %.4f, "
+	       "\"vm_max_mpps\": %.4f, \"min_over_mean\": %.4f},\n",
+	       lo, sum / nvms, hi, sum > 0 ? lo / (sum / nvms) : 0.0);
+}
+
 static void bench_print_json(const struct bench_cfg *c, struct bench_vm *vms,
 			     unsigned int nvms, double secs,
 			     const struct bench_sum *s, uint64_t missing, bool ok)
@@ -128,7 +156,7 @@ static void bench_print_json(const struct bench_cfg *c, struct bench_vm *vms,
 	       "  \"total\": {\"tx_frames\": %llu, \"rx_frames\": %llu, \"tx_mpps\": %.4f, "
 	       "\"rx_mpps\": %.4f, \"tx_gbps\": %.4f, \"rx_gbps\": %.4f, \"lost\": %llu, "
 	       "\"missing\": %llu, \"dup_or_reordered\": %llu, \"foreign\": %llu, "
-	       "\"wrong_queue\": %llu, \"kicks\": %llu},\n  \"queues\": [\n",
+	       "\"wrong_queue\": %llu, \"kicks\": %llu},\n",
 	       bench_mode_name(c->mode), c->size, nvms, c->pairs,
 	       c->packed ? "packed" : "split", c->ring, c->poll ? "poll" : "eventfd",
 	       secs, (unsigned long long)vms[0].fe.features,
@@ -142,6 +170,8 @@ static void bench_print_json(const struct bench_cfg *c, struct bench_vm *vms,
 	       (unsigned long long)missing, (unsigned long long)s->dup,
 	       (unsigned long long)s->foreign, (unsigned long long)s->bad,
 	       (unsigned long long)s->kicks);
+	bench_json_vms(c, vms, nvms, secs);
+	printf("  \"queues\": [\n");
 	for (v = 0; v < nvms; v++)
 		for (i = 0; i < c->pairs; i++)
 			bench_json_q(c, &vms[v].q[i], secs,

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,7 +61,7 @@ enum {
 	OPT_CAPS, OPT_LOG_LEVEL, OPT_VERSION, OPT_CONFIG_SPACE,
 	OPT_FD, OPT_SOCKET_OWNER, OPT_SOCKET_GROUP, OPT_SOCKET_MODE,
 	OPT_USER, OPT_CTL_GROUP, OPT_LOG_TARGET, OPT_SANDBOX,
-	OPT_METRICS_LISTEN,
+	OPT_METRICS_LISTEN, OPT_WORKER_THREADS,
 };
 
 static const struct option cli_opts[] = {
@@ -96,6 +97,7 @@ static const struct option cli_opts[] = {
 	{ "print-capabilities",	no_argument,	   NULL, OPT_CAPS },
 	{ "sandbox",		required_argument, NULL, OPT_SANDBOX },
 	{ "metrics-listen",	required_argument, NULL, OPT_METRICS_LISTEN },
+	{ "worker-threads",	required_argument, NULL, OPT_WORKER_THREADS },
 	{ "log-level",		required_argument, NULL, OPT_LOG_LEVEL },
 	{ "help",		no_argument,	   NULL, OPT_HELP },
 	{ "version",		no_argument,	   NULL, OPT_VERSION },
@@ -127,7 +129,8 @@ void cli_usage(FILE *f)
 "      --tap NAME           tap: interface to create or attach to (default: kernel picks)\n"
 "      --tap-fd N           tap: an open queue fd; repeat once per queue pair (default: none)\n"
 "  -q, --queues N           queue pairs the frontend may use, 1..64 (default: 1)\n"
-"      --threads N          worker threads, 0..queues, 0 = one per pair (default: 0)\n"
+"      --threads N          threads of the port's own, 0..queues; 0: the shared pool\n"
+"                           (--worker-threads), or one per pair without it (default: 0)\n"
 "      --mac MAC            MAC in the config space (default: 02:xx derived from the socket path)\n"
 "      --mtu N              MTU to advertise, 68..65535 (default: none)\n"
 "      --features MASK      allowed virtio feature bits: a number (hex or decimal) or a\n"
@@ -157,6 +160,10 @@ void cli_usage(FILE *f)
 "      --metrics-listen ADDR:PORT  serve GET /metrics (Prometheus) over HTTP on\n"
 "                           IPV4:PORT, [IPV6]:PORT or localhost:PORT, port 1..65535\n"
 "                           (default: none)\n"
+"      --worker-threads N   one pool of N threads, 1..256 or auto (= CPUs we may run\n"
+"                           on), serves the pairs of all ports (but those with\n"
+"                           --threads), spread evenly; 0: no pool, each port\n"
+"                           runs a thread per pair (default: auto)\n"
 "      --log-level LEVEL    error|warn|info|debug (default: info)\n"
 "      --log-target T       auto|stderr|journal|syslog (default: auto: journal format\n"
 "                           when stderr is the journal, else stderr)\n"
@@ -446,7 +453,7 @@ static int cli_key(const char *key)
 	for (o = cli_opts; o->name; o++) {
 		switch (o->val) {
 		case OPT_CTL: case OPT_CONFIG: case OPT_PORT: case OPT_CAPS:
-		case OPT_SANDBOX: case OPT_METRICS_LISTEN:
+		case OPT_SANDBOX: case OPT_METRICS_LISTEN: case OPT_WORKER_THREADS:
 		case OPT_LOG_LEVEL: case OPT_HELP: case OPT_VERSION: case OPT_USER:
 		case OPT_CTL_GROUP: case OPT_LOG_TARGET:
 			continue;
@@ -715,6 +722,16 @@ static int cli_finish_port(struct vnetd_cfg *cfg, unsigned int i)
 	return 0;
 }
 
+/* --worker-threads auto: the CPUs we may run on, 1..WORKER_GROUP_MAX */
+static unsigned int cli_cpus(void)
+{
+	cpu_set_t cpus;
+	int n;
+
+	n = sched_getaffinity(0, sizeof(cpus), &cpus) ? 1 : CPU_COUNT(&cpus);
+	return (unsigned int)MIN(MAX(n, 1), WORKER_GROUP_MAX);
+}
+
 static void cli_defaults(struct vnetd_cfg *cfg, struct vnetd_port_cfg *t)
 {
 	gid_t gid;
@@ -723,6 +740,7 @@ static void cli_defaults(struct vnetd_cfg *cfg, struct vnetd_port_cfg *t)
 	memset(t, 0, sizeof(*t));
 	cfg->log_level = LOG_INFO;
 	cfg->sandbox = true;
+	cfg->worker_threads = cli_cpus();	/* --worker-threads auto */
 	snprintf(cfg->ctl_path, sizeof(cfg->ctl_path), "%s",
 		 ctl_default_path());
 	strcpy(t->backend, "tap");
@@ -756,13 +774,33 @@ static int cli_log_level(struct vnetd_cfg *cfg, const char *val)
 	return -EINVAL;
 }
 
-/* --user, --ctl-group, --log-target */
+/* --worker-threads N|auto */
+static int cli_worker_threads(struct vnetd_cfg *cfg, const char *val)
+{
+	unsigned long long v;
+
+	if (!strcmp(val, "auto")) {
+		cfg->worker_threads = cli_cpus();
+		return 0;
+	}
+	if (cli_uint(val, 0, WORKER_GROUP_MAX, &v)) {
+		cli_err("--worker-threads %s: must be 0..%d or auto (0: threads per port)",
+			val, WORKER_GROUP_MAX);
+		return -EINVAL;
+	}
+	cfg->worker_threads = (unsigned int)v;
+	return 0;
+}
+
+/* --user, --ctl-group, --log-target, --worker-threads */
 static int cli_process_opt(struct vnetd_cfg *cfg, int opt, const char *val)
 {
 	struct reason why = { 0 };
 	gid_t gid;
 
 	switch (opt) {
+	case OPT_WORKER_THREADS:
+		return cli_worker_threads(cfg, val);
 	case OPT_USER:
 		if (privdrop_lookup_user(val, &cfg->user_uid, &cfg->user_gid,
 					 &why)) {
@@ -845,6 +883,7 @@ static int cli_options(struct vnetd_cfg *cfg, struct vnetd_port_cfg *tmpl,
 			*config = optarg;
 			break;
 		case OPT_USER: case OPT_CTL_GROUP: case OPT_LOG_TARGET:
+		case OPT_WORKER_THREADS:
 			if (cli_process_opt(cfg, opt, optarg))
 				return -EINVAL;
 			break;

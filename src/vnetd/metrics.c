@@ -451,20 +451,39 @@ static void metrics_prom_migration(struct sbuf *b, struct vnetd_port *ports,
 	bool on[VNETD_MAX_PORTS];
 	unsigned int i;
 
+	/* a slot freed by `port del` has no device: skip it */
 	for (i = 0; i < nports && i < VNETD_MAX_PORTS; i++)
-		on[i] = vu_dev_log_state(ports[i].dev, &pages[i]);
+		on[i] = ports[i].used && vu_dev_log_state(ports[i].dev, &pages[i]);
 	metrics_printf(b, "# HELP vnetd_port_dirty_log 1 while the frontend has dirty logging on (VHOST_F_LOG_ALL and a log base: live migration)\n# TYPE vnetd_port_dirty_log gauge\n");
 	for (i = 0; i < nports && i < VNETD_MAX_PORTS; i++) {
+		if (!ports[i].used)
+			continue;
 		metrics_printf(b, "vnetd_port_dirty_log{port=");
 		metrics_quote(b, ports[i].cfg.name, true);
 		metrics_printf(b, "} %d\n", on[i] ? 1 : 0);
 	}
 	metrics_printf(b, "# HELP vnetd_port_dirty_pages_total Guest pages vnetd newly marked in the dirty log\n# TYPE vnetd_port_dirty_pages_total counter\n");
 	for (i = 0; i < nports && i < VNETD_MAX_PORTS; i++) {
+		if (!ports[i].used)
+			continue;
 		metrics_printf(b, "vnetd_port_dirty_pages_total{port=");
 		metrics_quote(b, ports[i].cfg.name, true);
 		metrics_printf(b, "} %llu\n", (unsigned long long)pages[i]);
 	}
+}
+
+/* --worker-threads: how the pool's threads share the pairs of all ports */
+static void metrics_prom_workers(struct sbuf *b)
+{
+	const struct worker_group *g = port_group();
+	unsigned int i;
+
+	if (!g)
+		return;
+	metrics_printf(b, "# HELP vnetd_worker_thread_pairs Queue pairs a thread of the shared worker pool serves (--worker-threads)\n# TYPE vnetd_worker_thread_pairs gauge\n");
+	for (i = 0; i < worker_group_threads(g); i++)
+		metrics_printf(b, "vnetd_worker_thread_pairs{thread=\"%u\"} %u\n", i,
+			       worker_group_pairs(g, i));
 }
 
 static void metrics_prom_ports(struct sbuf *b, struct vnetd_port *ports,
@@ -508,6 +527,7 @@ static void metrics_prom_ports(struct sbuf *b, struct vnetd_port *ports,
 			metrics_printf(b, ",queue=\"%u\",datapath=\"%s\"} 1\n", q, dp);
 		}
 	}
+	metrics_prom_workers(b);
 }
 
 /**

@@ -41,6 +41,54 @@
 #define PORT_MSG_DEADLINE_MS	5000	/* a whole message, from its first byte */
 #define PORT_LISTEN_BACKLOG	128
 
+/* --worker-threads: the threads every port hands its pairs to, NULL: none */
+static struct worker_group *port_wgroup;
+
+/**
+ * port_group_init() - Start the pool of threads all ports share
+ * @nthreads:	--worker-threads, 0: none (each port starts its own)
+ *
+ * Before the first port_init(): ports made afterwards, at start or at run
+ * time, hand their pairs to these threads (worker_pool_create()).
+ *
+ * Context: main thread, before any port
+ * Return: 0 or -errno from worker_group_create()
+ */
+int port_group_init(unsigned int nthreads)
+{
+	int ret;
+
+	if (!nthreads)
+		return 0;
+	ret = worker_group_create(&port_wgroup, nthreads);
+	if (ret)
+		log_err("--worker-threads %u: cannot start the threads: %s",
+			nthreads, strerror(-ret));
+	else
+		log_info("%u worker threads serve the pairs of all ports",
+			 nthreads);
+	return ret;
+}
+
+/**
+ * port_group_cleanup() - Stop the shared threads, after every port_cleanup()
+ */
+void port_group_cleanup(void)
+{
+	worker_group_destroy(port_wgroup);
+	port_wgroup = NULL;
+}
+
+/**
+ * port_group() - The shared threads, for status and metrics
+ *
+ * Return: the group, NULL without --worker-threads
+ */
+const struct worker_group *port_group(void)
+{
+	return port_wgroup;
+}
+
 static int port_sockaddr(const char *path, struct sockaddr_un *sa)
 {
 	memset(sa, 0, sizeof(*sa));
@@ -545,6 +593,8 @@ int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
 	dc.mtu = p->cfg.mtu;
 	dc.host = &p->host;
 	dc.wopts = p->cfg.wopts;
+	/* threads=N: the port keeps threads of its own */
+	dc.wopts.group = p->cfg.wopts.nthreads ? NULL : port_wgroup;
 	dc.vhost = &p->vhost;	/* decided once above, adopted by the device */
 	dc.config_space = p->cfg.config_space;
 	ret = vu_dev_create(&p->dev, &dc);

@@ -103,6 +103,8 @@ struct vnetd_port_cfg {
  * @metrics_listen:	--metrics-listen as given ("" = no HTTP listener)
  * @metrics_addr:	Its address, parsed (metrics_http_parse())
  * @metrics_addr_len:	Length of @metrics_addr
+ * @worker_threads:	--worker-threads: threads of the pool all ports share,
+ *			0: each port its own (worker_opts.nthreads)
  */
 struct vnetd_cfg {
 	struct vnetd_port_cfg ports[VNETD_MAX_PORTS];
@@ -121,6 +123,7 @@ struct vnetd_cfg {
 	char metrics_listen[64];
 	struct sockaddr_storage metrics_addr;
 	socklen_t metrics_addr_len;
+	unsigned int worker_threads;
 };
 
 /* What an epoll event's data.ptr points to */
@@ -300,6 +303,9 @@ int port_unix_listen(const char *path, struct reason *why);
 int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
 	      struct reason *why);
 void port_cleanup(struct vnetd_port *p);
+int port_group_init(unsigned int nthreads);
+void port_group_cleanup(void);
+const struct worker_group *port_group(void);
 void port_event(struct vnetd_port *p, enum vnetd_ev_type type,
 		uint32_t events);
 bool port_connected(const struct vnetd_port *p);

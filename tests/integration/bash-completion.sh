@@ -30,6 +30,7 @@ t() { # FUNCTION WANT WORDS... (the last word is being completed)
 t _vnetd "--config --config-space" vnetd --con
 t _vnetd "tap null loop" vnetd --backend ""
 t _vnetd "--version --help --socket" vnetd --
+t _vnetd "auto" vnetd --worker-threads ""
 t _vnetctl "plan tap probe status port" vnetctl ""
 t _vnetctl "add del list" vnetctl port ""
 t _vnetctl "create delete" vnetctl tap ""

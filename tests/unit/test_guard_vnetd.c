@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_guard_vnetd.c - an adversarial frontend shrinks its guest memory
- * under a running vnetd (two ports, --backend loop). Port A is set up on
+ * under a running vnetd (two ports, --backend loop, both on the one thread
+ * of --worker-threads 1). Port A is set up on
  * an unsealed memfd and carries traffic; the memfd is then truncated (to
  * 4 KiB, to 0, shrunk and grown back) and A's rings kicked. Expected: vnetd
  * lives, one log line names port A and the region, A's connection is
@@ -272,8 +273,9 @@ static int t_start_vnetd(void)
 
 		if (fd < 0 || dup2(fd, 2) < 0)
 			_exit(127);
+		/* one worker thread: A's fault must spare B on the same thread */
 		execl(bin, bin, "--port", pa, "--port", pb, "--ctl-socket", ctl,
-		      (char *)NULL);
+		      "--worker-threads", "1", (char *)NULL);
 		_exit(127);
 	}
 	for (int i = 0; i < 200; i++) {
