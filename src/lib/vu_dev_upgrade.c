@@ -24,11 +24,13 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include <linux/virtio_config.h>
 
+#include "net.h"
 #include "vu_backend.h"
 #include "vu_dev_core.h"
 #include "vu_dev_upgrade.h"
@@ -55,6 +57,77 @@ void vu_dev_quiesce(struct vu_dev *d)
 void vu_dev_unquiesce(struct vu_dev *d)
 {
 	vu_resume_all(d);
+}
+
+#define VU_UP_DRAIN_MAX	4096	/* frames per ring: gen never runs dry */
+
+/* Publish the batch; a call if the ring asks for one */
+static void vu_up_flush(struct vnet_ring *r)
+{
+	uint64_t one = 1;
+
+	if (vq_flush(&r->vq) && r->call_fd >= 0 &&
+	    write(r->call_fd, &one, sizeof(one)) < 0)
+		return;		/* a full counter is a pending call too */
+}
+
+static void vu_up_drain_ring(struct vu_dev *d, struct vnet_pair *p,
+			     struct net_scratch *s)
+{
+	struct ring_counters acc = { 0 };
+	struct net_io io = { &p->rx.vq, d->cfg.host, p->index, p->hdr_len,
+			     p->features, s, &acc, NULL, NULL };
+	unsigned int n;
+	int ret;
+
+	for (n = 0; n < VU_UP_DRAIN_MAX; n++) {
+		ret = net_rx_one(&io);
+		if (ret == -ENOSPC)
+			vu_up_flush(&p->rx);	/* chains in flight hold scratch */
+		else if (ret < 0)
+			break;
+	}
+	vu_up_flush(&p->rx);
+	__atomic_fetch_add(&p->rx.ctr.packets, acc.packets, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&p->rx.ctr.bytes, acc.bytes, __ATOMIC_RELAXED);
+}
+
+/**
+ * vu_dev_drain_host() - Deliver what the host side holds in this
+ *			 process's memory (the loop backend's FIFOs) to the
+ *			 guest's RX rings before the hand-over
+ * @d:		Device, quiesced
+ *
+ * A host whose queues are kernel objects (TAP: handed over as fds) keeps
+ * its frames across the hand-over by itself; one whose frames live in our
+ * memory would lose them. Each started, enabled RX ring takes what it has
+ * room for; a frame for which the guest posted no buffer is lost with the
+ * old process (at most the FIFO: 256 frames per pair for loop).
+ *
+ * Context: control thread, every worker parked: the rings are ours
+ */
+void vu_dev_drain_host(struct vu_dev *d)
+{
+	struct net_scratch *s;
+	unsigned int i;
+
+	if (!d->cfg.host || !d->cfg.host->ops->rx_peek_len)
+		return;
+	s = malloc(sizeof(*s));
+	if (!s || net_scratch_init(s)) {
+		free(s);
+		return;
+	}
+	for (i = 0; i < d->cfg.queues; i++) {
+		struct vnet_pair *p = &d->pairs[i];
+
+		if (p->kernel || !p->rx.started || !p->rx.enabled ||
+		    vq_is_broken(&p->rx.vq))
+			continue;
+		vu_up_drain_ring(d, p, s);
+	}
+	net_scratch_cleanup(s);
+	free(s);
 }
 
 static int vu_up_fd(struct upgrade_state *st, int fd, struct reason *why)

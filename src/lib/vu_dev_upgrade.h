@@ -17,6 +17,7 @@ struct vu_dev;
 
 void vu_dev_quiesce(struct vu_dev *d);
 void vu_dev_unquiesce(struct vu_dev *d);
+void vu_dev_drain_host(struct vu_dev *d);
 int vu_dev_export(struct vu_dev *d, struct upgrade_state *st,
 		  struct upgrade_dev *out, struct reason *why);
 int vu_dev_import(struct vu_dev *d, struct upgrade_state *st,

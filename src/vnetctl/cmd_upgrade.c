@@ -11,8 +11,8 @@
  * exits 0 or 1; the new process runs on, in its own session.
  *
  * The default binary is the one the running vnetd was started as
- * (/proc/PID/cmdline, PID from the control socket's SO_PEERCRED): after a
- * package upgrade that path holds the new binary.
+ * (/proc/PID/cmdline, PID from the control socket's "pid" request): after
+ * a package upgrade that path holds the new binary.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,12 +45,12 @@ static void upgrade_usage(FILE *f)
 "  -h, --help         this text\n", ctl_default_path());
 }
 
-/* PID of the vnetd listening on @path (SO_PEERCRED), -errno */
+/* PID of the vnetd serving @path (its "pid" request), -errno */
 static int upgrade_peer(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct ucred uc = { 0 };
-	socklen_t len = sizeof(uc);
+	char reply[32] = "";
+	ssize_t n = -1;
 	int fd, ret;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
@@ -59,13 +59,15 @@ static int upgrade_peer(const char *path)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len))
-		ret = -errno;
-	else
-		ret = uc.pid > 0 ? uc.pid : -ESRCH;
+	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
+	    write(fd, "pid\n", 4) == 4)
+		n = read(fd, reply, sizeof(reply) - 1);
+	ret = n < 0 ? -errno : 0;
 	close(fd);
-	return ret;
+	if (ret)
+		return ret;
+	ret = atoi(reply);
+	return ret > 0 ? ret : -EPROTO;	/* an older vnetd: "error: unknown" */
 }
 
 /* The path PID was started as, absolute (its cwd prepended) */

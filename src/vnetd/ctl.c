@@ -10,6 +10,7 @@
  *	port del NAME		stop a port (add, del: root or vnetd's uid only)
  *	port list		one line per running port
  *	upgrade			hand every port to a new vnetd (upgrade.c)
+ *	pid			the serving process (changes with upgrade)
  *
  * An unknown request gets "error: unknown request ..." and the connection
  * closes. The socket is created mode 0600 (owner only; 0660 with
@@ -178,6 +179,8 @@ static void ctl_answer(struct ctl_client *c, bool too_long)
 		reload_port_del(b, req + 9);
 	else if (!strcmp(req, "port list"))
 		reload_port_list(b);
+	else if (!strcmp(req, "pid"))	/* SO_PEERCRED names the socket's creator */
+		metrics_printf(b, "%d\n", (int)getpid());
 	else if (!strcmp(req, "upgrade"))	/* returns only if it failed */
 		upgrade_serve(c->h.fd, b);
 	else

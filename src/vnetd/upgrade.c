@@ -8,7 +8,7 @@
  * one's control socket:
  *
  *	new -> old	"upgrade\n" (a control request: root or vnetd's uid)
- *	old -> new	H: the old command line (NUL-separated argv)
+ *	old -> new	H: its pid and command line (NUL-separated)
  *	new -> old	G: parsed it, ready to receive
  *	old		parks every worker at a ring boundary (nothing in
  *			flight, every used index published)
@@ -49,7 +49,7 @@
 #include "vnetd.h"
 #include "vu_dev_upgrade.h"
 
-/* #syscalls: sendmsg recvmsg poll ppoll exit_group getpid */
+/* #syscalls: sendmsg recvmsg poll ppoll exit_group getpid dup2 dup3 */
 
 #define UPGRADE_STEP_MS		5000	/* each wait on the other process */
 #define UPGRADE_FDS_PER_MSG	253	/* SCM_MAX_FD */
@@ -283,6 +283,8 @@ static int upg_export_port(struct vnetd_port *p, struct upgrade_state *st,
 		return reason_set(why, -EINVAL, "port %s: backend has %u queue fds for %u pairs",
 				  p->cfg.name, o->nqfds, o->queues);
 	if (port_connected(p)) {
+		if (!o->nqfds)	/* frames in our memory: to the guest first */
+			vu_dev_drain_host(p->dev);
 		o->flags |= UPGRADE_P_CONNECTED;
 		o->conn_fd = upgrade_state_add_fd(st, vu_dev_sock(p->dev));
 		ret = vu_dev_export(p->dev, st, &o->dev, why);
@@ -390,9 +392,11 @@ static int upg_hand_over(int fd, pid_t pid, uint64_t t0, struct reason *why)
 static int upg_hello(int fd, uint64_t deadline)
 {
 	static char buf[UPGRADE_ARGV_MAX];
-	size_t len = 0, n;
+	size_t len, n;
 	int i;
 
+	/* our pid first: the control socket's SO_PEERCRED is its creator's */
+	len = (size_t)snprintf(buf, sizeof(buf), "%d", (int)getpid()) + 1;
 	for (i = 0; i < upg.argc; i++) {
 		n = strlen(upg.argv[i]) + 1;
 		if (len + n > sizeof(buf))
@@ -516,7 +520,10 @@ static int upg_take_argv(char *argv0, int *argc, char ***argv,
 	if (upg.argv_buf[len - 1] != '\0')
 		return reason_set(why, -EPROTO, "command line not NUL-terminated");
 	upg.new_argv[n++] = argv0;
+	upg.old_pid = atoi(upg.argv_buf);
 	s = upg.argv_buf + strlen(upg.argv_buf) + 1;	/* the old argv[0] */
+	if (s < upg.argv_buf + len)
+		s += strlen(s) + 1;
 	for (; s < upg.argv_buf + len; s += strlen(s) + 1) {
 		if (n >= (int)(sizeof(upg.new_argv) / sizeof(upg.new_argv[0])) - 1)
 			return reason_set(why, -E2BIG, "command line of more than %d arguments", n);
@@ -561,7 +568,6 @@ int upgrade_begin(int *argc, char ***argv)
 				 strerror(-upg.chan));
 		goto err;
 	}
-	upg.old_pid = conn_peer_pid(upg.chan);
 	ret = upg_take_argv(av[0], argc, argv, &why);
 	if (!ret)
 		return 0;
@@ -805,8 +811,9 @@ int upgrade_take(struct vnetd_cfg *cfg, struct vnetd_port *ports, int epfd,
 	if (ret)
 		goto err;
 	log_fd = upgrade_state_take_fd(st, st->log_fd);
-	if (log_fd >= 0) {	/* log where the old process logged */
+	if (log_fd >= 0) {	/* log where the old process logged; let go of vnetctl's */
 		dup2(log_fd, STDERR_FILENO);
+		dup2(log_fd, STDOUT_FILENO);
 		close(log_fd);
 	}
 	ret = upg_take_ports(cfg, ports, epfd, st, &why);
