@@ -363,10 +363,11 @@ static int upg_send_state(int fd, struct upgrade_state *st, uint64_t deadline,
 }
 
 /* The hand-over itself, the workers parked; returns only on failure */
-static int upg_hand_over(int fd, pid_t pid, uint64_t t0, struct reason *why)
+static int upg_hand_over(int fd, pid_t pid, uint64_t t0, uint64_t tq,
+			 struct reason *why)
 {
 	struct upgrade_state *st = calloc(1, sizeof(*st));
-	uint64_t tq = vu_conn_now_ms(), deadline = tq + UPGRADE_STEP_MS;
+	uint64_t deadline = vu_conn_now_ms() + UPGRADE_STEP_MS;
 	int ret;
 
 	if (!st)
@@ -420,7 +421,7 @@ static int upg_hello(int fd, uint64_t deadline)
  */
 void upgrade_serve(int fd, struct sbuf *b)
 {
-	uint64_t t0 = vu_conn_now_ms();
+	uint64_t t0 = vu_conn_now_ms(), tq;
 	pid_t pid = conn_peer_pid(fd);
 	struct reason why = { 0 };
 	int ret;
@@ -434,8 +435,9 @@ void upgrade_serve(int fd, struct sbuf *b)
 	ret = upg_expect(fd, UPG_GO, NULL, &why, t0 + UPGRADE_STEP_MS);
 	if (ret)
 		goto out;
+	tq = vu_conn_now_ms();	/* from the first worker parked */
 	upg_quiesce(true);
-	ret = upg_hand_over(fd, pid, t0, &why);
+	ret = upg_hand_over(fd, pid, t0, tq, &why);
 	upg_quiesce(false);
 	/* tell a new process that still listens; it exits on anything but K */
 	(void)upg_send_frame(fd, UPG_ERROR, why.msg, (uint32_t)strlen(why.msg),
@@ -742,6 +744,7 @@ static int upg_take_ports(struct vnetd_cfg *cfg, struct vnetd_port *ports,
 			  int epfd, struct upgrade_state *st, struct reason *why)
 {
 	struct upgrade_port *sp;
+	char err[256] = "";
 	unsigned int i, n;
 	int ret;
 
@@ -755,13 +758,17 @@ static int upg_take_ports(struct vnetd_cfg *cfg, struct vnetd_port *ports,
 	}
 	for (i = 0; i < cfg->nports; i++) {
 		sp = upg_find(st, cfg->ports[i].name);
-		if (!sp) {	/* removed at run time (port del): stays free */
-			memset(&ports[i], 0, sizeof(ports[i]));
-			ports[i].cfg = cfg->ports[i];
-			ports[i].listen_fd = ports[i].timer_fd = -1;
-			continue;
+		if (sp) {
+			ret = upg_take_port(&ports[i], &cfg->ports[i], epfd, st,
+					    sp, why);
+		} else {	/* new in --config (or removed with port del) */
+			ret = port_init(&ports[i], &cfg->ports[i], epfd, err,
+					sizeof(err));
+			if (ret)
+				reason_set(why, ret, "new port %s: %s",
+					   cfg->ports[i].name,
+					   err[0] ? err : strerror(-ret));
 		}
-		ret = upg_take_port(&ports[i], &cfg->ports[i], epfd, st, sp, why);
 		if (ret)
 			return ret;
 	}
@@ -846,12 +853,18 @@ int upgrade_commit(struct vnetd_port *ports, unsigned int nports)
 	unsigned int i;
 	int ret;
 
+	/*
+	 * systemd (NotifyAccess=all) follows the main PID before the old one
+	 * exits: this datagram is queued before R, and R before the old exit
+	 */
+	(void)sdn_send("MAINPID=%d", (int)getpid());
 	ret = upg_send_frame(upg.chan, UPG_READY, NULL, 0, deadline);
 	if (!ret)
 		ret = upg_expect(upg.chan, UPG_OK, NULL, &why, deadline);
 	else
 		reason_set(&why, ret, "sending ready: %s", strerror(-ret));
 	if (ret) {
+		(void)sdn_send("MAINPID=%d", (int)upg.old_pid);
 		log_err("takeover from pid %d abandoned: %s", (int)upg.old_pid, why.msg);
 		upg_report("error: %s\n", why.msg);
 		return ret;
@@ -862,7 +875,6 @@ int upgrade_commit(struct vnetd_port *ports, unsigned int nports)
 	gap = vu_conn_now_ms() - upg.go_ms;
 	close(upg.chan);
 	upg.chan = -1;
-	(void)sdn_send("MAINPID=%d", (int)getpid());
 	log_info("takeover: serving %u port%s from pid %d; traffic paused %" PRIu64 " ms",
 		 upg.nports, upg.nports == 1 ? "" : "s", (int)upg.old_pid, gap);
 	upg_report("ok pid %d ports %u paused_ms %" PRIu64 "\n", (int)getpid(),
