@@ -5,7 +5,7 @@
 # frame must come back once, in order, on its queue: a loss, a duplicate or
 # a reordering fails it) across two upgrades in a row (A -> B -> C: the
 # second proves the new process, sandboxed after takeover, can hand over
-# again). Then: no reconnect (one "connected" line per port, no
+# again), with a third port idle. Then: no reconnect (one "connected" line per port, no
 # "disconnected" while the bench runs), each old PID exited 0, the new one
 # serves the same port list, hand-over time and traffic gap printed.
 # Refusals, with traffic still running: a corrupt state, a state from a
@@ -13,7 +13,8 @@
 # binary), a new binary that exits half-way (hook "exit") and one that
 # never connects (/bin/false): vnetctl exits 1 with the reason, the running
 # vnetd keeps serving (one log line each where it saw the attempt), the
-# bench sees nothing. A TAP port (tx-only traffic) keeps its TAP and its
+# bench sees nothing. An idle port's socket and a half-received vhost-user
+# message are handed over. A TAP port (tx-only traffic) keeps its TAP and its
 # traffic across an upgrade. Last, 64 ports with `vnet-bench --vms 64`: the whole
 # traffic gap (workers parked) must be < 1 s
 # (UPGRADE_MAX_MS); the whole hand-over time is printed.
@@ -55,6 +56,7 @@ bench_ok() {	# FILE: ok, nothing lost, duplicated or reordered
 
 "$VNETD" --port "name=split,socket=$TMP/split.sock,backend=loop,queues=2" \
 	--port "name=packed,socket=$TMP/packed.sock,backend=loop,queues=2" \
+	--port "name=idle,socket=$TMP/idle.sock,backend=loop" \
 	--ctl-socket "$C" 2>"$LOG" &
 VPID=$!
 echo "$VPID" >> "$TMP/pids"
@@ -107,6 +109,33 @@ HAND=$(sed -n 's/.*handed to pid [0-9]* in \([0-9]*\) ms (workers parked \([0-9]
 echo "# hand-over (ms, parked ms) per upgrade: $HAND; traffic gap seen by the new process: ${GAP1:-?} ms, ${GAP2:-?} ms"
 check "each hand-over took < $MAX_MS ms ($HAND)" \
 	python3 -c "import sys; v=[int(x) for x in '$HAND'.split()]; sys.exit(0 if len(v) == 4 and max(v) < $MAX_MS else 1)"
+
+# --- an idle port's listening socket, a half-received message ---------------
+# A frontend on the idle port sends 6 of GET_FEATURES' 12 header bytes, the
+# upgrade happens, it sends the other 6: the new process must answer it.
+python3 - "$TMP/idle.sock" "$TMP/half" > "$TMP/half.out" 2>&1 <<'PY' &
+import socket, struct, sys, os, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+m = struct.pack('<III', 1, 1, 0)		# GET_FEATURES, version 1, no payload
+s.sendall(m[:6]); open(sys.argv[2], 'w').close()
+while os.path.exists(sys.argv[2]): time.sleep(0.05)
+s.sendall(m[6:]); s.settimeout(5)
+r = b''
+while len(r) < 20: r += s.recv(20 - len(r))
+req, flags, size, feat = struct.unpack('<IIIQ', r)
+print('reply', req, hex(flags), size, hex(feat)); sys.exit(0 if req == 1 and size == 8 and feat else 1)
+PY
+HPID=$!
+for _ in $(seq 100); do [ -e "$TMP/half" ] && break; sleep 0.05; done
+sleep 0.2
+upgrade
+rm -f "$TMP/half"
+wait "$HPID"; hrc=$?
+check "half-received message: the new process answers the rest of it ($(cat "$TMP/half.out"))" \
+	eval '[ "$UP_RC" = 0 ] && [ $hrc = 0 ]'
+[ -n "$NEWPID" ] && PID_C=$NEWPID
+"$BENCH" --socket "$TMP/idle.sock" --duration 1 --check-seq --json > "$TMP/idle.json" 2>"$TMP/idle.err"
+check "a port idle at the hand-over accepts a frontend on the handed-over socket" bench_ok "$TMP/idle.json"
 
 # --- refusals: the running vnetd keeps serving ------------------------------
 "$BENCH" --socket "$TMP/split.sock" --pairs 2 --duration 8 --check-seq --json \
