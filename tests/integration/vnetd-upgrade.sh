@@ -25,6 +25,9 @@ VNETD=${VNETD:-build/vnetd}
 BENCH=${VNET_BENCH:-build/vnet-bench}
 VNETCTL=${VNETCTL:-build/vnetctl}
 MAX_MS=${UPGRADE_MAX_MS:-1000}
+# A sanitizer build's runtime makes syscalls the seccomp filter does not list
+SB=()
+case $VNETD in *asan*) SB=(--sandbox off) ;; esac
 . tests/lib/common.sh
 need_built "$VNETD" "$BENCH" "$VNETCTL"
 command -v python3 >/dev/null || skip_all "python3 missing"
@@ -57,7 +60,7 @@ bench_ok() {	# FILE: ok, nothing lost, duplicated or reordered
 "$VNETD" --port "name=split,socket=$TMP/split.sock,backend=loop,queues=2" \
 	--port "name=packed,socket=$TMP/packed.sock,backend=loop,queues=2" \
 	--port "name=idle,socket=$TMP/idle.sock,backend=loop" \
-	--ctl-socket "$C" 2>"$LOG" &
+	--ctl-socket "$C" "${SB[@]}" 2>"$LOG" &
 VPID=$!
 echo "$VPID" >> "$TMP/pids"
 wait_sock "$C" 5 "$VPID" && wait_sock "$TMP/packed.sock" 5 "$VPID" ||
@@ -180,7 +183,7 @@ TAPN=upg$$
 if [ "$(id -u)" = 0 ] && [ -c /dev/net/tun ]; then
 	LOG=$TMP/vnetd-tap.log
 	"$VNETD" --port "name=t,socket=$TMP/t.sock,backend=tap,tap=$TAPN,vhost-net=off" \
-		--ctl-socket "$C" 2>"$LOG" &
+		--ctl-socket "$C" "${SB[@]}" 2>"$LOG" &
 	VPID=$!
 	echo "$VPID" >> "$TMP/pids"
 	wait_sock "$TMP/t.sock" 5 "$VPID" || { echo "Bail out! vnetd (tap) did not start"; cat "$LOG"; exit 1; }
@@ -210,7 +213,7 @@ for i in $(seq 0 63); do
 	SOCKS+=(--socket "$TMP/vm$i.sock")
 done
 LOG=$TMP/vnetd64.log
-"$VNETD" "${PORTS[@]}" --ctl-socket "$C" --log-level info 2>"$LOG" &
+"$VNETD" "${PORTS[@]}" --ctl-socket "$C" "${SB[@]}" --log-level info 2>"$LOG" &
 VPID=$!
 echo "$VPID" >> "$TMP/pids"
 wait_sock "$C" 10 "$VPID" && wait_sock "$TMP/vm63.sock" 10 "$VPID" ||
