@@ -498,6 +498,29 @@ static int upg_connect(const char *path)
 	return fd;
 }
 
+/* The control socket answered text ("error: ...") instead of H */
+static int upg_text_reply(uint32_t type, uint32_t len, struct reason *why,
+			  uint64_t deadline)
+{
+	char text[REASON_LEN];
+	size_t got = 8;
+	ssize_t n;
+
+	memcpy(text, &type, 4);
+	memcpy(text + 4, &len, 4);
+	while (got < sizeof(text) - 1 && !upg_wait(upg.chan, POLLIN, deadline)) {
+		n = recv(upg.chan, text + got, sizeof(text) - 1 - got, MSG_DONTWAIT);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	text[got] = '\0';
+	text[strcspn(text, "\n")] = '\0';
+	if (!strncmp(text, "error: unknown request", 22))
+		return reason_set(why, -EPROTONOSUPPORT, "the running vnetd does not know the upgrade request (too old?)");
+	return reason_set(why, -EPERM, "the running vnetd answered: %s", text);
+}
+
 /* H: the old command line, NUL-separated, becomes ours after argv[0] */
 static int upg_take_argv(char *argv0, int *argc, char ***argv,
 			 struct reason *why)
@@ -513,8 +536,8 @@ static int upg_take_argv(char *argv0, int *argc, char ***argv,
 	ret = upg_recv_frame(upg.chan, &i, &len, why, deadline);
 	if (ret)
 		return ret;
-	if (i != UPG_HELLO)	/* an old vnetd answers text: "error: unknown request" */
-		return reason_set(why, -EPROTONOSUPPORT, "the running vnetd does not know the upgrade request (too old?)");
+	if (i != UPG_HELLO)	/* a text reply: refused, or a vnetd too old */
+		return upg_text_reply(i, len, why, deadline);
 	if (!len || len > sizeof(upg.argv_buf) - 1)
 		return reason_set(why, -EPROTO, "command line of %u bytes", len);
 	ret = upg_recv(upg.chan, upg.argv_buf, len, NULL, NULL, 0, deadline);
