@@ -46,7 +46,7 @@ $(BUILD)/50-vnetd.json: contrib/qemu/50-vnetd.json.in FORCE
 
 # Paths the units name become the installed ones
 UNIT_SED := -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
-	    -e 's|/usr/sbin/vnetd|$(SBINDIR)/vnetd|g'
+	    -e 's|/usr/sbin/vnetd|$(SBINDIR)/vnetd|g' -e 's|/usr/bin/vnetctl|$(BINDIR)/vnetctl|g'
 
 install: $(addprefix $(BUILD)/,$(PROGS)) man $(BUILD)/50-vnetd.json
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \

@@ -62,12 +62,14 @@ struct vu_ring {
  * @refs:	ADD_MEM_REG count: QEMU sends each region once per queue
  *		pair's vhost device over the same connection, and a REM_MEM_REG
  *		from one of them must not unmap what the others still use
+ * @fd:		The region's fd, kept for an upgrade to hand on, -1: none
  */
 struct vu_mem_ref {
 	uint64_t gpa;
 	uint64_t size;
 	uint64_t uva;
 	uint32_t refs;
+	int fd;
 };
 
 /**

@@ -253,17 +253,33 @@ static struct vu_mem_ref *vu_mem_ref_find(struct vu_dev *d,
 	return NULL;
 }
 
-static void vu_mem_ref_add(struct vu_dev *d, const struct vu_mem_region *r)
+/* Keeps @fd (an upgrade hands it on, vu_dev_upgrade.c), closes it if full */
+static void vu_mem_ref_add(struct vu_dev *d, const struct vu_mem_region *r,
+			   int fd)
 {
 	struct vu_mem_ref *ref;
 
-	if (d->nmem_refs >= GMEM_MAX_REGIONS)	/* gmem refused it before */
+	if (d->nmem_refs >= GMEM_MAX_REGIONS) {	/* gmem refused it before */
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
 	ref = &d->mem_refs[d->nmem_refs++];
 	ref->gpa = r->guest_phys_addr;
 	ref->size = r->memory_size;
 	ref->uva = r->userspace_addr;
 	ref->refs = 1;
+	ref->fd = fd;
+}
+
+static void vu_mem_refs_close(struct vu_dev *d)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->nmem_refs; i++)
+		if (d->mem_refs[i].fd >= 0)
+			close(d->mem_refs[i].fd);
+	d->nmem_refs = 0;
 }
 
 /**
@@ -308,9 +324,9 @@ int vu_set_mem_table(struct vu_dev *d, struct vu_msg *m,
 	vu_pause_all(d);
 	old = d->mem;
 	d->mem = nm;
-	d->nmem_refs = 0;
+	vu_mem_refs_close(d);
 	for (i = 0; i < n; i++)
-		vu_mem_ref_add(d, &reg[i]);
+		vu_mem_ref_add(d, &reg[i], vu_msg_take_fd(m, i));
 	vu_rings_remap(d);
 	/* The kernel's table changes before the old mappings go */
 	ret = vhost_port_set_mem(&d->vp, d->pairs, d->cfg.queues, d->mem);
@@ -350,7 +366,7 @@ int vu_add_mem_reg(struct vu_dev *d, struct vu_msg *m, unsigned int idx UNUSED)
 	vu_pause_all(d);
 	ret = vu_region_map(d, d->mem, &r, m->fds[0], d->mem->nregions);
 	if (!ret) {
-		vu_mem_ref_add(d, &r);
+		vu_mem_ref_add(d, &r, vu_msg_take_fd(m, 0));
 		ret = vhost_port_set_mem(&d->vp, d->pairs, d->cfg.queues,
 					 d->mem);
 		if (ret)
@@ -416,6 +432,8 @@ int vu_rem_mem_reg(struct vu_dev *d, struct vu_msg *m, unsigned int idx UNUSED)
 			       (unsigned long long)r.userspace_addr);
 	if (--ref->refs)
 		return 0;	/* another vhost device still uses it */
+	if (ref->fd >= 0)
+		close(ref->fd);
 	*ref = d->mem_refs[--d->nmem_refs];
 	vu_pause_all(d);
 	vu_offload_rem_mem(d, &r);	/* the kernel first: before the unmap */
@@ -508,7 +526,7 @@ void vu_mem_reset(struct vu_dev *d)
 {
 	gmem_cleanup(d->mem);
 	gmem_init(d->mem);
-	d->nmem_refs = 0;
+	vu_mem_refs_close(d);
 	gmem_log_unmap(&d->log);
 	memset(&d->log, 0, sizeof(d->log));
 	if (d->log_fd >= 0)

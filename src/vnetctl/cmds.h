@@ -19,6 +19,7 @@ int cmd_tap(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_status(int argc, char **argv);	/* src/vnetctl/cmd_status.c */
 int cmd_port(int argc, char **argv);	/* src/vnetctl/cmd_port.c */
+int cmd_upgrade(int argc, char **argv);	/* src/vnetctl/cmd_upgrade.c */
 int ctl_query(const char *who, const char *path, const char *req);	/* ctl_query.c */
 
 const char *cmd_opt(int argc, char **argv, int *i, const char *name,

@@ -9,6 +9,8 @@
  *	port add KEY=VAL,...	start a port (the keys of --port; reload.c)
  *	port del NAME		stop a port (add, del: root or vnetd's uid only)
  *	port list		one line per running port
+ *	upgrade			hand every port to a new vnetd (upgrade.c)
+ *	pid			the serving process (changes with upgrade)
  *
  * An unknown request gets "error: unknown request ..." and the connection
  * closes. The socket is created mode 0600 (owner only; 0660 with
@@ -168,7 +170,7 @@ static void ctl_answer(struct ctl_client *c, bool too_long)
 		metrics_status_json(b, ctl.ports, ctl.nports);
 	else if (!strcmp(req, "metrics"))
 		metrics_prometheus(b, ctl.ports, ctl.nports);
-	else if ((!strncmp(req, "port add ", 9) ||
+	else if ((!strncmp(req, "port add ", 9) || !strcmp(req, "upgrade") ||
 		  !strncmp(req, "port del ", 9)) && !ctl_may_change(c->h.fd))
 		metrics_printf(b, "error: %.8s: refused: only root or vnetd's own user may change ports (--ctl-group members may read status and port list)\n",
 			       req);
@@ -178,6 +180,10 @@ static void ctl_answer(struct ctl_client *c, bool too_long)
 		reload_port_del(b, req + 9);
 	else if (!strcmp(req, "port list"))
 		reload_port_list(b);
+	else if (!strcmp(req, "pid"))	/* SO_PEERCRED names the socket's creator */
+		metrics_printf(b, "%d\n", (int)getpid());
+	else if (!strcmp(req, "upgrade"))	/* returns only if it failed */
+		upgrade_serve(c->h.fd, b);
 	else
 		metrics_printf(b, "error: unknown request \"%.64s\" (try: status, status json, metrics, port add|del|list)\n",
 			       req);

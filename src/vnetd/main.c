@@ -97,6 +97,22 @@ static int main_setup_http(struct vnetd *v)
 	return 0;
 }
 
+/* vnetd --takeover: the old process's sockets and ports, not new ones */
+static int main_takeover(struct vnetd *v)
+{
+	int ret;
+
+	ret = upgrade_take(&v->cfg, v->ports, v->epfd, &v->ctl_fd,
+			   &v->http_fd);
+	if (ret)
+		return ret;
+	if (v->http_fd >= 0 && main_watch(v->epfd, v->http_fd, &main_http_ev))
+		return -errno;
+	if (v->ctl_fd >= 0 && main_watch(v->epfd, v->ctl_fd, &main_ctl_ev))
+		return -errno;
+	return 0;
+}
+
 static int main_setup(struct vnetd *v)
 {
 	struct reason why = { 0 };
@@ -116,6 +132,8 @@ static int main_setup(struct vnetd *v)
 		log_err("signalfd/epoll: %s", strerror(errno));
 		return -errno;
 	}
+	if (upgrade_active())
+		return main_takeover(v);
 	ret = main_setup_http(v);	/* first: a failure leaves no port behind */
 	if (!ret)
 		ret = port_group_init(v->cfg.worker_threads);
@@ -239,6 +257,8 @@ int main(int argc, char **argv)
 	int ret;
 
 	v->sigfd = v->epfd = v->ctl_fd = v->http_fd = -1;
+	if (upgrade_begin(&argc, &argv))	/* --takeover: the old argv */
+		return 1;
 	ret = cli_parse(&v->cfg, argc, argv);
 	if (ret)
 		return ret;
@@ -253,8 +273,11 @@ int main(int argc, char **argv)
 	if (ret)
 		return 1;	/* main_setup() said why */
 	reload_init(&v->cfg, v->ports, v->epfd);
+	upgrade_init(argc, argv, v->ctl_fd, v->http_fd);
 	if (svc_ready(&v->cfg))
 		return 1;
+	if (upgrade_active() && upgrade_commit(v->ports, v->cfg.nports))
+		return 1;	/* the old process serves on: touch nothing */
 	if (sandbox_enter(&v->cfg))
 		return 1;	/* said why; the kernel closes what setup opened */
 	ret = main_loop(v);

@@ -177,6 +177,30 @@ static int port_attach(struct vnetd_port *p, int fd)
 	return 0;
 }
 
+/**
+ * port_adopt() - Serve a connection the previous vnetd handed over
+ * @p:		Port, just port_init()ed
+ * @fd:		Connected frontend socket, owned from now on
+ *
+ * The connection is not new to the frontend: it is neither counted nor
+ * logged as one, and a client-mode port does not dial again.
+ *
+ * Return: 0 or -errno (@fd closed)
+ */
+int port_adopt(struct vnetd_port *p, int fd)
+{
+	struct itimerspec off = { 0 };
+	int ret;
+
+	if (fd < 0)
+		return -EBADF;
+	if (p->timer_fd >= 0)
+		timerfd_settime(p->timer_fd, 0, &off, NULL);
+	ret = port_attach(p, fd);
+	p->fresh = false;
+	return ret;
+}
+
 /*
  * A listening port's connection counts, and is logged, once it sends its
  * first byte: a liveness check (connect, close: another vnetd's

@@ -311,6 +311,7 @@ void port_event(struct vnetd_port *p, enum vnetd_ev_type type,
 bool port_connected(const struct vnetd_port *p);
 int port_timeout_ms(const struct vnetd_port *p, uint64_t now_ms);
 void port_tick(struct vnetd_port *p, uint64_t now_ms);
+int port_adopt(struct vnetd_port *p, int fd);
 
 /* antispoof.c */
 int antispoof_setup(struct vnetd_port *p, struct reason *why);
@@ -324,6 +325,15 @@ void reload_port_del(struct sbuf *b, const char *name);
 void reload_port_list(struct sbuf *b);
 void reload_config(void);
 bool reload_sock_dir_ok(const char *path);
+
+/* upgrade.c: hand every port to a new binary (vnetctl upgrade) */
+void upgrade_init(int argc, char **argv, int ctl_fd, int http_fd);
+void upgrade_serve(int fd, struct sbuf *b);
+int upgrade_begin(int *argc, char ***argv);
+bool upgrade_active(void);
+int upgrade_take(struct vnetd_cfg *cfg, struct vnetd_port *ports, int epfd,
+		 int *ctl_fd, int *http_fd);
+int upgrade_commit(struct vnetd_port *ports, unsigned int nports);
 
 /* conn.c */
 pid_t conn_peer_pid(int fd);

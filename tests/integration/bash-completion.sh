@@ -31,12 +31,13 @@ t _vnetd "--config --config-space" vnetd --con
 t _vnetd "tap null loop" vnetd --backend ""
 t _vnetd "--version --help --socket" vnetd --
 t _vnetd "auto" vnetd --worker-threads ""
-t _vnetctl "plan tap probe status port" vnetctl ""
+t _vnetctl "plan tap probe status port upgrade" vnetctl ""
 t _vnetctl "add del list" vnetctl port ""
 t _vnetctl "create delete" vnetctl tap ""
 t _vnetctl "vhost-net" vnetctl probe ""
 t _vnetctl "--queues" vnetctl tap create t0 --q
 t _vnetctl "--json --prometheus --socket" vnetctl status --
+t _vnetctl "--binary --help --socket" vnetctl upgrade --
 t _vnetctl "libvirt qemu" vnetctl plan --output ""
 t _vnet_bench "--spawn --spawn-backend" vnet-bench --sp
 t _vnet_bench "ring" vnet-bench r

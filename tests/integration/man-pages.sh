@@ -24,7 +24,7 @@ opts() { grep -oE -- '--[a-z][a-z0-9-]*[a-z0-9]' | sort -u; }
 help_of() {
 	case $1 in
 	vnetd)	"$B/vnetd" --help ;;
-	vnetctl) for s in "" plan tap probe status port; do "$B/vnetctl" $s --help; done ;;
+	vnetctl) for s in "" plan tap probe status port upgrade; do "$B/vnetctl" $s --help; done ;;
 	vnet-bench) "$B/vnet-bench" --help; "$B/vnet-bench" ring --help ;;
 	esac
 }

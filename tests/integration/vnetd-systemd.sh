@@ -123,7 +123,8 @@ if ! command -v systemd-analyze >/dev/null; then
 else
 	U=$TMP/units; mkdir -p "$U"
 	for f in contrib/systemd/*.service contrib/systemd/*.socket; do
-		sed "s|/usr/sbin/vnetd|$PWD/$VNETD|g" "$f" > "$U/$(basename "$f")"
+		sed -e "s|/usr/sbin/vnetd|$PWD/$VNETD|g" -e "s|/usr/bin/vnetctl|$PWD/${VNETCTL:-build/vnetctl}|g" \
+			"$f" > "$U/$(basename "$f")"
 	done
 	# --man=no: Documentation=man:vnetd(8) names the page make install puts in place
 	out=$(cd "$U" && systemd-analyze verify --man=no vnetd.socket vnetd.service vnetd@.socket vnetd@vm1.service 2>&1); rc=$?
