@@ -183,7 +183,7 @@ while True:     # 100 ports added and removed per second, the issue's churn
 PY
 # The question is whether churn disturbs the data path (locks, shared state,
 # a stalled worker), not whether a 2-core machine has spare CPU: as an
-# operator would, give the live port's traffic (its worker and vnet-bench)
+# operator would, give the live port's traffic (the data-plane threads and vnet-bench)
 # the last CPU and everything else (vnetd's main thread, which does the
 # churn and starts the churn ports' threads, and the churn client) CPU 0.
 NCPU=$(nproc)
@@ -193,7 +193,9 @@ if [ "$NCPU" -ge 2 ] && command -v taskset >/dev/null; then
 	PIN=(taskset -c "$TCPU")
 	for t in /proc/"$VPID"/task/*; do
 		case $(cat "$t/comm" 2>/dev/null) in
-		vnet-live-w*) taskset -p -c "$TCPU" "${t##*/}" >/dev/null ;;
+		# the data plane: the shared pool's threads (only connected
+		# ports' pairs go there: the live one) or a port's own
+		vnetd-w*|vnet-live-w*) taskset -p -c "$TCPU" "${t##*/}" >/dev/null ;;
 		*) taskset -p -c 0 "${t##*/}" >/dev/null ;;
 		esac
 	done
