@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Guest scenario (issue 15): `vnetctl upgrade` under a running Linux guest.
+# vnetd (TAP backend, 1 queue pair) serves the test guest (QEMU, reconnect=1
+# as vnetctl plan prints it); the guest pings the host every 10 ms and runs
+# an iperf3 stream guest -> host; mid-way vnetd is replaced by a new process
+# (vnetctl upgrade: the same binary, which is what an upgrade to a new
+# version exercises too). Checks: at most 2 pings lost, the iperf3 stream
+# goes on (exit 0, bytes received), no carrier change in the guest
+# (carrier_changes unchanged), no reconnect (QEMU logs no vhost-user
+# disconnect, the new vnetd logs no new frontend connection), the old PID
+# gone, the new one serving. Prints the hand-over time and the ping gap.
+# needs: root netns tun qemu busybox cpio
+. "$(dirname "$0")/lib/vu-test.sh"
+vt_init vu-upgrade
+CTL=$VT_TOP/build/vnetctl
+[ -x "$CTL" ] || vt_skip "build/vnetctl not built (run make)"
+vt_netns
+vt_backend_start 1 || vt_finish
+vt_bg iperf3 -s
+vt_guest_start --vu "$VT_SOCK" --queues 1 --smp 2 --vu-reconnect 1 <<EOG
+H=$VT_HOST_IP
+gcheck "carrier up before the upgrade" gwait_oper up 60
+gcheck "ping before the upgrade" gping_wait \$H 20
+CC0=\$(cat /sys/class/net/eth0/carrier_changes)
+iperf3 -c \$H -t 10 > /tmp/iperf.txt 2>&1 &
+IP=\$!
+ping -i 0.01 -W 1 \$H > /tmp/ping.txt 2>&1 &
+PP=\$!
+sleep 3
+gmark upgrade-backend
+sleep 5
+kill -INT \$PP; wait \$PP
+wait \$IP; IRC=\$?
+CC1=\$(cat /sys/class/net/eth0/carrier_changes)
+awk '/seq=/ { t = \$0; sub(/.*time=/, "", t); t += 0; if (t > rtt) rtt = t
+             sub(/.*seq=/, ""); s = \$1 + 0; if (n++ && s - last - 1 > gap) gap = s - last - 1; last = s; got++ }
+     END { printf "VNET-GAP received=%d last_seq=%d lost=%d max_gap_pings=%d max_rtt_ms=%.0f\n", got, last, last + 1 - got, gap, rtt }' /tmp/ping.txt
+grep -E 'receiver|error' /tmp/iperf.txt | sed 's/^/  iperf3: /'
+gcheck "iperf3 guest -> host went on across the upgrade (exit 0, bytes received)" \
+	awk -v rc=\$IRC '/receiver/ { if (\$5 + 0 > 0) ok = 1 } END { exit !(ok && rc == 0) }' /tmp/iperf.txt
+gcheck "no carrier change in the guest (carrier_changes \$CC0 -> \$CC1)" [ "\$CC0" = "\$CC1" ]
+gcheck "ping works after the upgrade" gping_wait \$H 5
+EOG
+if vt_wait_mark upgrade-backend 120; then
+	old=$VT_BPID
+	out=$(ip netns exec "$VT_NS" "$CTL" upgrade --socket "$VT_W/ctl.sock" 2>&1); rc=$?
+	echo "# vnetctl upgrade: rc $rc: $out"
+	new=$(sed -n 's/.* ok pid \([0-9]*\).*/\1/p' <<< "$out")
+	vt_check "vnetctl upgrade succeeded ($out)" [ "$rc" = 0 ] && [ -n "$new" ]
+	for _ in $(seq 50); do kill -0 "$old" 2>/dev/null || break; sleep 0.1; done
+	wait "$old" 2>/dev/null; orc=$?
+	vt_check "the old vnetd (pid $old) exited 0" [ "$orc" = 0 ]
+	[ -n "$new" ] && VT_BPID=$new
+	vt_check "the new vnetd (pid ${new:-?}) is serving" vt_backend_alive
+else
+	vt_notok "guest reached the upgrade point"
+fi
+vt_guest_wait
+grep -a '^VNET-GAP' "$VT_GLOG" | tr -d '\r' | sed 's/^VNET-GAP/# UPGRADE-GAP (10 ms pings):/'
+lost=$(grep -a -o 'lost=[0-9]*' "$VT_GLOG" | head -1 | cut -d= -f2)
+vt_check "the upgrade lost at most 2 pings of 10 ms (lost ${lost:-?})" [ -n "$lost" ] && [ "$lost" -le 2 ]
+vt_check "QEMU logged no vhost-user disconnect or reconnect" \
+	eval '! grep -aiqE "disconnect|Failed to read msg header|connection reset" "$VT_W/run.log" "$VT_GLOG"'
+n=$(cat "$VT_W"/backend.*.log | grep -c "frontend pid .* connected")
+vt_check "one frontend connection in the whole run, none after the upgrade ($n)" [ "$n" = 1 ]
+vt_finish
