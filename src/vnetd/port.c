@@ -65,7 +65,7 @@ int port_group_init(unsigned int nthreads)
 		log_err("--worker-threads %u: cannot start the threads: %s",
 			nthreads, strerror(-ret));
 	else
-		log_info("%u worker threads serve the pairs of all ports",
+		log_info("worker pool: %u threads serve the pairs of all ports (--worker-threads)",
 			 nthreads);
 	return ret;
 }

@@ -46,7 +46,7 @@ if vt_wait_mark upgrade-backend 120; then
 	out=$(ip netns exec "$VT_NS" "$CTL" upgrade --socket "$VT_W/ctl.sock" 2>&1); rc=$?
 	echo "# vnetctl upgrade: rc $rc: $out"
 	new=$(sed -n 's/.* ok pid \([0-9]*\).*/\1/p' <<< "$out")
-	vt_check "vnetctl upgrade succeeded ($out)" [ "$rc" = 0 ] && [ -n "$new" ]
+	vt_check "vnetctl upgrade succeeded ($out)" eval '[ "$rc" = 0 ] && [ -n "$new" ]'
 	for _ in $(seq 50); do kill -0 "$old" 2>/dev/null || break; sleep 0.1; done
 	wait "$old" 2>/dev/null; orc=$?
 	vt_check "the old vnetd (pid $old) exited 0" [ "$orc" = 0 ]
@@ -58,7 +58,7 @@ fi
 vt_guest_wait
 grep -a '^VNET-GAP' "$VT_GLOG" | tr -d '\r' | sed 's/^VNET-GAP/# UPGRADE-GAP (10 ms pings):/'
 lost=$(grep -a -o 'lost=[0-9]*' "$VT_GLOG" | head -1 | cut -d= -f2)
-vt_check "the upgrade lost at most 2 pings of 10 ms (lost ${lost:-?})" [ -n "$lost" ] && [ "$lost" -le 2 ]
+vt_check "the upgrade lost at most 2 pings of 10 ms (lost ${lost:-?})" eval '[ -n "$lost" ] && [ "$lost" -le 2 ]'
 vt_check "QEMU logged no vhost-user disconnect or reconnect" \
 	eval '! grep -aiqE "disconnect|Failed to read msg header|connection reset" "$VT_W/run.log" "$VT_GLOG"'
 n=$(cat "$VT_W"/backend.*.log | grep -c "frontend pid .* connected")

@@ -104,7 +104,10 @@ l = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); l.bind('/dev/log'); l.sett
 p = subprocess.Popen([vnetd, '--socket', tmp + '/sl.sock', '--backend', 'null',
                       '--ctl-socket', tmp + '/sl.ctl', '--log-target', 'syslog'])
 try:
-    print(l.recv(2048).decode())
+    for _ in range(8):      # the first port line, past process-wide ones
+        m = l.recv(2048).decode()
+        if ': port ' in m: break
+    print(m)
 finally:
     p.terminate(); p.wait()
 PY

@@ -6,7 +6,7 @@
 # a loop port carrying vnet-bench traffic keeps >= 95 % of its frames/s
 # while 100 other ports are added and removed every second (at most 64 at
 # once: the array is VNETD_MAX_PORTS). The rate is measured alternately
-# without and with churn (one 1 s run each, three times: best of 3 each); on
+# without and with churn (one 1 s run each, five times: best of 5 each); on
 # a shared machine a miss is measured up to twice more (both) before it fails.
 # The live port's worker and vnet-bench run on the last CPU, the rest on
 # CPU 0 (as an operator pins a data path), so that what is measured is the
@@ -207,12 +207,12 @@ one() {	# one 1 s run against the live port, Mpps received
 		sed -n 's/.*"rx_mpps": \([0-9.]*\).*/\1/p' | head -1
 }
 max() { python3 -c "print(max(float('${1:-0}'), float('${2:-0}')))"; }
-measure() {	# "WITHOUT WITH OPS": alternating runs, best of 3 each
+measure() {	# "WITHOUT WITH OPS": alternating runs, best of 5 each
 	local r0=0 r1=0 cpid ops i
 	touch "$TMP/pause"
 	"${CHURN_PIN[@]}" nice -n 10 python3 "$TMP/churn.py" "$C" "$TMP" > "$TMP/churn.out" 2>"$TMP/churn.err" &
 	cpid=$!; PIDS+=("$cpid")
-	for i in 1 2 3; do
+	for i in 1 2 3 4 5; do
 		touch "$TMP/pause"; sleep 0.1
 		r0=$(max "$r0" "$(one)")
 		rm -f "$TMP/pause"; sleep 0.2

@@ -44,7 +44,7 @@ wait_sock "$TMP/p7.sock" 10 "$VPID" && wait_sock "$C" 5 "$VPID" ||
 # main thread + 2 workers (the sandbox adds none once set up)
 T0=$(threads "$VPID")
 check "8 ports, --worker-threads 2: vnetd has 3 threads ($T0)" [ "$T0" = 3 ]
-check "the log says the pool serves all ports" grep -q "2 worker threads serve the pairs of all ports" "$TMP/vnetd.log"
+check "the log says the pool serves all ports" grep -q "worker pool: 2 threads serve the pairs of all ports" "$TMP/vnetd.log"
 
 # the 8 VMs in the background for the whole add/del phase
 timeout 60 "$BENCH" "${socks[@]}" --vms 8 --check-seq --json -d 4 > "$TMP/bench8.json" 2>&1 &
