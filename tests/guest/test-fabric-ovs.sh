@@ -158,8 +158,11 @@ for i in 0 1; do
 	{ cat "$VT_LIB/prelude.sh"; echo "PEER=${GIP[$((1 - i))]} SUM=$SUM TSO=$TSO_WANT"; cat <<'EOG'; echo 'exit $GFAILS'; } > "$VT_W/g$i.sh"
 mtu_is() { m=$(cat /sys/class/net/eth0/mtu); echo "  mtu=$m"; [ "$m" = "$1" ]; }
 tso_is() { ethtool -k eth0 | grep -q "^tcp-segmentation-offload: $1"; }
-fetch() { # FILE: from the peer's httpd, up to 90 s while it boots
-	i=0; while [ $i -lt 90 ]; do wget -q -O /tmp/$1 "http://$PEER:8080/$1" && return 0; sleep 1; i=$((i + 1)); done; return 1
+fetch() { # FILE: from the peer's httpd, tried for 90 s while it boots, 30 s a try (a stalled TCP)
+	end=$(($(cut -d. -f1 /proc/uptime) + 90))
+	while [ "$(cut -d. -f1 /proc/uptime)" -lt $end ]; do
+		timeout 30 wget -q -O /tmp/$1 "http://$PEER:8080/$1" && return 0; sleep 1
+	done; return 1
 }
 fetch_sum() { fetch blob && gsum_eq /tmp/blob $SUM; }
 big_ping() { ping -c 3 -s 1422 -W 2 $PEER | tail -n 2; ping -c 3 -s 1422 -W 2 $PEER | grep -q ' 0% packet loss'; }
