@@ -19,6 +19,8 @@ PKGS=(
 	debhelper devscripts fakeroot lintian dpkg-dev bash-completion
 	# libvirt's own QEMU driving the test guest (tests/guest/test-libvirt.sh)
 	libvirt-daemon-system libvirt-clients libvirt-daemon-driver-qemu
+	# Open vSwitch, userspace datapath, across two hosts (tests/guest/test-fabric-ovs.sh)
+	openvswitch-switch
 )
 if [ "${1:-}" = --list ]; then
 	printf '%s\n' "${PKGS[@]}"

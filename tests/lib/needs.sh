@@ -25,10 +25,11 @@
 #   deb      dpkg-buildpackage, debhelper and lintian (a .deb is built)
 #   bash-completion  /usr/share/bash-completion/bash_completion exists
 #   promtool promtool in PATH (prometheus)
+#   ovs      ovs-vswitchd, ovsdb-server and ovs-vsctl in PATH (openvswitch-switch)
 #   none     nothing beyond a build (the line says so explicitly)
 # VNET_NEEDS_ABSENT="word ..." makes those needs absent (to test the skip path).
 
-NEEDS_WORDS="root netns tun dpdk qemu qemu10 busybox cpio python3 cppcheck vhost-net libvirt systemd runuser man deb bash-completion promtool"
+NEEDS_WORDS="root netns tun dpdk qemu qemu10 busybox cpio python3 cppcheck vhost-net libvirt systemd runuser man deb bash-completion promtool ovs"
 
 # needs_line FILE: the words of FILE's first "# needs:" line (empty when there is none)
 needs_line() {
@@ -71,6 +72,8 @@ needs_probe() {
 	bash-completion) [ -f /usr/share/bash-completion/bash_completion ] ||
 		{ echo "needs bash-completion: /usr/share/bash-completion/bash_completion missing (apt-get install bash-completion)"; return 1; } ;;
 	promtool) needs_cmd promtool promtool prometheus || return 1 ;;
+	ovs) needs_cmd ovs ovs-vswitchd openvswitch-switch && needs_cmd ovs ovsdb-server openvswitch-switch &&
+		needs_cmd ovs ovs-vsctl openvswitch-switch || return 1 ;;
 	esac
 	return 0
 }
