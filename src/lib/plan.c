@@ -533,7 +533,9 @@ int plan_vnetd_args(const struct plan_vm *vm, const struct plan_policy_out *pol,
 	       plan_arg_add(a, "--backend") ?: plan_arg_add(a, "tap") ?:
 	       plan_arg_add(a, "--tap") ?: plan_arg_add(a, "%s", vm->tap) ?:
 	       plan_arg_add(a, "--queues") ?: plan_arg_add(a, "%u", pol->pairs) ?:
-	       (vm->mtu ? plan_arg_add(a, "--mtu") ?: plan_arg_add(a, "%u", vm->mtu) : 0);
+	       (vm->mtu ? plan_arg_add(a, "--mtu") ?: plan_arg_add(a, "%u", vm->mtu) : 0) ?:
+	       (vm->no_tx_offloads ? plan_arg_add(a, "--features") ?:
+				     plan_arg_add(a, "%s", PLAN_NO_TX_OFFLOADS) : 0);
 }
 
 struct plan_sb {

@@ -94,6 +94,9 @@ struct plan_policy_out {
  * @mtu:	Guest MTU to advertise (VIRTIO_NET_F_MTU), 0: none
  * @nic_only:	Leave out what is the VM's rather than the NIC's (memory,
  *		vCPUs): for a VM's second and later NICs
+ * @no_tx_offloads: Withhold checksum and TSO offloads from the guest
+ *		(vnetd --features): Open vSwitch's userspace datapath drops
+ *		offloaded frames it should tunnel
  */
 struct plan_vm {
 	enum plan_backend backend;
@@ -108,7 +111,11 @@ struct plan_vm {
 	unsigned int qemu_minor;
 	unsigned int mtu;
 	bool nic_only;
+	bool no_tx_offloads;
 };
+
+/* What vnetd --features withholds for @no_tx_offloads */
+#define PLAN_NO_TX_OFFLOADS	"-csum,-host_tso4,-host_tso6,-host_ecn,-host_ufo"
 
 /**
  * struct plan_args - An argument vector stored in its own buffer

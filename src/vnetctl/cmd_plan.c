@@ -40,6 +40,9 @@ static const char plan_usage[] =
 	"  --underlay-mtu N           the guest is on a VXLAN overlay across hosts whose\n"
 	"                             underlay MTU is N (118..65535): guest MTU N - 50\n"
 	"  --ovs-bridge BR            Open vSwitch bridge for the TAP (ovs-vsctl add-port)\n"
+	"  --ovs-datapath system|netdev  that bridge's datapath (default system); netdev\n"
+	"                             (userspace) cannot tunnel checksum/TSO-offloaded\n"
+	"                             frames: the vnetd line then withholds those offloads\n"
 	"  --nic-only                 a VM's second and later NICs: leave out the VM's\n"
 	"                             memory and vCPUs (QEMU, cloud-hypervisor)\n"
 	"  --output all|qemu|libvirt|libvirt-memory|cloud-hypervisor|vnetd|hint\n"
@@ -52,7 +55,8 @@ struct plan_opts {
 	struct plan_vm vm;
 	const char *vcpus, *max_queues, *backend, *vhost, *user, *dev;
 	const char *max_queues_name, *vhost_name;	/* flag or node variable */
-	const char *qemu_bin, *qemu_version, *output, *mtu, *underlay_mtu, *ovs_bridge;
+	const char *qemu_bin, *qemu_version, *output, *mtu, *underlay_mtu, *ovs_bridge,
+		   *ovs_datapath;
 	bool json;
 	char tap[32];
 	char vhost_why[600];
@@ -99,6 +103,7 @@ static int plan_parse_flags(int argc, char **argv, struct plan_opts *o)
 		{ "--qemu", &o->qemu_bin }, { "--qemu-version", &o->qemu_version },
 		{ "--output", &o->output }, { "--mtu", &o->mtu },
 		{ "--underlay-mtu", &o->underlay_mtu }, { "--ovs-bridge", &o->ovs_bridge },
+		{ "--ovs-datapath", &o->ovs_datapath },
 	};
 	bool missing;
 	size_t k;
@@ -212,6 +217,15 @@ static int plan_check_values(struct plan_opts *o)
 			return plan_usage_err("%s%s", r.msg, "");
 		o->vm.mtu -= PLAN_VXLAN_OVERHEAD;
 	}
+	if (o->ovs_datapath && strcmp(o->ovs_datapath, "system") &&
+	    strcmp(o->ovs_datapath, "netdev"))
+		return plan_usage_err("--ovs-datapath '%s': system or netdev%s",
+				      o->ovs_datapath, "");
+	if (o->ovs_datapath && !o->ovs_bridge)
+		return plan_usage_err("--ovs-datapath %s: give --ovs-bridge BR too%s",
+				      o->ovs_datapath, "");
+	/* OVS 3.1 netdev: "Tunneling packets with HW offload flags is not supported" */
+	o->vm.no_tx_offloads = o->ovs_datapath && !strcmp(o->ovs_datapath, "netdev");
 	if (o->ovs_bridge && o->vm.bridge)
 		return plan_usage_err("--bridge %s and --ovs-bridge %s: the TAP goes on one bridge",
 				      o->vm.bridge, o->ovs_bridge);
@@ -396,6 +410,9 @@ static void plan_print_human(const struct plan_opts *o,
 		printf("\n# host\n");
 	if (all)
 		plan_print_args(&r->tapc, "", true);
+	if (all && o->vm.no_tx_offloads)
+		printf("# %s is a userspace (netdev) bridge: it cannot tunnel checksum/TSO-offloaded frames, so vnetd withholds those offloads (--features %s) and the guest segments itself\n",
+		       o->ovs_bridge, PLAN_NO_TX_OFFLOADS);
 	if (all && o->ovs_bridge)
 		printf("ovs-vsctl add-port %s %s\n", o->ovs_bridge, o->vm.tap);
 	if ((all || !strcmp(o->output, "vnetd")) && r->has_vnetd)
@@ -459,6 +476,11 @@ static void plan_print_json(const struct plan_opts *o,
 	plan_json_str("libvirt_memory", *r->xml_mem ? r->xml_mem : NULL, ",");
 	plan_json_array("cloud_hypervisor", r->ch.argc, r->ch.argv);
 	plan_json_array("tap_create", r->tapc.argc, r->tapc.argv);
+	if (o->ovs_bridge) {
+		const char *ov[] = { "ovs-vsctl", "add-port", o->ovs_bridge, o->vm.tap };
+
+		plan_json_array("ovs_add_port", 4, ov);
+	}
 	if (r->has_vnetd)
 		plan_json_array("vnetd", r->vnetd.argc, r->vnetd.argv);
 	else

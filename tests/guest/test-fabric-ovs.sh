@@ -116,7 +116,8 @@ UL_DROPS=("$(drops 0 "$UL")" "$(drops 1 "$UL")")	# the probe may have left some
 # ---- the plan, per host --------------------------------------------------------------------
 for i in 0 1; do
 	n=${H[$i]} d=${D[$i]} sock=$VT_W/vm$i.sock tap=fot$i$$
-	PLAN=("$CTL" plan --vcpus 1 --socket "$sock" --tap "$tap" --ovs-bridge br0 --underlay-mtu 1500
+	DP=(); [ "$OFFLOAD" = 1 ] || DP=(--ovs-datapath netdev)	# the plan withholds the offloads
+	PLAN=("$CTL" plan --vcpus 1 --socket "$sock" --tap "$tap" --ovs-bridge br0 "${DP[@]}" --underlay-mtu 1500
 	      --mac "52:54:00:88:01:0$((i + 1))" --qemu "${VNET_QEMU:-qemu-system-x86_64}")
 	ALL=$("${PLAN[@]}" 2> "$VT_W/plan.err") &&
 		VLINE=$("${PLAN[@]}" --output vnetd 2>> "$VT_W/plan.err") &&
@@ -127,6 +128,8 @@ for i in 0 1; do
 	[ "$i" = 0 ] && { echo "# plan host: $TLINE"; echo "# plan host: $OLINE"; echo "# plan vnetd: $VLINE"; echo "# plan qemu: $QLINE"; }
 	vt_check "plan host $i: attach line is 'ovs-vsctl add-port br0 $tap'" test "$OLINE" = "ovs-vsctl add-port br0 $tap"
 	vt_check "plan host $i: vnetd advertises --mtu 1450" grep -q -- "--mtu 1450" <<< "$VLINE"
+	[ "$OFFLOAD" = 1 ] ||
+		vt_check "plan host $i: with --ovs-datapath netdev vnetd withholds $OFFLOAD_MASK" grep -q -- "--features $OFFLOAD_MASK" <<< "$VLINE"
 	vt_check "plan host $i: QEMU device gets host_mtu=1450" grep -q "host_mtu=1450" <<< "$QLINE"
 	# the host section in its order: the TAP, then onto the OVS bridge, then vnetd
 	eval "set -- $TLINE"; TA=("$@"); TA[0]=$CTL
@@ -136,7 +139,6 @@ for i in 0 1; do
 	eval "set -- $OLINE"; OA=("$@")
 	vt_check "host $i: $OLINE" ovs_env "$d" "${OA[@]}"
 	eval "set -- $VLINE"; VARGS=("$@"); VARGS[0]=$VT_VNETD
-	[ "$OFFLOAD" = 1 ] || VARGS+=(--features "$OFFLOAD_MASK")
 	ip netns exec "$n" "${VARGS[@]}" --ctl-socket "$VT_W/ctl$i" > "$VT_W/backend.h$i.log" 2>&1 < /dev/null &
 	PIDS+=($!)
 	for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
