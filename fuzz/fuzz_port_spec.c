@@ -29,22 +29,6 @@ int metrics_http_parse(const char *s, struct sockaddr_storage *ss,
 	return -EINVAL;
 }
 
-/* The template of every spec: what cli_defaults() gives without options */
-static void fz_template(struct vnetd_port_cfg *t)
-{
-	memset(t, 0, sizeof(*t));
-	strcpy(t->backend, "tap");
-	t->queues = 1;
-	t->features_mask = UINT64_MAX;
-	t->vhost_net = VHOST_MODE_AUTO;
-	t->wopts.budget_pkts = 256;
-	t->wopts.budget_bytes = 1 << 20;
-	t->fd = -1;
-	t->sock_uid = -1;
-	t->sock_gid = -1;
-	t->sock_mode = SOCK_DEFAULT_MODE;
-}
-
 static void fz_check_reason(const struct reason *why, int ret)
 {
 	if (why->err != ret || !why->msg[0] || strchr(why->msg, '\n') ||
@@ -69,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		n = sizeof(text) - 1;
 	memcpy(text, data + 1, n);
 	text[n] = '\0';		/* up to the first NUL, as a request line */
-	fz_template(&tmpl);
+	cli_port_defaults(&tmpl);	/* the template, as without options */
 	reason_clear(&why);
 	ret = cli_port_parse(&pc, &tmpl, text, delims, &why);
 	if (ret) {

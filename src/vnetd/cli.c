@@ -732,17 +732,15 @@ static unsigned int cli_cpus(void)
 	return (unsigned int)MIN(MAX(n, 1), WORKER_GROUP_MAX);
 }
 
-static void cli_defaults(struct vnetd_cfg *cfg, struct vnetd_port_cfg *t)
+/**
+ * cli_port_defaults() - A port's settings before any option: the template
+ * of every --port, config line and `port add` (cli_defaults() adds the
+ * default socket group, which depends on the host)
+ * @t:	Template (output)
+ */
+void cli_port_defaults(struct vnetd_port_cfg *t)
 {
-	gid_t gid;
-
-	memset(cfg, 0, sizeof(*cfg));
 	memset(t, 0, sizeof(*t));
-	cfg->log_level = LOG_INFO;
-	cfg->sandbox = true;
-	cfg->worker_threads = cli_cpus();	/* --worker-threads auto */
-	snprintf(cfg->ctl_path, sizeof(cfg->ctl_path), "%s",
-		 ctl_default_path());
 	strcpy(t->backend, "tap");
 	t->queues = 1;
 	t->features_mask = UINT64_MAX;
@@ -753,6 +751,19 @@ static void cli_defaults(struct vnetd_cfg *cfg, struct vnetd_port_cfg *t)
 	t->sock_uid = -1;
 	t->sock_gid = -1;
 	t->sock_mode = SOCK_DEFAULT_MODE;
+}
+
+static void cli_defaults(struct vnetd_cfg *cfg, struct vnetd_port_cfg *t)
+{
+	gid_t gid;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->log_level = LOG_INFO;
+	cfg->sandbox = true;
+	cfg->worker_threads = cli_cpus();	/* --worker-threads auto */
+	snprintf(cfg->ctl_path, sizeof(cfg->ctl_path), "%s",
+		 ctl_default_path());
+	cli_port_defaults(t);
 	cfg->ctl_gid = -1;
 	/* libvirt's qemu:///system runs QEMU as libvirt-qemu, group kvm */
 	if (geteuid() == 0 && !privdrop_lookup_group(SOCK_DEFAULT_GROUP, &gid))
