@@ -5,7 +5,7 @@
 # the guest saw ("# CRASH-GAP") and checks it recovers by itself.
 # needs: root netns tun qemu busybox cpio
 . "$(dirname "$0")/lib/vu-test.sh"
-. "$(dirname "$0")/lib/crash-gap.sh"
+. "$(dirname "$0")/lib/restart-gap.sh" || { echo "Bail out! tests/guest/lib/restart-gap.sh missing"; exit 1; }
 vt_init vu-crash-client
-VT_CLIENT=1 vt_crash_gap 1
+VT_CLIENT=1 vt_crash_gap 1 || vt_notok "the crash scenario ran to its end"
 vt_finish

@@ -6,7 +6,7 @@
 # that the guest recovers by itself (carrier, ping, TCP) without a reboot.
 # needs: root netns tun qemu busybox cpio
 . "$(dirname "$0")/lib/vu-test.sh"
-. "$(dirname "$0")/lib/crash-gap.sh"
+. "$(dirname "$0")/lib/restart-gap.sh" || { echo "Bail out! tests/guest/lib/restart-gap.sh missing"; exit 1; }
 vt_init vu-crash
-vt_crash_gap 1
+vt_crash_gap 1 || vt_notok "the crash scenario ran to its end"
 vt_finish
