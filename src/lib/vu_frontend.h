@@ -57,6 +57,7 @@ int vu_frontend_mem_add(struct vu_frontend *f, const struct vu_frontend_region *
 			void *host);
 int vu_frontend_mem_remove(struct vu_frontend *f,
 			   const struct vu_frontend_region *r, void *host);
+uint64_t vu_frontend_mem_end(const struct vu_frontend *f);
 uint64_t vu_frontend_log_size(const struct vu_frontend *f);
 int vu_frontend_log_start(struct vu_frontend *f, int fd, uint64_t size);
 int vu_frontend_log_stop(struct vu_frontend *f);

@@ -77,7 +77,14 @@ const char *vu_frontend_error(const struct vu_frontend *f)
 	return f->err.msg;
 }
 
-static bool fe_has_proto(const struct vu_frontend *f, unsigned int bit)
+/**
+ * vu_frontend_has_proto() - Was a protocol feature negotiated?
+ * @f:		Frontend
+ * @bit:	VHOST_USER_PROTOCOL_F_*
+ *
+ * Return: true if the backend acked it
+ */
+bool vu_frontend_has_proto(const struct vu_frontend *f, unsigned int bit)
 {
 	return f->protocol_features & (1ULL << bit);
 }
@@ -146,7 +153,7 @@ int vu_frontend_recv_reply(struct vu_frontend *f, uint32_t req,
 int vu_frontend_send(struct vu_frontend *f, uint32_t req, const void *payload,
 		     uint32_t size, const int *fds, unsigned int nfds)
 {
-	bool ack = fe_has_proto(f, VHOST_USER_PROTOCOL_F_REPLY_ACK) &&
+	bool ack = vu_frontend_has_proto(f, VHOST_USER_PROTOCOL_F_REPLY_ACK) &&
 		   req != VHOST_USER_SET_PROTOCOL_FEATURES;
 	struct vu_msg m = { .hdr = { .request = req,
 				     .flags = VHOST_USER_VERSION,
@@ -310,14 +317,14 @@ static int fe_negotiate_protocol(struct vu_frontend *f)
 		return ret;
 	f->protocol_features = pf;
 
-	if (fe_has_proto(f, VHOST_USER_PROTOCOL_F_MQ)) {
+	if (vu_frontend_has_proto(f, VHOST_USER_PROTOCOL_F_MQ)) {
 		ret = fe_get_u64(f, VHOST_USER_GET_QUEUE_NUM, &v);
 		if (ret)
 			return ret;
 		/* GET_QUEUE_NUM counts queue pairs for virtio-net backends */
 		f->backend_pairs = v ? (unsigned int)MIN(v, 0x8000) : 1;
 	}
-	if (fe_has_proto(f, VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS)) {
+	if (vu_frontend_has_proto(f, VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS)) {
 		ret = fe_get_u64(f, VHOST_USER_GET_MAX_MEM_SLOTS, &v);
 		if (ret)
 			return ret;
@@ -329,7 +336,7 @@ static int fe_negotiate_protocol(struct vu_frontend *f)
 /* Refuse more pairs than the backend can carry */
 static int fe_check_pairs(struct vu_frontend *f)
 {
-	if (f->o.pairs > 1 && !fe_has_proto(f, VHOST_USER_PROTOCOL_F_MQ))
+	if (f->o.pairs > 1 && !vu_frontend_has_proto(f, VHOST_USER_PROTOCOL_F_MQ))
 		return vu_frontend_set_err(f, -ENOTSUP,
 			      "%u queue pairs asked for, backend does not negotiate PROTOCOL_F_MQ (one pair only)",
 			      f->o.pairs);
@@ -359,7 +366,7 @@ static int fe_get_mac(struct vu_frontend *f)
 
 		memcpy(f->mac, def, 6);
 	}
-	if (!fe_has_proto(f, VHOST_USER_PROTOCOL_F_CONFIG) ||
+	if (!vu_frontend_has_proto(f, VHOST_USER_PROTOCOL_F_CONFIG) ||
 	    !(f->features & (1ULL << VIRTIO_NET_F_MAC)))
 		return 0;
 	ret = fe_call(f, VHOST_USER_GET_CONFIG, &c, VU_CONFIG_HDR_SIZE + c.size,
@@ -416,7 +423,7 @@ static int fe_announce_mem(struct vu_frontend *f)
 		t.regions[i].mmap_offset = m->offset;
 		fds[i] = m->fd;
 	}
-	if (!fe_has_proto(f, VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS))
+	if (!vu_frontend_has_proto(f, VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS))
 		return vu_frontend_send(f, VHOST_USER_SET_MEM_TABLE, &t,
 			       (uint32_t)(offsetof(struct vu_mem_table, regions) +
 			       f->nmem * sizeof(t.regions[0])), fds, f->nmem);
@@ -506,7 +513,7 @@ static int fe_barrier(struct vu_frontend *f)
 	uint64_t v;
 	int ret;
 
-	if (fe_has_proto(f, VHOST_USER_PROTOCOL_F_REPLY_ACK))
+	if (vu_frontend_has_proto(f, VHOST_USER_PROTOCOL_F_REPLY_ACK))
 		return 0;
 	ret = fe_get_u64(f, VHOST_USER_GET_FEATURES, &v);
 	if (!ret && v != f->offered)

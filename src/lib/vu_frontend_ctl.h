@@ -13,6 +13,7 @@
 #include "vu_msg.h"
 #include "vu_frontend_types.h"
 
+bool vu_frontend_has_proto(const struct vu_frontend *f, unsigned int bit);
 int vu_frontend_send(struct vu_frontend *f, uint32_t req, const void *payload,
 		     uint32_t size, const int *fds, unsigned int nfds);
 int vu_frontend_recv_reply(struct vu_frontend *f, uint32_t req,

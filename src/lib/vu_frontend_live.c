@@ -20,11 +20,6 @@
 #include "vu_frontend_core.h"
 #include "vu_frontend_ctl.h"
 
-static bool live_has_proto(const struct vu_frontend *f, unsigned int bit)
-{
-	return f->protocol_features & (1ULL << bit);
-}
-
 /* One ADD_MEM_REG or REM_MEM_REG of @r, mapped by us at @host */
 static int live_mem_msg(struct vu_frontend *f, uint32_t req,
 			const struct vu_frontend_region *r, void *host)
@@ -37,7 +32,7 @@ static int live_mem_msg(struct vu_frontend *f, uint32_t req,
 	if (!f->connected)
 		return vu_frontend_set_err(f, -ENOTCONN, "%s: not connected",
 					   vu_request_name(req));
-	if (!live_has_proto(f, VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS))
+	if (!vu_frontend_has_proto(f, VHOST_USER_PROTOCOL_F_CONFIGURE_MEM_SLOTS))
 		return vu_frontend_set_err(f, -ENOTSUP,
 					   "%s: the backend did not negotiate CONFIGURE_MEM_SLOTS",
 					   vu_request_name(req));
@@ -80,22 +75,34 @@ int vu_frontend_mem_remove(struct vu_frontend *f,
 }
 
 /**
- * vu_frontend_log_size() - Bytes of dirty log the guest memory needs
+ * vu_frontend_mem_end() - The guest address past the library's regions
  * @f:	Frontend, connected
  *
- * One bit per 4 KiB page up to the highest guest address we announced
- * (vhost-user "Migration": VHOST_LOG_PAGE).
- *
- * Return: bytes, a multiple of 8
+ * Return: highest gpa + size of the regions we announced (a hotplugged
+ *	   region goes above it)
  */
-uint64_t vu_frontend_log_size(const struct vu_frontend *f)
+uint64_t vu_frontend_mem_end(const struct vu_frontend *f)
 {
 	uint64_t end = 0;
 	unsigned int i;
 
 	for (i = 0; i < f->nmem; i++)
 		end = MAX(end, f->mem[i].gpa + f->mem[i].size);
-	return (end / 4096 + 63) / 64 * 8;
+	return end;
+}
+
+/**
+ * vu_frontend_log_size() - Bytes of dirty log the guest memory needs
+ * @f:	Frontend, connected
+ *
+ * One bit per 4 KiB page up to vu_frontend_mem_end() (vhost-user
+ * "Migration": VHOST_LOG_PAGE).
+ *
+ * Return: bytes, a multiple of 8
+ */
+uint64_t vu_frontend_log_size(const struct vu_frontend *f)
+{
+	return (vu_frontend_mem_end(f) / 4096 + 63) / 64 * 8;
 }
 
 /* SET_FEATURES with VHOST_F_LOG_ALL set or cleared */
@@ -133,7 +140,7 @@ int vu_frontend_log_start(struct vu_frontend *f, int fd, uint64_t size)
 
 	if (!f->connected)
 		return vu_frontend_set_err(f, -ENOTCONN, "SET_LOG_BASE: not connected");
-	if (!live_has_proto(f, VHOST_USER_PROTOCOL_F_LOG_SHMFD) ||
+	if (!vu_frontend_has_proto(f, VHOST_USER_PROTOCOL_F_LOG_SHMFD) ||
 	    !(f->offered & (1ULL << VHOST_F_LOG_ALL_BIT)))
 		return vu_frontend_set_err(f, -ENOTSUP,
 					   "SET_LOG_BASE: the backend offers no LOG_SHMFD or no VHOST_F_LOG_ALL");

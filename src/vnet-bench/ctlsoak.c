@@ -34,11 +34,8 @@ static int soak_fail(struct bench_vm *vm, const char *what)
 static int soak_setup(struct bench_vm *vm)
 {
 	struct bench_soak *s = &vm->soak;
-	uint64_t end = 0;
-	unsigned int i;
+	uint64_t end = vu_frontend_mem_end(&vm->fe);
 
-	for (i = 0; i < vm->fe.nmem; i++)
-		end = MAX(end, vm->fe.mem[i].gpa + vm->fe.mem[i].size);
 	s->reg.fd = memfd_create("vnet-bench-hotplug", MFD_CLOEXEC);
 	s->log_fd = memfd_create("vnet-bench-log", MFD_CLOEXEC);
 	s->log_size = vu_frontend_log_size(&vm->fe);
