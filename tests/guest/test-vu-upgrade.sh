@@ -33,12 +33,7 @@ sleep 5
 kill -INT \$PP; wait \$PP
 wait \$IP; IRC=\$?
 CC1=\$(cat /sys/class/net/eth0/carrier_changes)
-# where pings went missing, against the ping count when the upgrade began
-awk -v ms=\$MS '/seq=/ { t = \$0; sub(/.*time=/, "", t); t += 0; if (t > rtt) rtt = t
-             sub(/.*seq=/, ""); s = \$1 + 0
-             if (n++ && s - last - 1 > 0) holes = holes " " last + 1 "-" s - 1
-             if (n > 1 && s - last - 1 > gap) gap = s - last - 1; last = s; got++ }
-     END { printf "VNET-GAP received=%d last_seq=%d lost=%d max_gap_pings=%d max_rtt_ms=%.0f upgrade_at_seq~%d missing:%s\n", got, last, last + 1 - got, gap, rtt, ms, holes }' /tmp/ping.txt
+gping_gaps /tmp/ping.txt \$MS
 grep -E 'receiver|error' /tmp/iperf.txt | sed 's/^/  iperf3: /'
 gcheck "iperf3 guest -> host went on across the upgrade (exit 0, bytes received)" \
 	awk -v rc=\$IRC '/receiver/ { if (\$5 + 0 > 0) ok = 1 } END { exit !(ok && rc == 0) }' /tmp/iperf.txt

@@ -44,3 +44,16 @@ giperf() {
 gsum_eq() { # FILE SHA256
 	[ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]
 }
+# gping_gaps FILE [SEQ]: one "VNET-GAP" line from a busybox ping log: replies
+# received, pings lost, the longest run of missing ones, the longest round
+# trip (a ping sent while the carrier is down waits in the qdisc: it comes
+# back late, not lost), and where replies went missing; SEQ, the ping count
+# when the event began, is printed with them
+gping_gaps() {
+	awk -v ms="${2:-0}" '/seq=/ { t = $0; sub(/.*time=/, "", t); t += 0; if (t > rtt) rtt = t
+		sub(/.*seq=/, ""); s = $1 + 0
+		if (n++ && s - last - 1 > 0) holes = holes " " last + 1 "-" s - 1
+		if (n > 1 && s - last - 1 > gap) gap = s - last - 1; last = s; got++ }
+		END { printf "VNET-GAP received=%d last_seq=%d lost=%d max_gap_pings=%d max_rtt_ms=%.0f event_at_seq~%d missing:%s\n",
+		      got, last, last + 1 - got, gap, rtt, ms, holes }' "$1"
+}

@@ -37,12 +37,7 @@ T2=\$(gnow)
 gping_wait \$H 30
 sleep 2
 kill -INT \$PP; wait \$PP
-# longest run of missing sequence numbers, and totals
-# (a ping sent while the carrier is down waits in the guest's qdisc: it
-# comes back late, not lost, so the longest round trip is the gap too)
-awk '/seq=/ { t = \$0; sub(/.*time=/, "", t); t += 0; if (t > rtt) rtt = t
-             sub(/.*seq=/, ""); s = \$1 + 0; if (n++ && s - last - 1 > gap) gap = s - last - 1; last = s; got++ }
-     END { printf "VNET-GAP received=%d last_seq=%d lost=%d max_gap_pings=%d max_rtt_ms=%.0f\n", got, last, last + 1 - got, gap, rtt }' /tmp/ping.txt
+gping_gaps /tmp/ping.txt
 echo "VNET-GAP carrier_dropped=\$([ \$DROPPED = 0 ] && echo yes || echo not_seen) down_s=\$(awk -v a=\$T1 -v b=\$T2 'BEGIN{printf "%.2f", b-a}') to_drop_s=\$(awk -v a=\$T0 -v b=\$T1 'BEGIN{printf "%.2f", b-a}')"
 gcheck "carrier comes back after the crash and restart" [ \$UP = 0 ]
 gcheck "ping works after the restart" gping_wait \$H 10
