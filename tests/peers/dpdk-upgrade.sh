@@ -18,6 +18,7 @@ set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 TAP_PREFIX="dpdk-upgrade: "
 . "$TOP/tests/lib/common.sh"
+. "$TOP/tests/lib/testpmd.sh"
 VNETD=${VNET_VNETD:-$TOP/build/vnetd}
 VNETCTL=$TOP/build/vnetctl
 [ "$(id -u)" = 0 ] || skip_all "needs root (testpmd, /var/run/dpdk, netns)"
@@ -27,7 +28,7 @@ W=$(mktemp -d /tmp/vnet-peer-upg.XXXXXX)
 cleanup_path "$W"
 NS=vpupg$$ TAP=vpu$$
 netns_new "$NS" || skip_all "cannot create netns $NS"
-BPID='' TPID='' FIFO_FD=''
+BPID='' TPID='' FIFO_FD='' TP_PREFIX=vpg$$
 stop_all() {
 	[ -n "$FIFO_FD" ] && { exec {FIFO_FD}>&-; FIFO_FD=''; }
 	[ -n "$TPID" ] && stop_pid "$TPID" INT; TPID=''
@@ -43,39 +44,6 @@ start_vnetd() { # NAME
 	BPID=$!
 	wait_sock "$SOCK" 10 "$BPID" || return 1
 	ip -n "$NS" link set "$TAP" txqueuelen 10000 up
-}
-start_testpmd() { # NAME DEVARGS
-	TLOG=$W/$1.testpmd.log
-	mkfifo "$W/$1.fifo"
-	stdbuf -oL dpdk-testpmd --lcores '0@1,1@1' --no-pci --no-huge -m 512 --no-shconf \
-		--file-prefix "vpg$$-$1" --log-level=lib.eal:notice \
-		--vdev "net_virtio_user0,path=$SOCK,queues=2$2" -- -i --no-mlockall \
-		--rxq=2 --txq=2 --nb-cores=1 --total-num-mbufs=16384 --txpkts=64 --burst=32 \
-		< "$W/$1.fifo" > "$TLOG" 2>&1 &
-	TPID=$!
-	exec {FIFO_FD}> "$W/$1.fifo"
-	for _ in $(seq 150); do
-		grep -q 'testpmd> ' "$TLOG" 2>/dev/null && return 0
-		kill -0 "$TPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	tail -n 15 "$TLOG" | sed 's/^/# testpmd: /'
-	return 1
-}
-tp() { echo "$*" >&"$FIFO_FD"; }
-# port_stats: "RX-packets TX-packets" from a fresh "show port stats 0"
-port_stats() {
-	local before blk
-	before=$(grep -c 'Tx-pps:' "$TLOG")
-	tp "show port stats 0"
-	for _ in $(seq 50); do
-		[ "$(grep -c 'Tx-pps:' "$TLOG")" -gt "$before" ] && break
-		sleep 0.1
-	done
-	blk=$(sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$TLOG" |
-		awk '/NIC statistics for port 0/ { b = "" } { b = b $0 "\n" } END { printf "%s", b }')
-	f() { grep -o "$1: *[0-9]*" <<< "$blk" | head -n1 | grep -o '[0-9]*$'; }
-	echo "$(f RX-packets) $(f TX-packets)"
 }
 tap_stat() { ip netns exec "$NS" cat "/sys/class/net/$TAP/statistics/$1"; }
 upgrade() { # NAME: vnetctl upgrade; sets BPID to the new vnetd
@@ -94,12 +62,12 @@ upgrade() { # NAME: vnetctl upgrade; sets BPID to the new vnetd
 tx_case() {
 	local name=$1 dev=$2 r0 d0 got txp _
 	start_vnetd "$name" || { not_ok "$name: vnetd listens"; stop_all; return; }
-	start_testpmd "$name" "$dev" || { not_ok "$name: testpmd port up"; stop_all; return; }
+	start_testpmd "$name" 2 "$dev" || { not_ok "$name: testpmd port up"; stop_all; return; }
 	r0=$(tap_stat rx_packets) d0=$(tap_stat rx_dropped)
 	tp "set fwd txonly"; tp "start"; sleep 1
 	upgrade "$name"
 	sleep 1; tp "stop"; sleep 0.5
-	read -r _ txp < <(port_stats)
+	read -r _ _ _ txp _ < <(port_stats)
 	got=$(( $(tap_stat rx_packets) - r0 + $(tap_stat rx_dropped) - d0 ))
 	echo "# $name: testpmd TX-packets $txp; TAP rx_packets + rx_dropped +$got"
 	check "$name: every frame testpmd sent across the upgrade reached the TAP once ($got of ${txp:-?})" \
@@ -113,7 +81,7 @@ tx_case() {
 rx_case() {
 	local name=$1 dev=$2 n=20000 k0 kd rxp spid _
 	start_vnetd "$name" || { not_ok "$name: vnetd listens"; stop_all; return; }
-	start_testpmd "$name" "$dev" || { not_ok "$name: testpmd port up"; stop_all; return; }
+	start_testpmd "$name" 2 "$dev" || { not_ok "$name: testpmd port up"; stop_all; return; }
 	tp "set fwd rxonly"; tp "start"; sleep 1
 	k0=$(tap_stat tx_dropped)
 	ip netns exec "$NS" python3 -c 'import socket,struct,sys,time

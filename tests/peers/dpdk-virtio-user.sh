@@ -34,12 +34,13 @@ set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 TAP_PREFIX="dpdk-virtio-user: "
 . "$TOP/tests/lib/common.sh"
+. "$TOP/tests/lib/testpmd.sh"
 BACKEND=${VNET_PEER_BACKEND:-vnetd}
 VNETD=${VNET_VNETD:-$TOP/build/vnetd}	# e.g. an ASan build of vnetd
 VNETCTL=$TOP/build/vnetctl
 SECS=${VNET_PEER_SECS:-2}
 T0=$SECONDS
-W='' BPID='' TPID='' FIFO_FD='' NS=''
+W='' BPID='' TPID='' FIFO_FD='' NS='' TP_PREFIX=vpu$$
 notok() { not_ok "$@"; }
 
 stop_all() {
@@ -85,45 +86,6 @@ start_backend() {
 	done
 	tail -n 10 "$BLOG" | sed 's/^/# backend: /'
 	return 1
-}
-
-# start_testpmd NAME QUEUES DEVARGS: interactive testpmd, commands through a FIFO
-start_testpmd() {
-	local name=$1 q=$2 dev=$3 _
-	TLOG=$W/$name.testpmd.log
-	mkfifo "$W/$name.fifo"
-	stdbuf -oL dpdk-testpmd --lcores '0@1,1@1' --no-pci --no-huge -m 512 --no-shconf \
-		--file-prefix "vpu$$-f$name" --log-level=lib.eal:notice \
-		--vdev "net_virtio_user0,path=$SOCK,queues=$q$dev" -- -i --no-mlockall \
-		--rxq="$q" --txq="$q" --nb-cores=1 --total-num-mbufs=16384 --txpkts=64 --burst=32 \
-		< "$W/$name.fifo" > "$TLOG" 2>&1 &
-	TPID=$!
-	exec {FIFO_FD}> "$W/$name.fifo"
-	for _ in $(seq 150); do
-		grep -q 'testpmd> ' "$TLOG" 2>/dev/null && return 0
-		kill -0 "$TPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	tail -n 15 "$TLOG" | sed 's/^/# testpmd: /'
-	return 1
-}
-
-tp() { echo "$*" >&"$FIFO_FD"; }
-
-# port_stats: "rxp rxb rxerr txp txb" from a fresh "show port stats 0" (waits for its
-# closing "Throughput" block; testpmd's output and its prompt may interleave mid-line)
-port_stats() {
-	local before _ blk
-	before=$(grep -c 'Tx-pps:' "$TLOG")
-	tp "show port stats 0"
-	for _ in $(seq 50); do
-		[ "$(grep -c 'Tx-pps:' "$TLOG")" -gt "$before" ] && break
-		sleep 0.1
-	done
-	blk=$(sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$TLOG" |
-		awk '/NIC statistics for port 0/ { b = "" } { b = b $0 "\n" } END { printf "%s", b }')
-	f() { grep -o "$1: *[0-9]*" <<< "$blk" | head -n1 | grep -o '[0-9]*$'; }
-	echo "$(f RX-packets) $(f RX-bytes) $(f RX-errors) $(f TX-packets) $(f TX-bytes)"
 }
 
 # drain: rxonly until the RX count stops moving (at most 10 s)
