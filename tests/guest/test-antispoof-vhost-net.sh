@@ -134,16 +134,7 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 rc=$?
 echo "# host load average before/after the guest: $load0 / $(cut -d' ' -f1-3 /proc/loadavg)"
 tr -d '\r' < "$W/guest.log" > "$W/guest.txt"
-if ! grep -q '^SPG-CHECK ' "$W/guest.txt"; then
-	tail -n 30 "$W/guest.txt"
-	tap_result notok "guest ran the checks" "guest rc=$rc, no SPG-CHECK output"
-	exit 1
-fi
-while read -r _ st rest; do
-	name=${rest%%:*} detail=${rest#*: }
-	if [ "$st" = ok ]; then tap_result ok "$name"; echo "#   $detail"
-	else tap_result notok "$name" "$detail"; fi
-done < <(grep '^SPG-CHECK ' "$W/guest.txt")
+guest_checks SPG "$W/guest.txt" "$rc" || exit 1
 grep '^SPG-INFO' "$W/guest.txt" | sed 's/^/# /'
 grep -q '^SPG-DONE' "$W/guest.txt" || tap_result notok "guest script finished" "rc=$rc"
 if [ "$FAILS" != 0 ]; then tail -n 20 "$W/guest.txt"; fi

@@ -71,17 +71,7 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 rc=$?
 echo "# host load average before/after the guest: $load0 / $(cut -d' ' -f1-3 /proc/loadavg)"
 tr -d '\r' < "$W/guest.log" > "$W/guest.txt"
-nchk=$(grep -c '^VK-CHECK ' "$W/guest.txt")
-if [ "$nchk" = 0 ]; then
-	tail -n 30 "$W/guest.txt"
-	tap_result notok "guest ran the checks" "guest rc=$rc, no VK-CHECK output"
-	exit 1
-fi
-while read -r _ st rest; do
-	name=${rest%%:*} detail=${rest#*: }
-	if [ "$st" = ok ]; then tap_result ok "$name"; echo "#   $detail"
-	else tap_result notok "$name" "$detail"; fi
-done < <(grep '^VK-CHECK ' "$W/guest.txt")
+guest_checks VK "$W/guest.txt" "$rc" || exit 1
 grep '^VK-BENCH ' "$W/guest.txt" | sed 's/^/# /'
 grep -q '^VK-DONE failures=0' "$W/guest.txt" || [ "$FAILS" -gt 0 ] ||
 	tap_result notok "guest program finished" "rc=$rc, $(grep -a '^VK-DONE' "$W/guest.txt")"

@@ -33,6 +33,23 @@ check() {
 tap_result() {
 	if [ "$1" = ok ]; then ok "$2"; else not_ok "$2${3:+ ($3)}"; fi
 }
+# guest_checks TAG FILE RC: the "TAG-CHECK ok|FAIL NAME: DETAIL" lines a guest
+# script printed (FILE: its console, \r removed) as TAP lines; none at all is
+# a failure (the guest's last lines and RC, its exit status, are shown) and
+# returns 1
+guest_checks() {
+	local tag=$1 file=$2 rc=$3 st rest name detail
+	if ! grep -q "^$tag-CHECK " "$file"; then
+		tail -n 30 "$file"
+		tap_result notok "guest ran the checks" "guest rc=$rc, no $tag-CHECK output"
+		return 1
+	fi
+	while read -r _ st rest; do
+		name=${rest%%:*} detail=${rest#*: }
+		if [ "$st" = ok ]; then tap_result ok "$name"; echo "#   $detail"
+		else tap_result notok "$name" "$detail"; fi
+	done < <(grep "^$tag-CHECK " "$file")
+}
 ok_skip() { N=$((N + 1)); echo "ok $N - $TAP_PREFIX$1 # SKIP $2"; }
 skip_all() { echo "SKIP: $*"; exit 77; }
 need_built() {
