@@ -10,7 +10,8 @@
 # 2 MiB random blob, each checked against the sha256 its server computed, so one transfer
 # each way spans the switch-over;
 # the host stops them (GET /done from 10.88.0.254 on h2's br0) once each has finished one
-# on the destination. Both bridges' forwarding tables are read before and after: before,
+# on the destination, and lets them power off (GET /end) only once both have stopped: each
+# serves the other's download, so neither may leave while the other is still reading. Both bridges' forwarding tables are read before and after: before,
 # A's MAC is on h1's TAP and on h2's vx0; after, on h2's TAP (a2's) and on h1's vx0, which
 # only the announcement (vnetd's SEND_RARP, or the guest's) can do, within
 # VNET_FABRIC_FDB_BOUND_MS (2000) of the end of the migration. Printed: QEMU's downtime,
@@ -89,6 +90,11 @@ down_loop
 echo "VNET-RESULT $n $bad"
 if [ $ROLE = B ]; then kill -INT $P; wait $P; echo "VNET-PING $(ping_gap)"; fi
 gcheck "$n downloads from the other VM, every sha256 right" test "$bad" = 0 -a "$n" -gt 0
+gmark stopped
+end_yet() { # up to 120 s: the other VM may still be downloading from this one
+	i=0; until timeout 5 wget -q -O /dev/null http://$C:8080/end 2> /dev/null; do i=$((i + 1)); [ $i -ge 600 ] && return 1; sleep 0.2; done
+}
+gcheck "the host let this VM power off" end_yet
 EOG
 }
 
@@ -166,6 +172,9 @@ done
 XA=$(fm_xfers "$VT_W/console-A2.log") XB=$(fm_xfers "$VT_W/console-B.log")
 echo "# downloads finished: A $(fm_xfers "$VT_W/console-A1.log") on h1 + $XA on h2; B $XB0 before the migration + $((XB - XB0)) after"
 touch "$VT_W/done"
+fm_wait_mark "$VT_W/console-A2.log" stopped 120 || vt_notok "VM-A stopped its downloads on h2"
+fm_wait_mark "$VT_W/console-B.log" stopped 120 || vt_notok "VM-B stopped its downloads"
+touch "$VT_W/done.end"
 for p in "${GPIDS[@]}"; do
 	for _ in $(seq 600); do kill -0 "$p" 2> /dev/null || break; sleep 0.1; done
 done

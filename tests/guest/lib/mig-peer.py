@@ -8,6 +8,8 @@ usage: mig-peer.py BLOB DONEFILE PORT
   POST /up    answers the sha256 of the body it read (guest -> host; the guest
               compares with its own), "short" when the body ended early
   GET /done   404 until DONEFILE exists: the host's "migrations over, stop"
+  GET /end    404 until DONEFILE.end exists: the host's "every guest stopped, you may
+              power off" (a guest that serves the other must outlive its last download)
 """
 import hashlib
 import http.server
@@ -62,6 +64,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.path == "/blob":
             self.reply(DATA)
         elif self.path == "/done" and os.path.exists(DONE):
+            self.reply(b"")
+        elif self.path == "/end" and os.path.exists(DONE + ".end"):
             self.reply(b"")
         else:
             self.send_error(404)
