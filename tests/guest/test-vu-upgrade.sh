@@ -56,8 +56,17 @@ else
 fi
 vt_guest_wait
 grep -a '^VNET-GAP' "$VT_GLOG" | tr -d '\r' | sed 's/^VNET-GAP/# UPGRADE-GAP (10 ms pings):/'
-lost=$(grep -a -o 'lost=[0-9]*' "$VT_GLOG" | head -1 | cut -d= -f2)
-vt_check "the upgrade lost at most 2 pings of 10 ms (lost ${lost:-?})" eval '[ -n "$lost" ] && [ "$lost" -le 2 ]'
+# The upgrade's loss: pings missing from the mark (event_at_seq) to 3 s after it, which
+# holds the hand-over (vnetctl runs within a poll of the mark); a ping a loaded TCG guest
+# loses seconds away from it is not the upgrade's and is only printed (lost= counts all).
+gap=$(grep -a -m1 '^VNET-GAP' "$VT_GLOG" | tr -d '\r') lost=''
+[ -n "$gap" ] && lost=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^event_at_seq~/) { split($i, a, "~"); e = a[2] + 0 }
+	sub(/.*missing:/, ""); n = 0
+	for (i = 1; i <= NF; i++) { split($i, r, "-"); for (s = r[1]; s <= r[2]; s++) if (s >= e && s < e + 300) n++ }
+	print n }' <<< "$gap")
+all=$(sed -n 's/.* lost=\([0-9]*\).*/\1/p' <<< "$gap")
+vt_check "the upgrade lost at most 2 pings of 10 ms (lost ${lost:-?} within 3 s of it, ${all:-?} in the whole run)" \
+	eval '[ -n "$lost" ] && [ "$lost" -le 2 ]'
 vt_check "QEMU logged no vhost-user disconnect or reconnect" \
 	eval '! grep -aiqE "disconnect|Failed to read msg header|connection reset" "$VT_W/run.log" "$VT_GLOG"'
 n=$(cat "$VT_W"/backend.*.log | grep -c "frontend pid .* connected")
