@@ -6,7 +6,10 @@
  * What this layer does: make the `--vhost-net` decision once at port start
  * (the one place that knows it needs a TAP queue); hand a queue pair to the kernel when both its rings
  * have started; give the rings back with the kernel's positions on
- * GET_VRING_BASE and disconnect; forward ring enable, eventfd, memory table
+ * GET_VRING_BASE and disconnect; hold every pair across a hand-over to
+ * another vnetd (stopped in the old process, started again there if it
+ * fails, started in the new one once it commits); forward ring enable,
+ * eventfd, memory table
  * and dirty log changes; on a kernel refusal under `auto`, log once and
  * keep the connection on the userspace path; under `on`, return the error
  * so the connection is closed. It records each pair's data path and the
@@ -212,6 +215,15 @@ static int vhost_port_refused(struct vhost_port *vp, struct vnet_pair *p,
 	return 0;
 }
 
+/* The kernel runs @p now: status and one log line */
+static void vhost_port_started(struct vhost_port *vp, struct vnet_pair *p)
+{
+	const char *what = vp->o[p->index].why.msg;
+
+	vnet_pair_set_datapath(p, VNET_DP_KERNEL, "%s", what);
+	log_info("%s: pair %u: %s", vp->name, p->index, what);
+}
+
 /**
  * vhost_port_pair_start() - A ring of @p started (its kick arrived): hand
  *			     the pair to the kernel once both rings run
@@ -224,7 +236,9 @@ static int vhost_port_refused(struct vhost_port *vp, struct vnet_pair *p,
  *
  * Until both rings have started the worker serves the one that has; the
  * kernel then resumes from the worker's positions (the worker must leave
- * no buffer in flight when paused).
+ * no buffer in flight when paused). While the port is held for a
+ * hand-over (vhost_port_hold()) the pair is only marked: vhost_port_unhold()
+ * starts it.
  *
  * Return: 0 (p->datapath says who runs the pair), or under `on` the
  *	   kernel's -errno: close the connection
@@ -252,12 +266,18 @@ int vhost_port_pair_start(struct vhost_port *vp, struct vnet_pair *p,
 	}
 	if (!p->rx.started || !p->tx.started)
 		return 0;
+	if (vp->hold) {
+		/* another process may still run these rings: not before commit */
+		vp->pending |= BIT(p->index);
+		vnet_pair_set_datapath(p, VNET_DP_IDLE, "held for an upgrade: "
+				       "vhost-net once it commits");
+		return 0;
+	}
 	ret = vhost_pair_start(o, vp->dev, p, m, vp->vk.max_regions, tap_fd,
 				  log, log_fd);
 	if (ret)
 		return vhost_port_refused(vp, p, ret);
-	vnet_pair_set_datapath(p, VNET_DP_KERNEL, "%s", o->why.msg);
-	log_info("%s: pair %u: %s", vp->name, p->index, o->why.msg);
+	vhost_port_started(vp, p);
 	return 0;
 }
 
@@ -433,6 +453,114 @@ int vhost_port_set_log(struct vhost_port *vp, struct vnet_pair *pairs,
 }
 
 /**
+ * vhost_port_hold() - A hand-over to or from another vnetd begins: give no
+ *		       pair to the kernel until vhost_port_unhold()
+ * @vp:		Port state, its pairs quiesced
+ *
+ * A /dev/vhost-net fd works only for the process that set its owner
+ * (drivers/vhost/vhost.c: vhost_dev_check_owner() is -EPERM for any other
+ * mm, and the worker is a thread of the owner), so a pair cannot stay in
+ * the kernel across processes: the old one stops it (vhost_port_stop_all()),
+ * the new one starts it on its own fd when it serves, i.e. after the old
+ * one let go. Until then both must keep their hands off the rings.
+ */
+void vhost_port_hold(struct vhost_port *vp)
+{
+	vp->hold = true;
+}
+
+/**
+ * vhost_port_stop_all() - Take every pair the kernel runs back for a
+ *			   hand-over, as GET_VRING_BASE does for each ring
+ * @vp:		Port state; held from now on (vhost_port_hold())
+ * @pairs:	All pairs, quiesced; their vqs get the kernel's positions
+ *		(vq_set_base()), from where the userspace ring is exported
+ * @npairs:	How many
+ * @why:	Reason of the first failure
+ *
+ * Each pair stopped is remembered: vhost_port_unhold() gives it to the
+ * kernel again at the same position if the hand-over fails.
+ *
+ * Return: 0, or the first -errno (that pair is back anyway, at its vq's
+ *	   last known position: do not hand it over)
+ */
+int vhost_port_stop_all(struct vhost_port *vp, struct vnet_pair *pairs,
+			unsigned int npairs, struct reason *why)
+{
+	unsigned int i, r;
+	int ret, first = 0;
+
+	vp->hold = true;
+	for (i = 0; i < npairs && i < VNET_MAX_PAIRS; i++) {
+		if (!vhost_port_offloaded(vp, i))
+			continue;
+		vp->pending |= BIT(i);
+		for (r = 0; r < 2; r++) {
+			ret = vhost_port_ring_stop(vp, &pairs[i], 2 * i + r);
+			if (ret && !first)
+				first = reason_set(why, ret, "pair %u: vhost-net did not give ring %u back: %s",
+						   i, 2 * i + r, vp->o[i].why.msg);
+		}
+		vnet_pair_set_datapath(&pairs[i], VNET_DP_IDLE,
+				       "held for an upgrade: rings stopped");
+	}
+	return first;
+}
+
+/**
+ * vhost_port_unhold() - The hand-over is over: give the held pairs to the
+ *			 kernel (again, after a failed one; for the first
+ *			 time in this process, after a committed one)
+ * @vp:		Port state, held
+ * @pairs:	All pairs, quiesced; each held one resumes at its vq's position
+ * @npairs:	How many
+ * @m:		Memory table (our mappings)
+ * @tap_fds:	Per pair its TAP queue fd (the host's queue_fd())
+ * @log:	Dirty log if logging is on, else NULL
+ * @log_fd:	SET_LOG_FD eventfd, or -1
+ *
+ * The frontend saw nothing of the hand-over, so a kernel refusal here does
+ * not close its connection even under `on`: that pair goes on on the
+ * userspace path for the rest of the connection, logged once.
+ *
+ * Return: how many pairs the kernel runs again
+ */
+unsigned int vhost_port_unhold(struct vhost_port *vp, struct vnet_pair *pairs,
+			       unsigned int npairs, const struct gmem *m,
+			       const int *tap_fds, const struct gmem_log *log,
+			       int log_fd)
+{
+	unsigned int i, n = 0;
+	struct vhost_pair *o;
+
+	vp->hold = false;
+	for (i = 0; i < npairs && i < VNET_MAX_PAIRS; i++) {
+		if (!(vp->pending & BIT(i)))
+			continue;
+		vp->pending &= ~BIT(i);
+		o = &vp->o[i];
+		if (!pairs[i].rx.started || !pairs[i].tx.started ||
+		    vhost_pair_running(o))
+			continue;
+		if (vhost_pair_start(o, vp->dev, &pairs[i], m, vp->vk.max_regions,
+				     tap_fds[i], log, log_fd)) {
+			log_warn("%s: pair %u: vhost-net refused to resume it: %s; "
+				 "userspace data path for this connection",
+				 vp->name, i, o->why.msg);
+			vp->fallback = true;
+			vnet_pair_set_datapath(&pairs[i], VNET_DP_USER,
+					       "vhost-net refused to resume: %s",
+					       o->why.msg);
+			continue;
+		}
+		vhost_port_started(vp, &pairs[i]);
+		n++;
+	}
+	vp->pending = 0;
+	return n;
+}
+
+/**
  * vhost_port_disconnect() - The frontend is gone: take every pair back
  * @vp:		Port state; the decision stays, the fallback is forgotten
  * @pairs:	All pairs, paused; their vqs get the kernel's positions
@@ -454,4 +582,5 @@ void vhost_port_disconnect(struct vhost_port *vp, struct vnet_pair *pairs,
 					       "no frontend");
 	}
 	vp->fallback = false;
+	vp->pending = 0;	/* nothing left to resume */
 }

@@ -28,6 +28,10 @@
  * @vk:		The decision, made by vhost_port_init() and never recomputed
  * @fallback:	The kernel refused something on this connection: every pair
  *		runs on the userspace path until the frontend disconnects
+ * @hold:	A hand-over to or from another vnetd is under way
+ *		(vhost_port_hold()): no pair is given to the kernel until
+ *		vhost_port_unhold()
+ * @pending:	Pairs vhost_port_unhold() gives to the kernel, bit i: pair i
  * @o:		Per queue pair offload
  */
 struct vhost_port {
@@ -35,6 +39,8 @@ struct vhost_port {
 	const char *dev;
 	struct vhost_decision vk;
 	bool fallback;
+	bool hold;
+	uint64_t pending;
 	struct vhost_pair o[VNET_MAX_PAIRS];
 };
 
@@ -64,6 +70,13 @@ int vhost_port_set_mem(struct vhost_port *vp, struct vnet_pair *pairs,
 int vhost_port_set_log(struct vhost_port *vp, struct vnet_pair *pairs,
 		       unsigned int npairs, const struct gmem *m,
 		       const struct gmem_log *log, int log_fd);
+void vhost_port_hold(struct vhost_port *vp);
+int vhost_port_stop_all(struct vhost_port *vp, struct vnet_pair *pairs,
+			unsigned int npairs, struct reason *why);
+unsigned int vhost_port_unhold(struct vhost_port *vp, struct vnet_pair *pairs,
+			       unsigned int npairs, const struct gmem *m,
+			       const int *tap_fds, const struct gmem_log *log,
+			       int log_fd);
 void vhost_port_disconnect(struct vhost_port *vp, struct vnet_pair *pairs,
 			   unsigned int npairs);
 

@@ -18,9 +18,23 @@
  * from the state's table once and then owned by the device (or closed by
  * the dispatcher on a refusal).
  *
+ * Pairs the kernel's vhost-net runs (docs/vhost-net.md): a /dev/vhost-net
+ * fd obeys only the process that became its owner (drivers/vhost/vhost.c:
+ * vhost_dev_set_owner() binds it to that mm, vhost_dev_check_owner()
+ * answers -EPERM to every other one) and its worker is a thread of that
+ * process (vhost_task, Linux >= 6.4), gone when it exits; passing the fd
+ * on would hand over a dead ring. So the port is held (vu_dev_quiesce()),
+ * the export stops each such pair as GET_VRING_BASE does (detached from
+ * the TAP, the kernel's positions into the vqs) and exports it as a
+ * userspace ring; the new process's replay starts it on its own
+ * /dev/vhost-net, but only at vu_dev_unquiesce() after the commit, when
+ * the old one has let go. If the hand-over fails, the old process's
+ * vu_dev_unquiesce() starts every stopped pair again at the same
+ * positions with the same memory table, TAP queue and log.
+ *
  * Not handed over (refused with a reason, the old process keeps serving):
- * pairs the kernel's vhost-net runs, dirty logging in progress, a ring
- * broken by its guest, replies the frontend has not read yet.
+ * dirty logging in progress, a ring broken by its guest, replies the
+ * frontend has not read yet.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -48,14 +62,31 @@
 void vu_dev_quiesce(struct vu_dev *d)
 {
 	vu_pause_all(d);
+	vhost_port_hold(&d->vp);
 }
 
 /**
  * vu_dev_unquiesce() - Let the workers run again
  * @d:		Device
+ *
+ * Pairs held back from the kernel's vhost-net meanwhile (stopped by
+ * vu_dev_export() in the old process, started by the replay in the new
+ * one) are given to the kernel first, each at its ring positions: after a
+ * failed hand-over the old process runs them as before, after a committed
+ * one the new process runs them on its own /dev/vhost-net.
  */
 void vu_dev_unquiesce(struct vu_dev *d)
 {
+	bool log = (d->features & BIT(VHOST_F_LOG_ALL_BIT)) && d->log.base;
+	struct host *host = d->cfg.host;
+	int fds[VNET_MAX_PAIRS];
+	unsigned int i;
+
+	for (i = 0; i < d->cfg.queues; i++)
+		fds[i] = host && host->ops->queue_fd ?
+			 host->ops->queue_fd(host, i) : -1;
+	vhost_port_unhold(&d->vp, d->pairs, d->cfg.queues, d->mem, fds,
+			  log ? &d->log : NULL, d->log_fd);
 	vu_resume_all(d);
 }
 
@@ -228,6 +259,19 @@ static int vu_up_export_rx(struct vu_dev *d, struct upgrade_state *st,
 	return 0;
 }
 
+/*
+ * The kernel's vhost-net cannot go on running a pair for the next process
+ * (its fd obeys only the owner's mm, its worker dies with the owner): stop
+ * each offloaded pair as GET_VRING_BASE does, so it is exported as a
+ * userspace ring at the kernel's position; the new process's replay hands
+ * it to its own kernel device. vu_dev_unquiesce() restarts it here if the
+ * hand-over fails.
+ */
+static int vu_up_stop_kernel(struct vu_dev *d, struct reason *why)
+{
+	return vhost_port_stop_all(&d->vp, d->pairs, d->cfg.queues, why);
+}
+
 /**
  * vu_dev_export() - Describe the connection for the next process
  * @d:		Connected device, quiesced (vu_dev_quiesce())
@@ -236,8 +280,13 @@ static int vu_up_export_rx(struct vu_dev *d, struct upgrade_state *st,
  * @out:	Device state (output)
  * @why:	Reason on refusal
  *
- * Return: 0, or -errno: something that cannot be handed over (kernel
- *	   offload, dirty logging, a broken ring, unread replies)
+ * Pairs the kernel's vhost-net runs are stopped first and exported at the
+ * kernel's positions (the device stays held: vu_dev_unquiesce() restarts
+ * them if the hand-over fails).
+ *
+ * Return: 0, or -errno: something that cannot be handed over (a pair the
+ *	   kernel would not give back, dirty logging, a broken ring, unread
+ *	   replies)
  */
 int vu_dev_export(struct vu_dev *d, struct upgrade_state *st,
 		  struct upgrade_dev *out, struct reason *why)
@@ -246,10 +295,9 @@ int vu_dev_export(struct vu_dev *d, struct upgrade_state *st,
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	for (i = 0; i < d->cfg.queues; i++)
-		if (vhost_port_offloaded(&d->vp, i))
-			return reason_set(why, -EOPNOTSUPP, "pair %u runs in the kernel's vhost-net: handing over offloaded pairs is not supported yet (restart with --vhost-net off, or reconnect)",
-					  i);
+	ret = vu_up_stop_kernel(d, why);
+	if (ret)
+		return ret;
 	if (d->log.base || (d->features & BIT(VHOST_F_LOG_ALL_BIT)))
 		return reason_set(why, -EBUSY, "dirty logging is on (a live migration is running): try again after it");
 	out->features = d->features;
