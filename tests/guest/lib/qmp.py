@@ -11,7 +11,10 @@ usage: qmp.py SOCK migrate URI [SECS [MIBPS [HOOK_SYNCS HOOK]]]
                                       QEMU copies what got dirty since), runs the shell
                                       command HOOK once and adds "hook_rc=R hook_ms=D
                                       hook_before=S/N hook_after=S/N" (status/dirty syncs
-                                      around it); 1 if HOOK never ran
+                                      around it); 1 if HOOK never ran. Until 1.5 s after
+                                      HOOK is done the downtime limit is 1 ms, so QEMU
+                                      keeps copying (no switch-over) however long HOOK
+                                      takes, and for a while after it
        qmp.py SOCK running [SECS]     wait up to SECS (30) for the VM to run (a
                                       migration destination after the switch-over)
        qmp.py SOCK quit               stop QEMU
@@ -75,14 +78,21 @@ def migrate(f, uri, secs, mbps, hook_syncs=None, hook=None):
     # few tens of MiB/s it does, and its traffic dirties pages already sent
     if mbps > 0:
         request(f, "migrate-set-parameters", {"max-bandwidth": int(mbps * 1048576)})
+    if hook:
+        limit = request(f, "query-migrate-parameters").get("downtime-limit", 300)
+        request(f, "migrate-set-parameters", {"downtime-limit": 1})
     request(f, "migrate", {"uri": uri})
     end = time.monotonic() + secs
     hooked = ""
+    release = None          # when the downtime limit goes back
     while True:
         r = request(f, "query-migrate")
         st = r.get("status", "none")
         if st in ("completed", "failed", "cancelled") or time.monotonic() > end:
             break
+        if release and time.monotonic() >= release:
+            request(f, "migrate-set-parameters", {"downtime-limit": limit})
+            release = None
         if hook and not hooked and st == "active" and \
                 r.get("ram", {}).get("dirty-sync-count", 0) >= hook_syncs:
             before = migrate_state(f)
@@ -90,6 +100,7 @@ def migrate(f, uri, secs, mbps, hook_syncs=None, hook=None):
             rc = subprocess.call(["sh", "-c", hook], stdout=sys.stderr)
             d = int((time.monotonic() - t) * 1000)
             hooked = f" hook_rc={rc} hook_ms={d} hook_before={before} hook_after={migrate_state(f)}"
+            release = time.monotonic() + 1.5
             continue
         time.sleep(0.05)
     ram = r.get("ram", {})
