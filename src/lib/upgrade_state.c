@@ -33,9 +33,12 @@ _Static_assert(UPGRADE_RX_FDS == VHOST_USER_MAX_FDS, "fds per message");
 #define UPG_GLOBALS_LEN	(3 * 4)
 #define UPG_REGION_LEN	(4 * 8 + 4 + 4)
 #define UPG_RING_LEN	(3 * 4 + 4 + 4 * 8 + 3 * 4)
+#define UPG_LOG_LEN	(4 + 8 + 8 + 4)		/* version 2 */
 #define UPG_DEV_LEN_MAX	(8 + 8 + 4 + 4 + 4 + GMEM_MAX_REGIONS * UPG_REGION_LEN + \
 			 4 + UPGRADE_MAX_RINGS * UPG_RING_LEN + 4 + UPGRADE_RX_MAX + \
-			 4 + UPGRADE_RX_FDS * 4)
+			 4 + UPGRADE_RX_FDS * 4 + UPG_LOG_LEN)
+/* The bitmap for every 64-bit guest address: 2^64 / 4 KiB pages / 8 bits */
+#define UPG_LOG_SIZE_MAX (1ULL << 49)
 #define UPG_PORT_LEN_MAX (UPGRADE_NAME_LEN + 4 * 5 + UPGRADE_MAX_PAIRS * 4 + \
 			  UPG_DEV_LEN_MAX)
 
@@ -46,6 +49,7 @@ struct upg_cur {
 	size_t len;
 	size_t at;
 	bool err;
+	unsigned int version;	/* of the state written or read */
 };
 
 static void upg_put(struct upg_cur *c, const void *p, size_t n)
@@ -244,6 +248,27 @@ static void upg_put_dev(struct upg_cur *c, const struct upgrade_dev *d)
 	upg_put32(c, d->rx_nfds);
 	for (i = 0; i < d->rx_nfds && i < UPGRADE_RX_FDS; i++)
 		upg_put32(c, d->rx_fds[i]);
+	if (c->version < UPGRADE_VERSION_LOG)
+		return;
+	upg_put32(c, d->log_fd);
+	upg_put64(c, d->log_size);
+	upg_put64(c, d->log_offset);
+	upg_put32(c, d->log_notify_fd);
+}
+
+/* The lowest version that holds @st: what the previous binary reads */
+static unsigned int upg_version(const struct upgrade_state *st)
+{
+	uint32_t i;
+
+	for (i = 0; i < st->nports && i < UPGRADE_MAX_PORTS; i++) {
+		const struct upgrade_port *p = &st->ports[i];
+
+		if ((p->flags & UPGRADE_P_CONNECTED) &&
+		    (p->dev.log_fd >= 0 || p->dev.log_notify_fd >= 0))
+			return UPGRADE_VERSION_LOG;
+	}
+	return 1;
 }
 
 static void upg_put_port(struct upg_cur *c, const struct upgrade_port *p)
@@ -274,7 +299,8 @@ static void upg_put_port(struct upg_cur *c, const struct upgrade_port *p)
 int upgrade_state_encode(const struct upgrade_state *st, uint8_t *buf,
 			 size_t cap, size_t *len)
 {
-	struct upg_cur c = { .w = buf, .len = cap, .at = UPGRADE_HDR_LEN };
+	struct upg_cur c = { .w = buf, .len = cap, .at = UPGRADE_HDR_LEN,
+			     .version = upg_version(st) };
 	uint32_t i, body;
 
 	if (cap < UPGRADE_HDR_LEN)
@@ -290,7 +316,7 @@ int upgrade_state_encode(const struct upgrade_state *st, uint8_t *buf,
 	body = (uint32_t)(c.at - UPGRADE_HDR_LEN);
 	c.at = 0;
 	upg_put32(&c, UPGRADE_MAGIC);
-	upg_put16(&c, UPGRADE_VERSION);
+	upg_put16(&c, c.version);
 	upg_put16(&c, UPGRADE_HDR_LEN);
 	upg_put32(&c, body);
 	upg_put32(&c, upgrade_crc32(buf + UPGRADE_HDR_LEN, body));
@@ -311,7 +337,8 @@ int upgrade_state_encode(const struct upgrade_state *st, uint8_t *buf,
  * descriptors follow; the checksum is checked by upgrade_state_decode().
  *
  * Return: 0, -EBADMSG (not a state, or too short), -EPROTONOSUPPORT (a
- *	   version this binary does not know), -E2BIG (counts over bounds)
+ *	   version this binary does not know: 0, or newer than
+ *	   UPGRADE_VERSION), -E2BIG (counts over bounds)
  */
 int upgrade_state_header(const uint8_t *buf, size_t len, uint32_t *body_len,
 			 uint32_t *nfds, struct reason *why)
@@ -333,8 +360,8 @@ int upgrade_state_header(const uint8_t *buf, size_t len, uint32_t *body_len,
 	if (magic != UPGRADE_MAGIC)
 		return reason_set(why, -EBADMSG, "state magic %#x, expected %#x: not a vnetd upgrade state",
 				  magic, UPGRADE_MAGIC);
-	if (version != UPGRADE_VERSION)
-		return reason_set(why, -EPROTONOSUPPORT, "state format version %u, this vnetd reads version %u only",
+	if (!version || version > UPGRADE_VERSION)
+		return reason_set(why, -EPROTONOSUPPORT, "state format version %u, this vnetd reads versions 1..%u",
 				  version, UPGRADE_VERSION);
 	if (hlen != UPGRADE_HDR_LEN)
 		return reason_set(why, -EBADMSG, "state header length %u, expected %u",
@@ -488,6 +515,38 @@ static int upg_get_rx(struct upg_dec *x, struct upgrade_dev *d,
 	return 0;
 }
 
+/* Version 2: the dirty log of a live migration running, or none */
+static int upg_get_log(struct upg_dec *x, struct upgrade_dev *d,
+		       const char *port)
+{
+	int ret;
+
+	d->log_fd = d->log_notify_fd = -1;
+	d->log_size = d->log_offset = 0;
+	if (x->c.version < UPGRADE_VERSION_LOG)
+		return 0;
+	ret = upg_fd(&x->c, x->seen, x->nfds, "dirty log", port, x->why,
+		     &d->log_fd);
+	d->log_size = upg_get64(&x->c);
+	d->log_offset = upg_get64(&x->c);
+	ret = ret ?: upg_fd(&x->c, x->seen, x->nfds, "dirty log notification",
+			    port, x->why, &d->log_notify_fd);
+	if (ret || x->c.err)
+		return ret;
+	if ((d->log_fd >= 0) != (d->log_size != 0) ||
+	    (d->log_fd < 0 && d->log_offset))
+		return reason_set(x->why, -EBADMSG, "port %s: dirty log descriptor %d with size %llu, offset %llu: a log has both a descriptor and a size, no log neither",
+				  port, d->log_fd, (unsigned long long)d->log_size,
+				  (unsigned long long)d->log_offset);
+	if (d->log_size > UPG_LOG_SIZE_MAX ||
+	    d->log_offset > UINT64_MAX - d->log_size)
+		return reason_set(x->why, -EBADMSG, "port %s: dirty log size %#llx at offset %#llx: size over %#llx or the end past 2^64",
+				  port, (unsigned long long)d->log_size,
+				  (unsigned long long)d->log_offset,
+				  (unsigned long long)UPG_LOG_SIZE_MAX);
+	return 0;
+}
+
 static int upg_get_dev(struct upg_dec *x, struct upgrade_dev *d,
 		       const char *port, uint32_t queues)
 {
@@ -516,7 +575,8 @@ static int upg_get_dev(struct upg_dec *x, struct upgrade_dev *d,
 		if (ret)
 			return ret;
 	}
-	return upg_get_rx(x, d, port);
+	ret = upg_get_rx(x, d, port);
+	return ret ?: upg_get_log(x, d, port);
 }
 
 static int upg_get_port(struct upg_dec *x, struct upgrade_port *p)
@@ -595,6 +655,8 @@ int upgrade_state_decode(struct upgrade_state *st, const uint8_t *buf,
 	if (nfds != st->nfds)
 		return reason_set(why, -EBADMSG, "%u descriptors received, state names %u",
 				  st->nfds, nfds);
+	x.c.at = 4;
+	x.c.version = upg_get16(&x.c);	/* checked: 1..UPGRADE_VERSION */
 	x.c.at = 12;
 	crc = upg_get32(&x.c);
 	nports = upg_get32(&x.c);

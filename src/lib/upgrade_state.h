@@ -12,8 +12,14 @@
  * Wire format, all little endian: a 24-byte header (magic "VNUP", version,
  * header length, body length, CRC-32 of the body, port count, descriptor
  * count), then the body: the process's own descriptors (control socket,
- * metrics listener, log), then one record per port. Version 1 is the only
- * one; a reader refuses a newer one rather than guess.
+ * metrics listener, log), then one record per port.
+ *
+ * Versions: 1, and 2 = 1 plus, at the end of each connected port's device
+ * record, its dirty log (a live migration running: the log's descriptor,
+ * size and offset, the SET_LOG_FD eventfd). A reader reads every version
+ * up to its own and refuses a newer one rather than guess; a writer writes
+ * the lowest version that holds the state (1 unless a port has a dirty
+ * log), so going back to the previous binary works outside a migration.
  */
 #ifndef VNET_UPGRADE_STATE_H
 #define VNET_UPGRADE_STATE_H
@@ -27,7 +33,8 @@
 #include "util.h"
 
 #define UPGRADE_MAGIC		0x50554e56u	/* "VNUP" */
-#define UPGRADE_VERSION		1
+#define UPGRADE_VERSION		2	/* the newest this binary reads */
+#define UPGRADE_VERSION_LOG	2	/* the first with the dirty log */
 #define UPGRADE_HDR_LEN		24
 #define UPGRADE_MAX_PORTS	64
 #define UPGRADE_MAX_PAIRS	64
@@ -112,6 +119,11 @@ struct upgrade_ring {
  * @rx:		Those bytes (header, then payload)
  * @rx_nfds:	Descriptors that came with them
  * @rx_fds:	Their indices
+ * @log_fd:	Dirty log (SET_LOG_BASE) descriptor index, -1: none
+ *		(format version 2)
+ * @log_size:	Its SET_LOG_BASE mmap_size, 0 without @log_fd
+ * @log_offset:	Its SET_LOG_BASE mmap_offset, 0 without @log_fd
+ * @log_notify_fd: SET_LOG_FD eventfd index, -1: none (version 2)
  */
 struct upgrade_dev {
 	uint64_t features;
@@ -128,6 +140,10 @@ struct upgrade_dev {
 	uint8_t rx[UPGRADE_RX_MAX];
 	uint32_t rx_nfds;
 	int32_t rx_fds[UPGRADE_RX_FDS];
+	int32_t log_fd;
+	uint64_t log_size;
+	uint64_t log_offset;
+	int32_t log_notify_fd;
 };
 
 /**

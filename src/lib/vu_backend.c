@@ -364,6 +364,8 @@ static int vu_send_reply(struct vu_dev *d, struct vu_msg *m)
 {
 	int ret;
 
+	if (d->replaying)	/* the frontend asked the previous process */
+		return 0;
 	m->hdr.flags = VHOST_USER_VERSION | VHOST_USER_REPLY;
 	m->nfds = 0;
 	ret = d->conn ? vu_conn_send(d->conn, m) : vu_msg_send(d->sock, m);
@@ -475,7 +477,7 @@ int vu_dev_create(struct vu_dev **d, const struct vu_dev_cfg *cfg)
 	if (!n->cfg.name)
 		n->cfg.name = "vnet";
 	n->sock = -1;
-	n->log_fd = -1;
+	n->log_fd = n->log_mem_fd = -1;
 	/* The decision was made once, before this first offer: adopt it */
 	vhost_port_adopt(&n->vp, n->cfg.name, cfg->vhost, NULL);
 	n->offered = vhost_port_features(&n->vp, vu_net_offer(cfg));

@@ -94,6 +94,10 @@ struct vu_mem_ref {
  * @nmem_refs:	Entries in @mem_refs (== @mem->nregions)
  * @log:	Dirty log (SET_LOG_BASE)
  * @log_fd:	SET_LOG_FD eventfd, -1: none
+ * @log_mem_fd:	The descriptor @log is mapped from (SET_LOG_BASE's), kept for
+ *		an upgrade's hand-over (vu_dev_upgrade.c), -1: none
+ * @log_req:	SET_LOG_BASE's size and offset in @log_mem_fd
+ * @replaying:	vu_dev_upgrade.c replays requests: their replies go nowhere
  * @rings:	Per-ring frontend configuration
  * @pairs:	Queue pairs as the data path sees them
  * @wp:		Worker pool, NULL with @cfg.no_workers
@@ -120,6 +124,9 @@ struct vu_dev {
 	struct gmem_log log;
 	uint64_t log_pages;
 	int log_fd;
+	int log_mem_fd;
+	struct vu_log log_req;
+	bool replaying;
 	struct vu_ring rings[VU_MAX_RINGS];
 	struct vnet_pair pairs[VNET_MAX_PAIRS];
 	struct worker_pool *wp;

@@ -479,6 +479,11 @@ int vu_set_log_base(struct vu_dev *d, struct vu_msg *m, unsigned int idx UNUSED)
 	ret = vu_offload_log(d);
 	vu_resume_all(d);
 	gmem_log_unmap(&old);
+	/* The mapping's descriptor goes on to a successor (vu_dev_upgrade.c) */
+	if (d->log_mem_fd >= 0)
+		close(d->log_mem_fd);
+	d->log_mem_fd = vu_msg_take_fd(m, 0);
+	d->log_req = l;
 	if (ret)
 		return ret;
 	m->hdr.size = sizeof(uint64_t);
@@ -529,6 +534,9 @@ void vu_mem_reset(struct vu_dev *d)
 	vu_mem_refs_close(d);
 	gmem_log_unmap(&d->log);
 	memset(&d->log, 0, sizeof(d->log));
+	if (d->log_mem_fd >= 0)
+		close(d->log_mem_fd);
+	d->log_mem_fd = -1;
 	if (d->log_fd >= 0)
 		close(d->log_fd);
 	d->log_fd = -1;

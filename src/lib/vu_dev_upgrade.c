@@ -7,10 +7,21 @@
  * index published, nothing in flight) and exports what the frontend set up
  * plus where each ring stopped. The new process imports it by replaying
  * the same vhost-user requests the frontend sent (SET_OWNER, ...FEATURES,
- * memory, then per ring NUM, BASE at the stopped position, ADDR, CALL,
- * ERR, ENABLE, KICK) through vu_dev_dispatch(), so every value is checked
- * by the code that checks a frontend's, then kicks each started ring once
- * (a kick the old worker drained but had not served yet is not lost).
+ * memory, the dirty log, then per ring NUM, BASE at the stopped position,
+ * ADDR, CALL, ERR, ENABLE, KICK) through vu_dev_dispatch(), so every value
+ * is checked by the code that checks a frontend's, then kicks each started
+ * ring once (a kick the old worker drained but had not served yet is not
+ * lost).
+ *
+ * During a live migration (docs/migration.md "Upgrading during a
+ * migration") the dirty log goes along: the descriptor, size and offset
+ * SET_LOG_BASE gave (the device keeps the descriptor for this), and the
+ * SET_LOG_FD eventfd; VHOST_F_LOG_ALL is in the features. The replay sends
+ * SET_FEATURES with LOG_ALL, then SET_LOG_BASE with the same memory (its
+ * reply, which the frontend never asked this process for, goes nowhere)
+ * before any ring starts, so the new process logs every page from its
+ * first frame on; what the old one logged is in that shared bitmap
+ * already. A split ring's log_guest_addr comes back with SET_VRING_ADDR.
  *
  * Security model: the exported state crossed a socket from another binary;
  * upgrade_state.c checked its framing and indices, the replay checks the
@@ -33,8 +44,7 @@
  * positions with the same memory table, TAP queue and log.
  *
  * Not handed over (refused with a reason, the old process keeps serving):
- * dirty logging in progress, a ring broken by its guest, replies the
- * frontend has not read yet.
+ * a ring broken by its guest, replies the frontend has not read yet.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -231,6 +241,24 @@ static int vu_up_export_mem(struct vu_dev *d, struct upgrade_state *st,
 	return 0;
 }
 
+/* The dirty log, if a migration runs: the same shared bitmap goes on */
+static int vu_up_export_log(struct vu_dev *d, struct upgrade_state *st,
+			    struct upgrade_dev *o, struct reason *why)
+{
+	o->log_fd = -1;
+	if (d->log.base) {
+		if (d->log_mem_fd < 0)
+			return reason_set(why, -ENOENT, "the dirty log has no descriptor to hand over");
+		o->log_fd = vu_up_fd(st, d->log_mem_fd, why);
+		if (o->log_fd < 0)
+			return o->log_fd;
+		o->log_size = d->log_req.mmap_size;
+		o->log_offset = d->log_req.mmap_offset;
+	}
+	o->log_notify_fd = vu_up_fd(st, d->log_fd, why);
+	return o->log_notify_fd == -EMFILE ? -EMFILE : 0;
+}
+
 static int vu_up_export_rx(struct vu_dev *d, struct upgrade_state *st,
 			   struct upgrade_dev *o, struct reason *why)
 {
@@ -285,8 +313,7 @@ static int vu_up_stop_kernel(struct vu_dev *d, struct reason *why)
  * them if the hand-over fails).
  *
  * Return: 0, or -errno: something that cannot be handed over (a pair the
- *	   kernel would not give back, dirty logging, a broken ring, unread
- *	   replies)
+ *	   kernel would not give back, a broken ring, unread replies)
  */
 int vu_dev_export(struct vu_dev *d, struct upgrade_state *st,
 		  struct upgrade_dev *out, struct reason *why)
@@ -298,8 +325,9 @@ int vu_dev_export(struct vu_dev *d, struct upgrade_state *st,
 	ret = vu_up_stop_kernel(d, why);
 	if (ret)
 		return ret;
-	if (d->log.base || (d->features & BIT(VHOST_F_LOG_ALL_BIT)))
-		return reason_set(why, -EBUSY, "dirty logging is on (a live migration is running): try again after it");
+	ret = vu_up_export_log(d, st, out, why);
+	if (ret)
+		return ret;
 	out->features = d->features;
 	out->proto = d->proto;
 	out->features_set = d->features_set;
@@ -336,7 +364,9 @@ static int vu_up_send(struct vu_dev *d, uint32_t req, const void *payload,
 	for (i = 0; i < nfds; i++)
 		m.fds[i] = fds[i];
 	m.nfds = nfds;
+	d->replaying = true;
 	ret = vu_dev_dispatch(d, &m);
+	d->replaying = false;
 	if (ret)
 		return reason_set(why, ret, "replaying %s: %s", vu_request_name(req),
 				  d->why.msg[0] ? d->why.msg : strerror(-ret));
@@ -395,6 +425,26 @@ static int vu_up_import_mem(struct vu_dev *d, struct upgrade_state *st,
 		}
 	}
 	return 0;
+}
+
+/* SET_LOG_BASE (and SET_LOG_FD): before any ring starts */
+static int vu_up_import_log(struct vu_dev *d, struct upgrade_state *st,
+			    const struct upgrade_dev *in, struct reason *why)
+{
+	struct vu_log l = { in->log_size, in->log_offset };
+	int fd, ret = 0;
+
+	if (in->log_fd >= 0) {
+		fd = upgrade_state_take_fd(st, in->log_fd);
+		ret = vu_up_send(d, VHOST_USER_SET_LOG_BASE, &l, sizeof(l),
+				 &fd, fd >= 0, why);
+	}
+	if (!ret && in->log_notify_fd >= 0) {
+		fd = upgrade_state_take_fd(st, in->log_notify_fd);
+		ret = vu_up_send(d, VHOST_USER_SET_LOG_FD, NULL, 0, &fd,
+				 fd >= 0, why);
+	}
+	return ret;
 }
 
 static int vu_up_ring_fd(struct vu_dev *d, uint32_t req, unsigned int idx,
@@ -498,6 +548,8 @@ int vu_dev_import(struct vu_dev *d, struct upgrade_state *st,
 		ret = vu_up_u64(d, VHOST_USER_NET_SET_MTU, in->mtu, -1, why);
 	if (!ret)
 		ret = vu_up_import_mem(d, st, in, why);
+	if (!ret)
+		ret = vu_up_import_log(d, st, in, why);
 	for (i = 0; !ret && i < in->nrings; i++)
 		ret = vu_up_import_ring(d, st, in, i, why);
 	if (!ret)

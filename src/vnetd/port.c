@@ -173,7 +173,6 @@ static int port_attach(struct vnetd_port *p, int fd)
 	vu_dev_set_conn(p->dev, &p->conn);
 	/* Listening: counted and logged at the first byte (port_spoke()) */
 	p->fresh = !p->cfg.client;
-	p->connects += p->cfg.client;
 	return 0;
 }
 
@@ -261,6 +260,7 @@ static void port_client_try(struct vnetd_port *p)
 	ret = port_attach(p, fd);
 	if (ret)
 		goto retry;
+	p->connects++;	/* a connection handed over (port_adopt()) is not one */
 	log_info("port %s: connected to %s", p->cfg.name, p->cfg.socket);
 	p->backoff_ms = VNETD_BACKOFF_MIN_MS;
 	return;

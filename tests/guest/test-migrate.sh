@@ -16,12 +16,19 @@
 #   split-1pair:  port a -> port b (same vnetd) -> port c (a second vnetd) -> port a again,
 #                 on the first vnetd stopped and started in between
 #   packed-2pair: packed=on, 2 queue pairs: port c -> port a (two vnetd processes)
+#   upgrade:      split-1pair, port a (vnetd 1) -> port c (vnetd 2); once QEMU is past its
+#                 first pass over RAM (dirty sync 2) vnetd 1 is replaced (`vnetctl upgrade`,
+#                 issue 15) while the copy goes on with dirty logging on: the new process
+#                 must take the shared log over and log from its first frame
+#   upgrade-control (not run by default): the same, but vnetd 4 is upgraded to
+#                 build/test-hooks/vnetd with VNET_TEST_DROP_DIRTY_LOG=1, a new process
+#                 that does not log the buffers it writes: the checks must fail
 #   control:      split-1pair from build/test-hooks/vnetd with VNET_TEST_DROP_DIRTY_LOG=1
 #                 (it does not log the RX buffers it writes): the end-to-end checks must
 #                 fail, which proves they catch a broken dirty log. The release build
 #                 must not contain that hook (strings, nm).
-# VNET_MIGRATE_CASES="split-1pair packed-2pair control" picks cases, VNET_MIGRATE_MIBPS
-# the copy's bandwidth.
+# VNET_MIGRATE_CASES="split-1pair packed-2pair upgrade control upgrade-control" picks
+# cases (default: all but upgrade-control), VNET_MIGRATE_MIBPS the copy's bandwidth.
 LIB=$(dirname "$0")/lib
 Q10=$("$LIB/qemu10.sh" path) || { echo "SKIP: $Q10"; exit 77; }
 export VNET_QEMU=$Q10
@@ -75,7 +82,7 @@ mg_vnetd() {
 }
 
 # mg_want CASE: CASE is in VNET_MIGRATE_CASES (default: all three)
-mg_want() { case " ${VNET_MIGRATE_CASES:-split-1pair packed-2pair control} " in *" $1 "*) return 0 ;; esac; return 1; }
+mg_want() { case " ${VNET_MIGRATE_CASES:-split-1pair packed-2pair upgrade control} " in *" $1 "*) return 0 ;; esac; return 1; }
 
 mg_vnetd_stop() { vt_kill_pid "${VPID[$1]}"; unset "VPID[$1]"; }
 
@@ -112,7 +119,8 @@ mg_expect() {
 }
 
 # mg_migrate LABEL FROM-ID FROM-PORT TO-PORT: QEMU $QN (on FROM-PORT of vnetd FROM-ID)
-# migrates to a new QEMU on TO-PORT, under a 20 ms ping
+# migrates to a new QEMU on TO-PORT, under a 20 ms ping; with MG_HOOK set, qmp.py runs
+# that shell command once, when the copy has done MG_HOOK_SYNCS dirty syncs (qmp.py)
 mg_migrate() {
 	local label=$1 fid=$2 fport=$3 to=$4 src=$QN res rc pings gap lost pages fdb udps _
 	mg_qemu "$to" incoming || return 1
@@ -124,7 +132,8 @@ mg_migrate() {
 	udps=$!
 	VT_EXTRA_PIDS+=("$udps")
 	sleep 1
-	res=$(python3 "$VT_LIB/qmp.py" "$VT_W/qmp$src.sock" migrate "unix:$VT_W/mig$QN.sock" 60 "$MG_MIBPS" 2>&1)
+	res=$(python3 "$VT_LIB/qmp.py" "$VT_W/qmp$src.sock" migrate "unix:$VT_W/mig$QN.sock" 60 "$MG_MIBPS" \
+		${MG_HOOK:+"$MG_HOOK_SYNCS" "$MG_HOOK"} 2>&1)
 	rc=$?
 	mg_expect "$label: migration $fport -> $to completed ($res)" test "$rc" = 0
 	mg_expect "$label: destination runs" python3 "$VT_LIB/qmp.py" "$VT_W/qmp$QN.sock" running 20
@@ -293,6 +302,63 @@ if mg_want packed-2pair && mg_case packed-2pair 2 c; then
 	mg_case_end
 fi
 vt_step "packed-2pair done"
+
+# ---- upgrade of the source vnetd while the copy runs (issue 15) --------------------------
+# mg_upgrade LABEL ID PORT TO [ENV BINARY]: migrate the case's guest from PORT of vnetd ID
+# to TO; once QEMU's first pass over RAM is done (dirty sync 2: it now copies what got
+# dirty since), `vnetctl upgrade` (with ENV, to BINARY) replaces vnetd ID. Checked: upgrade
+# prints ok and ends while QEMU still copies (qmp.py's hook_after=active/N), the old
+# process exits 0, the new one has dirty_log on for PORT right after the upgrade and logs
+# pages of its own during the copy (its pages_logged starts at 0), then the end-to-end
+# checks every case has (mg_case_end: each sha256, the datagrams left in RX buffers).
+# qmp.py holds the switch-over back (downtime limit 1 ms) until 1.5 s after the upgrade, so a
+# slow upgrade on a loaded machine still ends while QEMU copies, and the new process then
+# writes pages QEMU sent already for 1.5 s or more.
+mg_upgrade() {
+	local label=$1 id=$2 port=$3 to=$4 env=${5:-} bin=${6:+--binary $6} old=${VPID[$2]} out new rc r _
+	MG_HOOK_SYNCS=2 \
+		MG_HOOK="ip netns exec '$VT_NS' env $env '$CTL' upgrade $bin --socket '$VT_W/ctl-$id' > '$VT_W/upgrade$id.out' 2>&1; '$CTL' status --socket '$VT_W/ctl-$id' --json > '$VT_W/upgrade$id.json' 2> /dev/null" \
+		mg_migrate "$label" "$id" "$port" "$to"
+	out=$(cat "$VT_W/upgrade$id.out" 2> /dev/null)
+	new=$(sed -n 's/.*ok pid \([0-9]*\).*/\1/p' <<< "$out")
+	r=$(grep -o 'hook_rc=.*hook_after=[^ ]*' <<< "${RESULTS[-1]}")
+	echo "# $label: during the copy: $out; $r"
+	mg_expect "$label: vnetctl upgrade printed ok during the migration ($out)" test -n "$new"
+	mg_expect "$label: the upgrade ended while QEMU was still copying ($r)" \
+		eval '[[ "$r" == "hook_rc=0 "*"hook_after=active/"* ]]'
+	if [ -n "$new" ]; then
+		VPID[$id]=$new
+		for _ in $(seq 50); do kill -0 "$old" 2> /dev/null || break; sleep 0.1; done
+		wait "$old" 2> /dev/null; rc=$?
+		mg_expect "$label: the old vnetd (pid $old) exited 0" test "$rc" = 0
+	fi
+	mg_expect "$label: right after the upgrade the new vnetd had dirty logging on for port $port" \
+		python3 -c 'import json, sys
+sys.exit(not any(p.get("name") == sys.argv[2] and p.get("dirty_log") for p in json.load(open(sys.argv[1])).get("ports", [])))' \
+		"$VT_W/upgrade$id.json" "$port"
+}
+
+# Sensitive: the upgrade comes once QEMU has sent all RAM once, so from then on each RX
+# buffer and used-ring page the new process writes is a page QEMU has sent already and
+# sends again only if it is logged. A new process that did not take the log over (no
+# SET_LOG_BASE replayed, LOG_ALL lost, a bitmap of its own, or logging only once its
+# rings ran) would log none of its writes: the fault of the negative control below, which
+# drops the buffer writes for a whole copy and is caught every run. upgrade-control makes
+# that fault in the upgrade itself: the new process is the test build dropping its buffer
+# writes, and the checks catch it (docs/migration.md has the numbers).
+if mg_want upgrade && mg_case upgrade 1 a; then
+	mg_upgrade upgrade 1 a c
+	mg_case_end
+fi
+vt_step "upgrade done"
+if mg_want upgrade-control && [ -x "$HOOKS" ] && mg_vnetd 4 "$VT_VNETD" '' u; then
+	CASE_ARGS=(--smp 1 --queues 1)
+	if mg_case upgrade-control 1 u; then
+		MG_CONTROL=1 mg_upgrade upgrade-control 4 u b VNET_TEST_DROP_DIRTY_LOG=1 "$HOOKS"
+		mg_case_end control
+	fi
+	mg_vnetd_stop 4
+fi
 
 # ---- negative control: the test build that drops the dirty-log writes of buffers -------
 if mg_want control && [ -x "$HOOKS" ] && mg_vnetd 3 "$HOOKS" VNET_TEST_DROP_DIRTY_LOG=1 h; then

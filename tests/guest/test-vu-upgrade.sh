@@ -9,15 +9,23 @@
 # (carrier_changes unchanged), no reconnect (QEMU logs no vhost-user
 # disconnect, the new vnetd logs no new frontend connection), the old PID
 # gone, the new one serving. Prints the hand-over time and the ping gap.
+# VT_CLIENT=1 (test-vu-upgrade-client.sh): QEMU listens (server=on) and vnetd --client
+# dialled it; the new process serves the connection it was handed and dials nothing: no
+# "connected to" line after the first, its connection count 0, QEMU sees no disconnect.
 # needs: root netns tun qemu busybox cpio
 . "$(dirname "$0")/lib/vu-test.sh"
-vt_init vu-upgrade
+vt_init "vu-upgrade${VT_CLIENT:+-client}"
 CTL=$VT_TOP/build/vnetctl
 [ -x "$CTL" ] || vt_skip "build/vnetctl not built (run make)"
 vt_netns
-vt_backend_start 1 || vt_finish
+if [ -z "${VT_CLIENT:-}" ]; then
+	vt_backend_start 1 || vt_finish
+	VU_ARGS=(--vu-reconnect 1)
+else
+	VU_ARGS=(--vu-server)	# vnetd dials once QEMU listens, below
+fi
 vt_bg iperf3 -s
-vt_guest_start --vu "$VT_SOCK" --queues 1 --smp 2 --vu-reconnect 1 <<EOG
+vt_guest_start --vu "$VT_SOCK" --queues 1 --smp 2 "${VU_ARGS[@]}" <<EOG
 H=$VT_HOST_IP
 gcheck "carrier up before the upgrade" gwait_oper up 60
 gcheck "ping before the upgrade" gping_wait \$H 20
@@ -40,6 +48,10 @@ gcheck "iperf3 guest -> host went on across the upgrade (exit 0, bytes received)
 gcheck "no carrier change in the guest (carrier_changes \$CC0 -> \$CC1)" [ "\$CC0" = "\$CC1" ]
 gcheck "ping works after the upgrade" gping_wait \$H 5
 EOG
+if [ -n "${VT_CLIENT:-}" ]; then
+	for _ in $(seq 100); do [ -S "$VT_SOCK" ] && break; sleep 0.1; done
+	vt_backend_start 1 || { vt_guest_wait; vt_finish; }
+fi
 if vt_wait_mark upgrade-backend 120; then
 	old=$VT_BPID
 	out=$(ip netns exec "$VT_NS" "$CTL" upgrade --socket "$VT_W/ctl.sock" 2>&1); rc=$?
@@ -51,6 +63,11 @@ if vt_wait_mark upgrade-backend 120; then
 	vt_check "the old vnetd (pid $old) exited 0" [ "$orc" = 0 ]
 	[ -n "$new" ] && VT_BPID=$new
 	vt_check "the new vnetd (pid ${new:-?}) is serving" vt_backend_alive
+	if [ -n "${VT_CLIENT:-}" ]; then
+		st=$("$CTL" status --socket "$VT_W/ctl.sock" --json 2>&1)
+		vt_check "the new vnetd serves the handed-over connection, dialled none ($(grep -o '"mode":"[a-z]*","backend":"[a-z]*","connected":[a-z]*' <<< "$st"), $(grep -o '"connections":[0-9]*' <<< "$st"))" \
+			eval 'grep -q "\"mode\":\"client\",[^}]*\"connected\":true,[^}]*\"connections\":0," <<< "$st"'
+	fi
 else
 	vt_notok "guest reached the upgrade point"
 fi
@@ -67,8 +84,14 @@ gap=$(grep -a -m1 '^VNET-GAP' "$VT_GLOG" | tr -d '\r') lost=''
 all=$(sed -n 's/.* lost=\([0-9]*\).*/\1/p' <<< "$gap")
 vt_check "the upgrade lost at most 2 pings of 10 ms (lost ${lost:-?} within 3 s of it, ${all:-?} in the whole run)" \
 	eval '[ -n "$lost" ] && [ "$lost" -le 2 ]'
+# (server=on: QEMU's "waiting for connection on: disconnected:unix:..." at its start is none)
 vt_check "QEMU logged no vhost-user disconnect or reconnect" \
-	eval '! grep -aiqE "disconnect|Failed to read msg header|connection reset" "$VT_W/run.log" "$VT_GLOG"'
-n=$(cat "$VT_W"/backend.*.log | grep -c "frontend pid .* connected")
+	eval '! grep -aihE "disconnect|Failed to read msg header|connection reset" "$VT_W/run.log" "$VT_GLOG" |
+		grep -vq "waiting for connection on: disconnected:"'
+if [ -z "${VT_CLIENT:-}" ]; then
+	n=$(cat "$VT_W"/backend.*.log | grep -c "frontend pid .* connected")
+else
+	n=$(cat "$VT_W"/backend.*.log | grep -c "port .*: connected to ")
+fi
 vt_check "one frontend connection in the whole run, none after the upgrade ($n)" [ "$n" = 1 ]
 vt_finish

@@ -167,7 +167,7 @@ refusal() {	# NAME HOOK EXPECT: upgrade with the hook, expect a refusal naming E
 	check "$name: pid $PID_C still serves" kill -0 "${PID_C:-0}"
 }
 refusal "corrupt state" corrupt "checksum"
-refusal "newer format" newer "version 2"
+refusal "newer format" newer "reads versions 1.."
 refusal "truncated state" truncate "truncated"
 refusal "new binary exits during the hand-over" exit "exited (status 3)"
 refusal "new binary never connects (/bin/false)" false "exited (status 1)"

@@ -5,6 +5,9 @@
  * truncated state (every length), a corrupt one (every body byte), a
  * newer format version, a wrong descriptor count and each bad value the
  * decoder checks are refused with a reason, whatever the checksum says.
+ * The state filled here carries a dirty log (format version 2, issue 15);
+ * without one the writer falls back to version 1, which still decodes,
+ * and a version 2 body under a version 1 header does not.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -60,6 +63,10 @@ static void fill(struct upgrade_state *st)
 		d->rx[i] = (uint8_t)(i * 7);
 	d->rx_nfds = 1;
 	d->rx_fds[0] = upgrade_state_add_fd(st, 60);
+	d->log_fd = upgrade_state_add_fd(st, 70);
+	d->log_size = 0x2000;
+	d->log_offset = 0x1000;
+	d->log_notify_fd = upgrade_state_add_fd(st, 71);
 	p = &st->ports[st->nports++];
 	strcpy(p->name, "idle");
 	p->flags = UPGRADE_P_CLIENT;
@@ -140,6 +147,46 @@ static void test_round_trip(void)
 	CHECK(!memcmp(a->rx, b->rx, a->rx_got));
 	CHECK_EQ(a->rx_nfds, b->rx_nfds);
 	CHECK_EQ(a->rx_fds[0], b->rx_fds[0]);
+	CHECK_EQ(buf[4], UPGRADE_VERSION_LOG);
+	CHECK(a->log_fd >= 0 && a->log_notify_fd >= 0);
+	CHECK_EQ(a->log_fd, b->log_fd);
+	CHECK_EQ(a->log_size, b->log_size);
+	CHECK_EQ(a->log_offset, b->log_offset);
+	CHECK_EQ(a->log_notify_fd, b->log_notify_fd);
+}
+
+/* No dirty log: version 1, what the previous binary reads; 24 bytes less */
+static void test_version1(void)
+{
+	struct upgrade_dev *d = &st_in.ports[0].dev;
+	struct reason why;
+	size_t v2_len;
+
+	fill(&st_in);
+	CHECK_EQ(encode(), 0);
+	v2_len = buf_len;
+	buf[4] = 1;		/* a v2 body read as v1: the log is misread */
+	CHECK_EQ(decode(buf_len, &why), -EBADMSG);
+	CHECK(why.msg[0]);
+	d->log_fd = d->log_notify_fd = -1;
+	d->log_size = d->log_offset = 0;
+	st_in.nfds -= 2;	/* the two log descriptors were the last added */
+	CHECK_EQ(encode(), 0);
+	CHECK_EQ(buf[4], 1);
+	CHECK_EQ(buf[5], 0);
+	CHECK_EQ(buf_len, v2_len - 24);
+	CHECK_EQ(decode(buf_len, &why), 0);
+	CHECK_EQ(st_out.ports[0].dev.log_fd, -1);
+	CHECK_EQ(st_out.ports[0].dev.log_notify_fd, -1);
+	CHECK_EQ(st_out.ports[0].dev.log_size, 0);
+	CHECK_EQ(st_out.ports[0].dev.nrings, 4);
+	/* a notification eventfd alone is a log too: version 2 */
+	d->log_notify_fd = upgrade_state_add_fd(&st_in, 71);
+	CHECK_EQ(encode(), 0);
+	CHECK_EQ(buf[4], UPGRADE_VERSION_LOG);
+	CHECK_EQ(decode(buf_len, &why), 0);
+	CHECK_EQ(st_out.ports[0].dev.log_fd, -1);
+	CHECK_EQ(st_out.ports[0].dev.log_notify_fd, d->log_notify_fd);
 }
 
 static void test_truncated(void)
@@ -191,7 +238,7 @@ static void test_newer_version(void)
 	CHECK_EQ(encode(), 0);
 	buf[4] = UPGRADE_VERSION + 1;
 	CHECK_EQ(decode(buf_len, &why), -EPROTONOSUPPORT);
-	CHECK(strstr(why.msg, "version 2"));
+	CHECK(strstr(why.msg, "version 3"));
 	buf[4] = 0;
 	CHECK_EQ(decode(buf_len, &why), -EPROTONOSUPPORT);
 }
@@ -252,6 +299,13 @@ static void m_region_refs(struct upgrade_state *s) { P0(s).dev.regions[1].refs =
 static void m_region_fd(struct upgrade_state *s) { P0(s).dev.regions[2].fd = -1; }
 static void m_rx_fds(struct upgrade_state *s) { P0(s).dev.rx_nfds = UPGRADE_RX_FDS + 1; }
 static void m_rx_fd_missing(struct upgrade_state *s) { P0(s).dev.rx_fds[0] = -1; }
+static void m_log_nosize(struct upgrade_state *s) { P0(s).dev.log_size = 0; }
+static void m_log_nofd(struct upgrade_state *s) { P0(s).dev.log_fd = -1; }
+static void m_log_offset(struct upgrade_state *s) { P0(s).dev.log_fd = -1; P0(s).dev.log_size = 0; }
+static void m_log_big(struct upgrade_state *s) { P0(s).dev.log_size = (1ULL << 49) + 1; }
+static void m_log_wrap(struct upgrade_state *s) { P0(s).dev.log_offset = ~0ULL - 0x1000; }
+static void m_log_fd_twice(struct upgrade_state *s) { P0(s).dev.log_fd = P0(s).dev.rx_fds[0]; }
+static void m_log_fd_range(struct upgrade_state *s) { P0(s).dev.log_notify_fd = (int32_t)s->nfds; }
 
 static void test_every_field_checked(void)
 {
@@ -276,6 +330,13 @@ static void test_every_field_checked(void)
 	CHECK(refused(m_region_fd, "memory region 2"));
 	CHECK(refused(m_rx_fds, "half-received descriptors"));
 	CHECK(refused(m_rx_fd_missing, "missing"));
+	CHECK(refused(m_log_nosize, "dirty log descriptor"));
+	CHECK(refused(m_log_nofd, "dirty log descriptor -1 with size 8192"));
+	CHECK(refused(m_log_offset, "offset 4096"));
+	CHECK(refused(m_log_big, "dirty log size"));
+	CHECK(refused(m_log_wrap, "past 2^64"));
+	CHECK(refused(m_log_fd_twice, "dirty log descriptor index"));
+	CHECK(refused(m_log_fd_range, "dirty log notification descriptor index"));
 	/* the encoder stops at the bound; the count itself is refused */
 	fill(&st_in);
 	m_regions(&st_in);
@@ -344,6 +405,7 @@ int main(void)
 {
 	RUN(test_crc);
 	RUN(test_round_trip);
+	RUN(test_version1);
 	RUN(test_truncated);
 	RUN(test_corrupt);
 	RUN(test_newer_version);

@@ -7,8 +7,11 @@
  * gives B the same features, memory and rings, started at the same
  * positions, with the same eventfds; a state the replay refuses (a
  * feature B does not offer, a ring outside memory) fails with the
- * request and the reason; an offloaded pair or dirty logging refuses the
- * export. No descriptor leaks on either path.
+ * request and the reason. With dirty logging on (a live migration), the
+ * log goes along (format version 2): B logs into the same shared bitmap
+ * before its rings start, at the same used-ring address, and the frontend
+ * hears no reply to the replayed SET_LOG_BASE; a log the replay refuses
+ * fails the import. No descriptor leaks on any path.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,6 +21,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <linux/vhost_types.h>
 #include <linux/virtio_config.h>
 
 #include "testlib.h"
@@ -30,6 +34,7 @@
 #define MEM_SIZE	(1u << 20)
 #define MEM_UVA		0x7f0000000000ULL
 #define RING_STRIDE	0x4000
+#define LOG_USED_GPA	0x80000	/* ring 1's VHOST_VRING_F_LOG address */
 
 static struct upgrade_state st, st2;
 static uint8_t buf[1 << 16];
@@ -49,7 +54,8 @@ static int count_fds(void)
 	return n;
 }
 
-static struct vu_dev *dev_new(void)
+/* A device on a socket whose frontend end is *@peer (NULL: closed) */
+static struct vu_dev *dev_new_peer(int *peer)
 {
 	struct vu_dev_cfg c = { .name = "up0", .queues = 1,
 				.features_mask = ~0ULL, .no_workers = true };
@@ -62,9 +68,17 @@ static struct vu_dev *dev_new(void)
 		vu_dev_destroy(d);
 		return NULL;
 	}
-	close(sv[0]);
+	if (peer)
+		*peer = sv[0];
+	else
+		close(sv[0]);
 	vu_dev_connect(d, sv[1]);
 	return d;
+}
+
+static struct vu_dev *dev_new(void)
+{
+	return dev_new_peer(NULL);
 }
 
 static int req(struct vu_dev *d, uint32_t r, const void *p, uint32_t size,
@@ -89,7 +103,7 @@ static int req_u64(struct vu_dev *d, uint32_t r, uint64_t v, int fd)
 }
 
 /* A frontend's session: owner, features, one region, rings 0 and 1 */
-static int setup(struct vu_dev *d, uint64_t features)
+static int setup_proto(struct vu_dev *d, uint64_t features, uint64_t proto)
 {
 	struct vu_mem_table t = { .nregions = 1 };
 	int mfd = memfd_create("up", MFD_CLOEXEC), ret;
@@ -99,14 +113,16 @@ static int setup(struct vu_dev *d, uint64_t features)
 		return -errno;
 	t.regions[0] = (struct vu_mem_region){ 0, MEM_SIZE, MEM_UVA, 0 };
 	ret = req(d, VHOST_USER_SET_OWNER, NULL, 0, -1);
-	ret = ret ?: req_u64(d, VHOST_USER_SET_PROTOCOL_FEATURES,
-			     BIT(VHOST_USER_PROTOCOL_F_MQ), -1);
+	ret = ret ?: req_u64(d, VHOST_USER_SET_PROTOCOL_FEATURES, proto, -1);
 	ret = ret ?: req_u64(d, VHOST_USER_SET_FEATURES, features, -1);
 	ret = ret ?: req(d, VHOST_USER_SET_MEM_TABLE, &t, 8 + sizeof(t.regions[0]), mfd);
 	for (i = 0; !ret && i < 2; i++) {
 		struct vu_vring_state s = { i, 256 };
 		uint64_t off = MEM_UVA + i * RING_STRIDE;
-		struct vu_vring_addr a = { i, 0, off, off + 0x2000, off + 0x1000, 0 };
+		/* ring 1 names a guest address for its used ring's log */
+		struct vu_vring_addr a = { i, i ? 1u << VHOST_VRING_F_LOG : 0,
+					   off, off + 0x2000, off + 0x1000,
+					   i ? LOG_USED_GPA : 0 };
 
 		ret = req(d, VHOST_USER_SET_VRING_NUM, &s, sizeof(s), -1);
 		s.num = i ? 9 : 5;
@@ -120,6 +136,32 @@ static int setup(struct vu_dev *d, uint64_t features)
 				     eventfd(0, EFD_CLOEXEC));
 	}
 	return ret;
+}
+
+static int setup(struct vu_dev *d, uint64_t features)
+{
+	return setup_proto(d, features, BIT(VHOST_USER_PROTOCOL_F_MQ));
+}
+
+/* vhost-user "Migration": QEMU's order, SET_LOG_BASE then LOG_ALL */
+#define LOG_SIZE	(MEM_SIZE / 4096 / 8)	/* one bit per page */
+
+static int start_log(struct vu_dev *d, int peer, uint64_t features, int *lfd)
+{
+	struct vu_log l = { LOG_SIZE, 0 };
+	uint64_t reply[3];
+	int ret;
+
+	*lfd = memfd_create("log", MFD_CLOEXEC);
+	if (*lfd < 0 || ftruncate(*lfd, LOG_SIZE))
+		return -errno;
+	ret = req(d, VHOST_USER_SET_LOG_BASE, &l, sizeof(l), dup(*lfd));
+	/* the answer QEMU waits for: a header and u64 0 */
+	if (!ret && recv(peer, reply, sizeof(reply), MSG_DONTWAIT) != 20)
+		ret = -EPROTO;
+	ret = ret ?: req(d, VHOST_USER_SET_LOG_FD, NULL, 0, eventfd(0, EFD_CLOEXEC));
+	return ret ?: req_u64(d, VHOST_USER_SET_FEATURES,
+			      features | BIT(VHOST_F_LOG_ALL_BIT), -1);
 }
 
 /* A's state through the wire format, with duplicated (owned) fds */
@@ -164,6 +206,7 @@ static void test_round_trip(void)
 	CHECK_EQ(setup(a, f), 0);
 	CHECK(vu_vring(a, 0)->started && vu_vring(a, 1)->started);
 	CHECK_EQ(hand_over(a, &why), 0);
+	CHECK_EQ(buf[4], 1);		/* no log: what the previous binary reads */
 	CHECK_EQ(st2.ports[0].dev.nregions, 1);
 	vu_dev_quiesce(b);
 	CHECK_EQ(vu_dev_import(b, &st2, &st2.ports[0].dev, &why), 0);
@@ -222,24 +265,89 @@ static void test_replay_refused(void)
 	CHECK_EQ(count_fds(), fds);
 }
 
-static void test_export_refused(void)
+/* Issue 15: an upgrade while a live migration runs */
+static void test_log_round_trip(void)
 {
-	uint64_t f = BIT(VIRTIO_F_VERSION_1) | BIT(VHOST_USER_F_PROTOCOL_FEATURES) |
-		     BIT(VHOST_F_LOG_ALL_BIT);
-	struct vu_dev *a = dev_new();
+	uint64_t f = BIT(VIRTIO_F_VERSION_1) | BIT(VHOST_USER_F_PROTOCOL_FEATURES);
+	uint64_t proto = BIT(VHOST_USER_PROTOCOL_F_MQ) |
+			 BIT(VHOST_USER_PROTOCOL_F_LOG_SHMFD);
+	int fds = count_fds(), pa = -1, pb = -1, lfd = -1;
+	struct vu_dev *a = dev_new_peer(&pa), *b = dev_new_peer(&pb);
+	struct reason why = { 0 };
+	uint8_t bits[LOG_SIZE];
+	uint64_t pages;
+	char c;
+	unsigned int i;
+
+	CHECK(a && b);
+	CHECK_EQ(setup_proto(a, f, proto), 0);
+	CHECK_EQ(start_log(a, pa, f, &lfd), 0);
+	CHECK(vu_dev_log_state(a, &pages));
+	CHECK_EQ(hand_over(a, &why), 0);
+	CHECK_EQ(buf[4], UPGRADE_VERSION_LOG);	/* the format that holds a log */
+	CHECK(st2.ports[0].dev.log_fd >= 0 && st2.ports[0].dev.log_notify_fd >= 0);
+	CHECK_EQ(st2.ports[0].dev.log_size, LOG_SIZE);
+	vu_dev_quiesce(b);
+	CHECK_EQ(vu_dev_import(b, &st2, &st2.ports[0].dev, &why), 0);
+	vu_dev_unquiesce(b);
+	upgrade_state_close_fds(&st2);
+	/* the frontend asked the old process; the new one must not answer */
+	CHECK(recv(pb, &c, 1, MSG_DONTWAIT) < 0 && errno == EAGAIN);
+	CHECK(vu_dev_log_state(b, &pages));
+	CHECK(b->log_fd >= 0 && b->log_mem_fd >= 0);
+	CHECK_EQ(b->log.size, LOG_SIZE);
+	for (i = 0; i < 2; i++) {
+		const struct vq *qa = &vu_vring(a, i)->vq, *qb = &vu_vring(b, i)->vq;
+
+		CHECK(vu_vring(b, i)->started);
+		CHECK(qb->log == &b->log);
+		CHECK_EQ(qb->log_used_gpa, qa->log_used_gpa);
+		CHECK_EQ(b->rings[i].log_gpa, a->rings[i].log_gpa);
+	}
+	CHECK_EQ(vu_vring(b, 0)->vq.log_used_gpa, 0x2000);	/* from the table */
+	CHECK_EQ(vu_vring(b, 1)->vq.log_used_gpa, LOG_USED_GPA);
+	/* B writes the frontend's own bitmap: page 37, bit 5 of byte 4 */
+	gmem_log_write(&b->log, 37 * 4096 + 100, 1);
+	CHECK_EQ(pread(lfd, bits, sizeof(bits), 0), (ssize_t)sizeof(bits));
+	CHECK_EQ(bits[4], 1u << 5);
+	vu_dev_destroy(a);
+	vu_dev_destroy(b);
+	close(pa);
+	close(pb);
+	close(lfd);
+	CHECK_EQ(count_fds(), fds);
+}
+
+static void test_log_replay_refused(void)
+{
+	uint64_t f = BIT(VIRTIO_F_VERSION_1) | BIT(VHOST_USER_F_PROTOCOL_FEATURES);
+	uint64_t proto = BIT(VHOST_USER_PROTOCOL_F_MQ) |
+			 BIT(VHOST_USER_PROTOCOL_F_LOG_SHMFD);
+	int fds = count_fds(), pa = -1, lfd = -1;
+	struct vu_dev *a = dev_new_peer(&pa), *b = dev_new();
 	struct reason why = { 0 };
 
-	CHECK(a);
-	CHECK_EQ(setup(a, f), 0);
-	CHECK_EQ(hand_over(a, &why), -EBUSY);
-	CHECK(strstr(why.msg, "dirty logging"));
+	CHECK(a && b);
+	CHECK_EQ(setup_proto(a, f, proto), 0);
+	CHECK_EQ(start_log(a, pa, f, &lfd), 0);
+	CHECK_EQ(hand_over(a, &why), 0);
+	st2.ports[0].dev.log_size = 16 * LOG_SIZE;	/* past the memfd's end */
+	CHECK(vu_dev_import(b, &st2, &st2.ports[0].dev, &why) < 0);
+	CHECK(strstr(why.msg, "replaying SET_LOG_BASE"));
+	CHECK(!vu_vring(b, 0)->started);	/* no ring ran without the log */
+	upgrade_state_close_fds(&st2);
 	vu_dev_destroy(a);
+	vu_dev_destroy(b);
+	close(pa);
+	close(lfd);
+	CHECK_EQ(count_fds(), fds);
 }
 
 int main(void)
 {
 	RUN(test_round_trip);
 	RUN(test_replay_refused);
-	RUN(test_export_refused);
+	RUN(test_log_round_trip);
+	RUN(test_log_replay_refused);
 	return test_exit();
 }

@@ -1,11 +1,20 @@
 #!/usr/bin/env python3
 """tests/guest/lib/qmp.py - the few QMP requests tests/guest/test-migrate.sh makes.
 
-usage: qmp.py SOCK migrate URI [SECS [MIBPS]]
+usage: qmp.py SOCK migrate URI [SECS [MIBPS [HOOK_SYNCS HOOK]]]
                                       migrate to URI at MIBPS MiB/s (QEMU's default
                                       when absent or 0), wait up to SECS (60) for the
                                       end; prints "status=S total_ms=T downtime_ms=D
-                                      setup_ms=U ram_mb=R dirty_syncs=N"; 0 if completed
+                                      setup_ms=U ram_mb=R dirty_syncs=N"; 0 if completed.
+                                      once the migration is active with HOOK_SYNCS dirty
+                                      syncs done (2: the first pass over RAM is over,
+                                      QEMU copies what got dirty since), runs the shell
+                                      command HOOK once and adds "hook_rc=R hook_ms=D
+                                      hook_before=S/N hook_after=S/N" (status/dirty syncs
+                                      around it); 1 if HOOK never ran. Until 1.5 s after
+                                      HOOK is done the downtime limit is 1 ms, so QEMU
+                                      keeps copying (no switch-over) however long HOOK
+                                      takes, and for a while after it
        qmp.py SOCK running [SECS]     wait up to SECS (30) for the VM to run (a
                                       migration destination after the switch-over)
        qmp.py SOCK quit               stop QEMU
@@ -13,6 +22,7 @@ Exit status: 0 ok, 1 failed or timed out, 2 QMP socket not there or refused.
 """
 import json
 import socket
+import subprocess
 import sys
 import time
 
@@ -58,25 +68,52 @@ def request(f, name, args=None):
         # asynchronous events: not asked for
 
 
-def migrate(f, uri, secs, mbps):
+def migrate_state(f):
+    r = request(f, "query-migrate")
+    return f"{r.get('status', 'none')}/{r.get('ram', {}).get('dirty-sync-count', -1)}"
+
+
+def migrate(f, uri, secs, mbps, hook_syncs=None, hook=None):
     # At full speed a TCG guest hardly runs while QEMU copies its RAM; at a
     # few tens of MiB/s it does, and its traffic dirties pages already sent
     if mbps > 0:
         request(f, "migrate-set-parameters", {"max-bandwidth": int(mbps * 1048576)})
+    if hook:
+        limit = request(f, "query-migrate-parameters").get("downtime-limit", 300)
+        request(f, "migrate-set-parameters", {"downtime-limit": 1})
     request(f, "migrate", {"uri": uri})
     end = time.monotonic() + secs
+    hooked = ""
+    release = None          # when the downtime limit goes back
     while True:
         r = request(f, "query-migrate")
         st = r.get("status", "none")
         if st in ("completed", "failed", "cancelled") or time.monotonic() > end:
             break
+        if release and time.monotonic() >= release:
+            request(f, "migrate-set-parameters", {"downtime-limit": limit})
+            release = None
+        if hook and not hooked and st == "active" and \
+                r.get("ram", {}).get("dirty-sync-count", 0) >= hook_syncs:
+            before = migrate_state(f)
+            t = time.monotonic()
+            rc = subprocess.call(["sh", "-c", hook], stdout=sys.stderr)
+            d = int((time.monotonic() - t) * 1000)
+            hooked = f" hook_rc={rc} hook_ms={d} hook_before={before} hook_after={migrate_state(f)}"
+            release = time.monotonic() + 1.5
+            continue
         time.sleep(0.05)
     ram = r.get("ram", {})
     print(f"status={st} total_ms={r.get('total-time', -1)} "
           f"downtime_ms={r.get('downtime', -1)} setup_ms={r.get('setup-time', -1)} "
           f"ram_mb={ram.get('transferred', 0) // 1048576} "
           f"dirty_syncs={ram.get('dirty-sync-count', -1)}"
-          + (f" error={r['error-desc']!r}" if "error-desc" in r else ""))
+          + (f" error={r['error-desc']!r}" if "error-desc" in r else "")
+          + (hooked if hook else ""))
+    if hook and not hooked:
+        print("qmp: the hook never ran: the migration was not active long enough",
+              file=sys.stderr)
+        return 1
     return 0 if st == "completed" else 1
 
 
@@ -98,7 +135,9 @@ def main():
     f = connect(path)
     if what == "migrate":
         return migrate(f, sys.argv[3], float(sys.argv[4]) if len(sys.argv) > 4 else 60,
-                       float(sys.argv[5]) if len(sys.argv) > 5 else 0)
+                       float(sys.argv[5]) if len(sys.argv) > 5 else 0,
+                       int(sys.argv[6]) if len(sys.argv) > 7 else None,
+                       sys.argv[7] if len(sys.argv) > 7 else None)
     if what == "running":
         return running(f, float(sys.argv[3]) if len(sys.argv) > 3 else 30)
     if what == "quit":
