@@ -23,6 +23,7 @@
 #define NET_ETH_HLEN		14	/* shortest frame we pass on */
 #define NET_MAX_IOV		1024	/* UIO_MAXIOV: what one readv/writev takes */
 #define NET_RX_MAX_CHAINS	64	/* mergeable buffers for one frame */
+#define NET_TX_BURST		16	/* TX chains popped before the first send */
 #define NET_BOUNCE_SIZE		(VNET_FRAME_MAX + VNET_HDR_MAX + 16)
 
 /**
@@ -80,6 +81,8 @@ int net_tx_prepare(const struct iovec *in, unsigned int nin,
 int net_scratch_init(struct net_scratch *s);
 void net_scratch_cleanup(struct net_scratch *s);
 int net_tx_one(const struct net_io *io);
+unsigned int net_tx_burst(const struct net_io *io, unsigned int max,
+			  uint64_t *bytes, int *err);
 int net_tx_drop_one(const struct net_io *io);
 int net_rx_one(const struct net_io *io);
 

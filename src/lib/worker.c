@@ -409,12 +409,18 @@ static unsigned int worker_tx(struct worker *w, struct wpair *wp, bool *more,
 		return 0;
 	worker_notify_off(t);
 	while (worker_budget_left(w, pkts, bytes)) {
-		ret = t->r->enabled ? net_tx_one(&t->io) : net_tx_drop_one(&t->io);
-		if (ret >= 0) {
-			pkts++;
-			bytes += (unsigned int)ret;
-			continue;
+		if (t->r->enabled) {
+			uint64_t b;
+
+			pkts += net_tx_burst(&t->io, w->cur->o.budget_pkts - pkts,
+					     &b, &ret);
+			bytes += b;
+		} else {
+			ret = net_tx_drop_one(&t->io);
+			pkts += ret >= 0;
 		}
+		if (ret >= 0)
+			continue;
 		if (ret != -ENOSPC || retried)
 			break;
 		worker_flush(t);	/* chains in flight hold the spill area */

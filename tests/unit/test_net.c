@@ -5,7 +5,8 @@
  * descriptors, too short, bad offloads), and TX -> loop backend -> RX over
  * real rings driven from the driver side, both layouts, mergeable on and
  * off, a 64 KiB GSO frame as one chain, and a backend that cannot peek
- * (the tap path: bounce tail, overflow drop).
+ * (the tap path: bounce tail, overflow drop), and a TX burst that a full
+ * host side cuts short.
  */
 #include <endian.h>
 #include <errno.h>
@@ -653,6 +654,85 @@ static void t_nopeek_estimate(enum vq_layout l)
 static void test_nopeek_estimate_split(void) { t_nopeek_estimate(VQ_SPLIT); }
 static void test_nopeek_estimate_packed(void) { t_nopeek_estimate(VQ_PACKED); }
 
+/* The loop backend, full after t_full_left more frames */
+static struct host_ops t_full_ops;
+static unsigned int t_full_left;
+
+static ssize_t t_full_tx(struct host *host, unsigned int pair,
+			 const struct iovec *iov, unsigned int iovcnt)
+{
+	if (!t_full_left)
+		return -EAGAIN;
+	t_full_left--;
+	return t_loop_ops->tx(host, pair, iov, iovcnt);
+}
+
+/*
+ * net_tx_burst(): every chain popped is sent or dropped in ring order; when
+ * the host side fills up, the chain it refused and the ones after it go
+ * back to the ring untouched and come out next time, in order; @max holds.
+ */
+static void t_tx_burst(enum vq_layout l)
+{
+	struct virtio_net_hdr_v1 h = mkhdr(0, 0, 0, 0, 0, 0);
+	struct virtio_net_hdr_v1 bad = mkhdr(VIRTIO_NET_HDR_F_NEEDS_CSUM, 0, 0,
+					     0, 34, 16);
+	static const uint32_t want[] = { 100, 60, 70, 80, 90, 95, 99 };
+	uint32_t token, len;
+	uint64_t bytes;
+	unsigned int i;
+	struct tnet t;
+	int err;
+
+	CHECK_EQ(tnet_init(&t, l, F_V1, &t_full_ops), 0);
+	CHECK_EQ(tnet_send(&t, &h, 0, 100, 1), 0);
+	CHECK_EQ(tnet_send(&t, &bad, 0, 100, 9), 0);	/* dropped: CSUM not acked */
+	CHECK_EQ(tnet_send(&t, &h, 0, 60, 2), 0);
+	CHECK_EQ(tnet_send(&t, &h, 0, 70, 3), 0);
+	CHECK_EQ(tnet_send(&t, &h, 0, 80, 4), 0);
+	t_full_left = 2;	/* the 70 B frame is refused, 80 B not tried */
+	CHECK_EQ(net_tx_burst(&t.tio, NET_TX_BURST, &bytes, &err), 3);
+	CHECK_EQ(err, -EBUSY);
+	CHECK_EQ(bytes, 160);
+	CHECK_EQ(t.acc_tx.packets, 2);
+	CHECK_EQ(t.acc_tx.drops[DROP_BAD_HDR], 1);
+	vq_flush(&t.tx.dev);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(vq_drv_get_used(&t.tx.drv, &token, &len), 0);
+	CHECK_EQ(vq_drv_get_used(&t.tx.drv, &token, &len), -EAGAIN);
+	CHECK(vq_avail_pending(&t.tx.dev));	/* the refused two are back */
+
+	t_full_left = 100;
+	CHECK_EQ(tnet_send(&t, &h, 0, 90, 5), 0);
+	CHECK_EQ(tnet_send(&t, &h, 0, 95, 6), 0);
+	CHECK_EQ(tnet_send(&t, &h, 0, 99, 7), 0);
+	CHECK_EQ(net_tx_burst(&t.tio, 3, &bytes, &err), 3);	/* @max */
+	CHECK_EQ(err, 0);
+	CHECK_EQ(bytes, 70 + 80 + 90);
+	CHECK_EQ(net_tx_burst(&t.tio, NET_TX_BURST, &bytes, &err), 2);
+	CHECK_EQ(err, -EAGAIN);
+	CHECK_EQ(bytes, 95 + 99);
+	vq_flush(&t.tx.dev);
+
+	/* what reached the host side, in ring order, each once */
+	tnet_post_rx(&t, 7, 2048);
+	for (i = 0; i < 7; i++) {
+		CHECK_EQ(net_rx_one(&t.rio), (int)want[i]);
+	}
+	CHECK_EQ(net_rx_one(&t.rio), -EAGAIN);
+	vq_flush(&t.rx.dev);
+	for (i = 0; i < 7; i++) {
+		CHECK_EQ(vq_drv_get_used(&t.rx.drv, &token, &len), 0);
+		CHECK_EQ(len, t.hdr_len + want[i]);
+		CHECK(tnet_check_frame((uint8_t *)thost(&t.rx, token) + t.hdr_len, want[i],
+				       (uint8_t)(i ? i + 1 : 1)));
+	}
+	tnet_cleanup(&t);
+}
+
+static void test_tx_burst_split(void) { t_tx_burst(VQ_SPLIT); }
+static void test_tx_burst_packed(void) { t_tx_burst(VQ_PACKED); }
+
 static void test_nopeek_split(void) { t_nopeek_case(VQ_SPLIT); }
 static void test_nopeek_packed(void) { t_nopeek_case(VQ_PACKED); }
 
@@ -663,6 +743,8 @@ int main(void)
 		return 1;
 	t_nopeek_ops = *t_loop_ops;
 	t_nopeek_ops.rx_peek_len = t_nopeek;
+	t_full_ops = *t_loop_ops;
+	t_full_ops.tx = t_full_tx;
 
 	RUN(test_hdr_len);
 	RUN(test_hdr_check);
@@ -675,6 +757,8 @@ int main(void)
 	RUN(test_loop_packed_nomrg);
 	RUN(test_tx_drops);
 	RUN(test_tx_spoof);
+	RUN(test_tx_burst_split);
+	RUN(test_tx_burst_packed);
 	RUN(test_gso_64k_split);
 	RUN(test_gso_64k_packed);
 	RUN(test_loop_gso_needs_guest_tso);
