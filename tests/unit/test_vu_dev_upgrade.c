@@ -30,6 +30,7 @@
 #include "vu_dev_core.h"
 #include "vu_dev_upgrade.h"
 #include "vu_msg.h"
+#include "vu_dev_testutil.h"
 
 #define MEM_SIZE	(1u << 20)
 #define MEM_UVA		0x7f0000000000ULL
@@ -79,27 +80,6 @@ static struct vu_dev *dev_new_peer(int *peer)
 static struct vu_dev *dev_new(void)
 {
 	return dev_new_peer(NULL);
-}
-
-static int req(struct vu_dev *d, uint32_t r, const void *p, uint32_t size,
-	       int fd)
-{
-	struct vu_msg m;
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.request = r;
-	m.hdr.flags = VHOST_USER_VERSION;
-	m.hdr.size = size;
-	if (size)
-		memcpy(&m.payload, p, size);
-	m.fds[0] = fd;
-	m.nfds = fd >= 0;
-	return vu_dev_dispatch(d, &m);
-}
-
-static int req_u64(struct vu_dev *d, uint32_t r, uint64_t v, int fd)
-{
-	return req(d, r, &v, sizeof(v), fd);
 }
 
 /* A frontend's session: owner, features, one region, rings 0 and 1 */

@@ -35,6 +35,7 @@
 #include "vu_dev_core.h"
 #include "vu_dev_upgrade.h"
 #include "vu_msg.h"
+#include "vu_dev_testutil.h"
 
 #define MEM_SIZE	(1u << 20)
 #define MEM_UVA		0x7f0000000000ULL
@@ -100,27 +101,6 @@ static struct vu_dev *dev_new(void)
 	close(sv[0]);
 	vu_dev_connect(d, sv[1]);
 	return d;
-}
-
-static int req(struct vu_dev *d, uint32_t r, const void *p, uint32_t size,
-	       int fd)
-{
-	struct vu_msg m;
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.request = r;
-	m.hdr.flags = VHOST_USER_VERSION;
-	m.hdr.size = size;
-	if (size)
-		memcpy(&m.payload, p, size);
-	m.fds[0] = fd;
-	m.nfds = fd >= 0;
-	return vu_dev_dispatch(d, &m);
-}
-
-static int req_u64(struct vu_dev *d, uint32_t r, uint64_t v, int fd)
-{
-	return req(d, r, &v, sizeof(v), fd);
 }
 
 /* A frontend's session: one region, rings 0 and 1 at base 5 and 9 */
