@@ -12,7 +12,11 @@
 # `vnetctl status` says vhost-net for the pair after each upgrade and after each failed
 # one, frames keep reaching the TAP after each step, the frontend never reconnected
 # (one "connected" line in vnetd's log, no "disconnected"), and every frame vnet-bench
-# sent reached the TAP exactly once (TAP rx_packets == vnet-bench tx_frames).
+# sent reached the TAP exactly once (TAP rx_packets == vnet-bench tx_frames). Then RX:
+# vnet-bench --mode rx-only while tests/guest/vhost-net-txgen.c writes frames into the
+# TAP, one more upgrade: offloaded again, and every frame the TAP queued reached the
+# frontend once (TAP tx_packets == vnet-bench rx_frames; tx_dropped, printed, is what an
+# overflowing TAP queue lost during the pause).
 #
 # Output: TAP lines; "# VHOST-UPGRADE ..." lines. Exit: 0 passed, 1 failed, 77 skipped.
 # needs: root
@@ -38,7 +42,16 @@ if ! "$GUEST" kernel > "$W/kernel.log" 2>&1; then
 	tail -n 3 "$W/kernel.log"
 	skip_all "no guest kernel (Debian linux-image-cloud-amd64 could not be fetched)"
 fi
-INITRD=$("$GUEST" initrd 2> "$W/initrd.log") ||
+# the RX sender: static, so it runs in the busybox guest as is (make guest-tools)
+if ! make -s -C "$TOP" build/guest/vhost-net-txgen > "$W/cc.log" 2>&1; then
+	grep -q "cannot find -lc" "$W/cc.log" && skip_all "no static libc (libc6-dev)"
+	head -20 "$W/cc.log"
+	tap_result notok "build txgen helper" "make build/guest/vhost-net-txgen failed"
+	exit 1
+fi
+# default extras: build/vnetd, vnetctl, vnet-bench
+INITRD=$W/initrd.gz
+"$GUEST" build-initramfs -o "$INITRD" "$TOP/build/guest/vhost-net-txgen" > "$W/initrd.log" 2>&1 ||
 	{ tail -n 5 "$W/initrd.log"; tap_result notok "initramfs" "build failed"; exit 1; }
 
 cat > "$W/guest.sh" << 'EOF'
@@ -60,6 +73,8 @@ vnetd --backend tap --tap $T --vhost-net on --socket $S --ctl-socket $C > $L 2>&
 VPID=$!
 i=0
 while [ ! -S $S ] && [ $i -lt 150 ] && kill -0 $VPID 2> /dev/null; do sleep 0.1; i=$((i + 1)); done
+# no frames of the guest kernel's own (IPv6 ND, MLD) in the RX count below
+echo 1 > /proc/sys/net/ipv6/conf/$T/disable_ipv6 2> /dev/null
 ip link set $T up
 rx0=$(rxp)
 vnet-bench --socket $S --mode tx-only --duration $D --json > /tmp/b.json 2> /tmp/b.err &
@@ -106,6 +121,36 @@ chk every_frame_reached_the_tap_once $? "bench rc=$brc sent $txf, TAP received $
 nc=$(grep -c 'frontend pid .* connected' $L); nd=$(grep -c 'disconnected' $L)
 [ "$nc" = 1 ] && [ "$nd" -le 1 ]
 chk frontend_never_reconnected $? "$nc connected lines, $nd disconnected (the bench's own exit: at most 1)"
+
+# RX through the kernel across an upgrade: frames written into the TAP from the guest's
+# side (vhost-net-txgen, 200 at a time every 50 ms) while vnet-bench only receives. The
+# TAP's queue holds what arrives during the pause; it may overflow (tx_dropped: the loss,
+# printed), but every frame the TAP queued reaches the frontend once.
+tap() { cat "/sys/class/net/$T/statistics/$1"; }
+t0=$(tap tx_packets) d0=$(tap tx_dropped)
+vnet-bench --socket $S --mode rx-only --duration 8 --json > /tmp/r.json 2> /tmp/r.err &
+BP=$!
+sleep 1.5
+pair0 | grep -q 'vhost-net'; chk rx_offloaded_before $? "$(pair0)"
+rm -f /tmp/stop
+( while [ ! -e /tmp/stop ]; do vhost-net-txgen $T 200 > /dev/null 2>&1 && echo 200; sleep 0.05; done ) > /tmp/g.txt &
+GP=$!
+sleep 1.5
+out=$(vnetctl upgrade --binary "$BIN" --socket $C 2>&1); rc=$?
+new=$(echo "$out" | sed -n 's/.*ok pid \([0-9]*\).*/\1/p')
+echo "VKU-PAUSE upgrade=rx paused_ms=$(echo "$out" | sed -n 's/.*paused_ms \([0-9]*\).*/\1/p') ($out)"
+[ "$rc" = 0 ] && [ -n "$new" ]; chk rx_upgrade_ok $? "rc=$rc: $out"
+[ -n "$new" ] && VPID=$new
+sleep 1.5
+pair0 | grep -q 'vhost-net'; chk rx_offloaded_again $? "$(pair0)"
+touch /tmp/stop; wait $GP
+wait $BP; brc=$?
+t1=$(tap tx_packets) d1=$(tap tx_dropped)
+rxf=$(jnum rx_frames /tmp/r.json); rxf=${rxf:-0}
+sent=$(awk '{ n += $1 } END { print n + 0 }' /tmp/g.txt)
+echo "VKU-RXFRAMES written=$sent tap_queued=$((t1 - t0)) tap_dropped=$((d1 - d0)) received=$rxf"
+[ "$brc" = 0 ] && [ "$rxf" -gt 0 ] && [ "$rxf" = $((t1 - t0)) ]
+chk rx_every_queued_frame_reached_the_frontend_once $? "bench rc=$brc received $rxf, TAP queued $((t1 - t0)), dropped $((d1 - d0)), written $sent $(tail -n 2 /tmp/r.err | tr '\n' ' ')"
 grep "takeover: serving\|upgrade:" $L | sed 's/^/VKU-LOG /'
 kill $VPID
 echo "VKU-DONE"
@@ -115,7 +160,7 @@ EOF
 rc=$?
 tr -d '\r' < "$W/guest.log" > "$W/guest.txt"
 guest_checks VKU "$W/guest.txt" "$rc" || exit 1
-grep -E '^VKU-(PAUSE|FRAMES|LOG) ' "$W/guest.txt" | sed 's/^VKU-/# VHOST-UPGRADE /'
+grep -E '^VKU-(PAUSE|FRAMES|RXFRAMES|LOG) ' "$W/guest.txt" | sed 's/^VKU-/# VHOST-UPGRADE /'
 grep -q '^VKU-DONE' "$W/guest.txt" || tap_result notok "guest script finished" "rc=$rc"
 if [ "$FAILS" != 0 ] && [ -n "${VNET_GUEST_KEEP:-}" ]; then
 	cp "$W/guest.txt" "/tmp/vnet-vku-guest.$$.txt"; echo "# guest log: /tmp/vnet-vku-guest.$$.txt"
