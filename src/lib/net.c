@@ -327,31 +327,6 @@ static int net_tx_send(const struct net_io *io, struct vq_chain *c)
 }
 
 /**
- * net_tx_one() - Send the next guest TX chain to the host side
- * @io:		TX ring of the pair
- *
- * The chain is completed (vq_push, length 0) whether it was sent or
- * dropped; the caller flushes once per batch.
- *
- * Return: frame bytes sent (0 if dropped), -EAGAIN if the ring is empty,
- *	   -EBADMSG if it is broken, -ENOSPC if the caller must flush first,
- *	   -EBUSY if the host side is full (the chain stays in the ring)
- */
-int net_tx_one(const struct net_io *io)
-{
-	struct vq_chain *c = &io->s->chains[0];
-	int n;
-
-	n = vq_pop(io->vq, c);
-	if (n)
-		return n;
-	n = net_tx_send(io, c);
-	if (n == -EBUSY)
-		vq_discard(io->vq, c, 1);
-	return n;
-}
-
-/**
  * net_tx_burst() - Send up to @max guest TX chains to the host side
  * @io:		TX ring of the pair
  * @max:	Chains to take at most, 1..NET_TX_BURST
@@ -401,6 +376,27 @@ unsigned int net_tx_burst(const struct net_io *io, unsigned int max,
 	}
 	*err = ret;
 	return n;
+}
+
+/**
+ * net_tx_one() - Send the next guest TX chain to the host side
+ * @io:		TX ring of the pair
+ *
+ * The chain is completed (vq_push, length 0) whether it was sent or
+ * dropped; the caller flushes once per batch.
+ *
+ * Return: frame bytes sent (0 if dropped), -EAGAIN if the ring is empty,
+ *	   -EBADMSG if it is broken, -ENOSPC if the caller must flush first,
+ *	   -EBUSY if the host side is full (the chain stays in the ring)
+ */
+int net_tx_one(const struct net_io *io)
+{
+	uint64_t bytes;
+	int err;
+
+	if (net_tx_burst(io, 1, &bytes, &err))
+		return (int)bytes;
+	return err;
 }
 
 /**
