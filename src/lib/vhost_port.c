@@ -537,7 +537,6 @@ unsigned int vhost_port_unhold(struct vhost_port *vp, struct vnet_pair *pairs,
 	for (i = 0; i < npairs && i < VNET_MAX_PAIRS; i++) {
 		if (!(vp->pending & BIT(i)))
 			continue;
-		vp->pending &= ~BIT(i);
 		o = &vp->o[i];
 		if (!pairs[i].rx.started || !pairs[i].tx.started ||
 		    vhost_pair_running(o))

@@ -287,19 +287,6 @@ static int vu_up_export_rx(struct vu_dev *d, struct upgrade_state *st,
 	return 0;
 }
 
-/*
- * The kernel's vhost-net cannot go on running a pair for the next process
- * (its fd obeys only the owner's mm, its worker dies with the owner): stop
- * each offloaded pair as GET_VRING_BASE does, so it is exported as a
- * userspace ring at the kernel's position; the new process's replay hands
- * it to its own kernel device. vu_dev_unquiesce() restarts it here if the
- * hand-over fails.
- */
-static int vu_up_stop_kernel(struct vu_dev *d, struct reason *why)
-{
-	return vhost_port_stop_all(&d->vp, d->pairs, d->cfg.queues, why);
-}
-
 /**
  * vu_dev_export() - Describe the connection for the next process
  * @d:		Connected device, quiesced (vu_dev_quiesce())
@@ -322,7 +309,8 @@ int vu_dev_export(struct vu_dev *d, struct upgrade_state *st,
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = vu_up_stop_kernel(d, why);
+	/* the kernel cannot run a pair for the next process (top of file) */
+	ret = vhost_port_stop_all(&d->vp, d->pairs, d->cfg.queues, why);
 	if (ret)
 		return ret;
 	ret = vu_up_export_log(d, st, out, why);
