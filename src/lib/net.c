@@ -433,6 +433,34 @@ struct net_rx_bufs {
 };
 
 /*
+ * Add the chain just popped into io->s->chains[@b->nc] to @b. A chain whose
+ * iovecs can never fit (keeping one for the bounce tail) is completed empty
+ * if it is the first; after others it is given back and @b is capped.
+ * Return: 0 (go on), 1 (capped: stop gathering)
+ */
+static int net_rx_take(const struct net_io *io, struct net_rx_bufs *b,
+		       struct vq_chain *c)
+{
+	if (b->niov + c->nin > NET_MAX_IOV - 1) {
+		if (!b->nc) {
+			/* never usable: complete it empty, go on */
+			vq_push(io->vq, c, 0);
+			io->acc->drops[DROP_NO_RX_BUF]++;
+			return 0;
+		}
+		vq_discard(io->vq, c, 1);
+		b->capped = true;
+		return 1;
+	}
+	memcpy(&io->s->iov[b->niov], &c->iov[c->nout],
+	       c->nin * sizeof(struct iovec));
+	b->niov += c->nin;
+	b->total += c->in_len;
+	b->nc++;
+	return 0;
+}
+
+/*
  * Pop chains until @need bytes are covered, appending to what @b already
  * holds (zero it for a new frame); 0 or a vq_pop() error. On an error
  * every chain in @b is given back.
@@ -454,23 +482,8 @@ static int net_rx_gather(const struct net_io *io, size_t need, bool mrg,
 		ret = vq_pop(io->vq, c);
 		if (ret)
 			break;
-		/* keep one iovec for the bounce tail */
-		if (b->niov + c->nin > NET_MAX_IOV - 1) {
-			if (!b->nc) {
-				/* never usable: complete it empty, go on */
-				vq_push(io->vq, c, 0);
-				io->acc->drops[DROP_NO_RX_BUF]++;
-				continue;
-			}
-			vq_discard(io->vq, c, 1);
-			b->capped = true;
+		if (net_rx_take(io, b, c))
 			break;
-		}
-		memcpy(&io->s->iov[b->niov], &c->iov[c->nout],
-		       c->nin * sizeof(struct iovec));
-		b->niov += c->nin;
-		b->total += c->in_len;
-		b->nc++;
 	}
 	/* out of buffers, or our own chains fill the spill area: use these */
 	if (ret == -EAGAIN || (ret == -ENOSPC && b->nc)) {
@@ -493,32 +506,37 @@ static void net_rx_drop_frame(const struct net_io *io, enum ring_drop why)
 	io->acc->drops[why]++;
 }
 
+/* 5.1.6.4: num_buffers, 1 without MRG_RXBUF, in the frame's header */
+static void net_rx_set_nbuf(const struct net_io *io, const struct iovec *iov,
+			    unsigned int niov, unsigned int used)
+{
+	uint16_t nbuf = htole16((uint16_t)used);
+
+	if (io->hdr_len != VNET_HDR_MAX)
+		return;
+	if (niov && iov[0].iov_len >= VNET_HDR_MAX)
+		memcpy((uint8_t *)iov[0].iov_base +
+		       offsetof(struct virtio_net_hdr_v1, num_buffers),
+		       &nbuf, sizeof(nbuf));
+	else
+		net_iov_from_buf(iov, niov,
+				 offsetof(struct virtio_net_hdr_v1, num_buffers),
+				 &nbuf, sizeof(nbuf));
+}
+
 /* Complete the chains the frame of @len bytes filled, give back the rest */
 static void net_rx_complete(const struct net_io *io,
 			    const struct net_rx_bufs *b, size_t len)
 {
 	size_t left = len, n;
 	unsigned int used = 0;
-	uint16_t nbuf;
 
 	while (used < b->nc && (left || !used)) {
 		n = MIN(left, (size_t)io->s->chains[used].in_len);
 		left -= n;
 		used++;
 	}
-	/* 5.1.6.4: num_buffers, 1 without MRG_RXBUF, in the first header */
-	if (io->hdr_len == VNET_HDR_MAX) {
-		nbuf = htole16((uint16_t)used);
-		if (b->niov && io->s->iov[0].iov_len >= VNET_HDR_MAX)
-			memcpy((uint8_t *)io->s->iov[0].iov_base +
-			       offsetof(struct virtio_net_hdr_v1, num_buffers),
-			       &nbuf, sizeof(nbuf));
-		else
-			net_iov_from_buf(io->s->iov, b->niov,
-					 offsetof(struct virtio_net_hdr_v1,
-						  num_buffers),
-					 &nbuf, sizeof(nbuf));
-	}
+	net_rx_set_nbuf(io, io->s->iov, b->niov, used);
 	left = len;
 	for (unsigned int i = 0; i < used; i++) {
 		n = MIN(left, (size_t)io->s->chains[i].in_len);
@@ -605,6 +623,46 @@ static void net_rx_extend(const struct net_io *io, struct net_rx_bufs *b,
 			 tail);
 }
 
+/* Count a frame the host side failed (@len < 0), cut short of a vnet
+ * header, or made longer than the @total bytes the guest offered */
+static void net_rx_count_bad(const struct net_io *io, ssize_t len,
+			     size_t total, bool mrg)
+{
+	if (len >= 0 && (size_t)len > total)
+		io->acc->drops[mrg ? DROP_NO_RX_BUF : DROP_TOO_BIG]++;
+	else
+		io->acc->drops[len == -EMSGSIZE ? DROP_TOO_BIG : DROP_HOST]++;
+}
+
+/*
+ * The common frame: its length is known and the one chain @c just popped
+ * holds all of it. The host side writes straight into the chain's iovecs:
+ * none of the gathering, flattening or bounce tail of net_rx_one().
+ */
+static int net_rx_fit(const struct net_io *io, struct vq_chain *c, bool mrg)
+{
+	const struct iovec *iov = &c->iov[c->nout];
+	ssize_t len;
+
+	len = io->host->ops->rx(io->host, io->pair, iov, c->nin);
+	if (len == -EAGAIN) {
+		vq_discard(io->vq, c, 1);
+		return -EAGAIN;
+	}
+	if (len > 0)
+		net_rx_est_update(io, (size_t)len);
+	if (len < (ssize_t)io->hdr_len || (size_t)len > c->in_len) {
+		net_rx_giveback(io, &(struct net_rx_bufs){ .nc = 1 }, mrg);
+		net_rx_count_bad(io, len, c->in_len, mrg);
+		return 0;
+	}
+	net_rx_set_nbuf(io, iov, c->nin, 1);
+	vq_push(io->vq, c, (uint32_t)len);
+	io->acc->packets++;
+	io->acc->bytes += (uint64_t)len - io->hdr_len;
+	return (int)(len - io->hdr_len);
+}
+
 /**
  * net_rx_one() - Receive one frame from the host side into guest RX buffers
  * @io:		RX ring of the pair
@@ -628,6 +686,7 @@ int net_rx_one(const struct net_io *io)
 {
 	bool mrg = io->features & BIT(VIRTIO_NET_F_MRG_RXBUF);
 	struct net_rx_bufs b = { 0 };
+	struct vq_chain *c;
 	size_t need, want;
 	ssize_t peek, len;
 	int ret;
@@ -637,7 +696,14 @@ int net_rx_one(const struct net_io *io)
 		return -EAGAIN;
 	need = peek > 0 ? (size_t)peek : VNET_FRAME_MAX + io->hdr_len;
 	want = peek > 0 ? need : net_rx_want(io, need, mrg);
-	ret = net_rx_gather(io, want, mrg, &b);
+	c = &io->s->chains[0];
+	ret = vq_pop(io->vq, c);
+	if (ret)
+		return ret == -EAGAIN ? -ENOBUFS : ret;
+	if (peek > 0 && c->in_len >= need)
+		return net_rx_fit(io, c, mrg);
+	if (!net_rx_take(io, &b, c))
+		ret = net_rx_gather(io, want, mrg, &b);
 	if (ret)
 		return ret;
 	if (!b.nc)
@@ -664,11 +730,7 @@ int net_rx_one(const struct net_io *io)
 		net_rx_extend(io, &b, (size_t)len);	/* else dropped below */
 	if (len < (ssize_t)io->hdr_len || (size_t)len > b.total) {
 		net_rx_giveback(io, &b, mrg);
-		if (len >= 0 && (size_t)len > b.total)
-			io->acc->drops[mrg ? DROP_NO_RX_BUF : DROP_TOO_BIG]++;
-		else
-			io->acc->drops[len == -EMSGSIZE ? DROP_TOO_BIG :
-				       DROP_HOST]++;
+		net_rx_count_bad(io, len, b.total, mrg);
 		return 0;
 	}
 	net_rx_complete(io, &b, (size_t)len);

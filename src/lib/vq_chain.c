@@ -82,24 +82,18 @@ static int vq_chain_spill(struct vq *vq, struct vq_chain *c)
 	return 0;
 }
 
-/*
- * gmem_translate() with a per-queue hint: most buffers lie in the region
- * the previous one was in. The hint is an index, re-checked against the
- * current table, so a changed table costs a lookup, never a stale pointer.
- */
+/* gmem_translate() with a per-queue hint (vq_hint_ptr()) */
 static int vq_translate(struct vq *vq, uint64_t addr, uint32_t len,
 			struct iovec *iov, unsigned int max_iov)
 {
 	const struct gmem *m = vq->mem;
-	const struct gmem_region *r;
-	uint64_t off;
+	uint8_t *p;
 	int idx;
 
-	if (likely(vq->mem_hint < m->nregions && max_iov && len)) {
-		r = &m->regions[vq->mem_hint];
-		off = addr - r->gpa;
-		if (addr >= r->gpa && off < r->size && len <= r->size - off) {
-			iov->iov_base = r->host + off;
+	if (likely(max_iov && len)) {
+		p = vq_hint_ptr(vq, addr, len);
+		if (p) {
+			iov->iov_base = p;
 			iov->iov_len = len;
 			return 1;
 		}

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gmem.h"
 #include "util.h"
 #include "vq_types.h"
 
@@ -21,5 +22,73 @@ int vq_chain_add(struct vq *vq, struct vq_chain *c, uint64_t addr,
 		 uint32_t len, bool write);
 void vq_chain_commit(struct vq *vq, struct vq_chain *c);
 const void *vq_chain_indirect(struct vq *vq, uint64_t addr, uint32_t len);
+
+/**
+ * vq_hint_ptr() - Our address of a buffer inside the queue's hint region
+ * @vq:		Virtqueue (device side), memory set
+ * @addr:	Buffer guest address (a read-once copy of guest data)
+ * @len:	Buffer length (likewise), not 0
+ *
+ * Most buffers lie in the region the previous one was in: the hint is an
+ * index, re-checked against the current table, so a changed table costs a
+ * lookup (vq_chain_add()), never a stale pointer.
+ *
+ * Return: the host address of all @len bytes, or NULL if they are not all
+ *	   inside the hint region
+ */
+static inline uint8_t *vq_hint_ptr(const struct vq *vq, uint64_t addr,
+				   uint32_t len)
+{
+	const struct gmem *m = vq->mem;
+	const struct gmem_region *r;
+	uint64_t off;
+
+	if (unlikely(vq->mem_hint >= m->nregions))
+		return NULL;
+	r = &m->regions[vq->mem_hint];
+	off = addr - r->gpa;
+	if (unlikely(addr < r->gpa || off >= r->size || len > r->size - off))
+		return NULL;
+	return r->host + off;
+}
+
+/**
+ * vq_chain_one() - Make an empty chain of one buffer, the common case
+ * @vq:		Virtqueue (device side)
+ * @c:		Chain to fill (any content)
+ * @addr:	Buffer guest address (a read-once copy of guest data)
+ * @len:	Buffer length (likewise)
+ * @write:	Device-writable buffer
+ *
+ * The layouts try this for a descriptor without NEXT or INDIRECT before
+ * walking the chain with vq_chain_start() / vq_chain_add(): same checks,
+ * same result, without the loop; vq_chain_commit() follows either way.
+ *
+ * Return: true if @c now holds the buffer; false (@c unusable, nothing
+ *	   else changed) if it needs the walk: empty, or not inside the hint
+ *	   region
+ */
+static inline bool vq_chain_one(struct vq *vq, struct vq_chain *c,
+				uint64_t addr, uint32_t len, bool write)
+{
+	uint8_t *p;
+
+	if (unlikely(!len))
+		return false;
+	p = vq_hint_ptr(vq, addr, len);
+	if (unlikely(!p))
+		return false;
+	c->ndesc = 1;
+	c->iov = c->iov_inline;
+	c->gpa = c->gpa_inline;
+	c->iov_inline[0].iov_base = p;
+	c->iov_inline[0].iov_len = len;
+	c->gpa_inline[0] = addr;
+	c->nout = !write;
+	c->nin = write;
+	c->out_len = write ? 0 : len;
+	c->in_len = write ? len : 0;
+	return true;
+}
 
 #endif /* VNET_VQ_CHAIN_H */

@@ -71,48 +71,61 @@ static int packed_walk_indirect(struct vq *vq, uint16_t flags, uint64_t addr,
 	return 0;
 }
 
-/*
- * Walk the chain whose head (at last_avail) has @flags, read with acquire
- * ordering by the caller. Every ring descriptor is read once.
- */
-static int packed_walk(struct vq *vq, uint16_t flags, struct vq_chain *c)
-{
-	const struct vring_packed_desc *ring = vq->packed.desc;
-	uint16_t slot = vq->last_avail, n = 0, id;
-	bool wrap = vq->avail_wrap;
+/* One ring descriptor, each field read once into host order */
+struct packed_desc {
 	uint64_t addr;
 	uint32_t len;
+	uint16_t id;
+	uint16_t flags;
+};
+
+/* The fields of descriptor @d but its flags, which the caller read first */
+static void packed_read_desc(const struct vring_packed_desc *d, uint16_t flags,
+			     struct packed_desc *o)
+{
+	o->addr = le64toh(READ_ONCE(d->addr));
+	o->len = le32toh(READ_ONCE(d->len));
+	o->id = le16toh(READ_ONCE(d->id));
+	o->flags = flags;
+}
+
+/*
+ * Walk the chain whose head (at last_avail) @d holds, its flags read with
+ * acquire ordering by the caller. Every ring descriptor is read once.
+ */
+static int packed_walk(struct vq *vq, struct packed_desc *d,
+		       struct vq_chain *c)
+{
+	const struct vring_packed_desc *ring = vq->packed.desc;
+	uint16_t slot = vq->last_avail, n = 0, flags;
+	bool wrap = vq->avail_wrap;
 	int ret;
 
 	vq_chain_start(c);
 	for (;;) {
-		if (n) {
-			flags = le16toh(READ_ONCE(ring[slot].flags));
-			if (!packed_is_avail(flags, wrap))
-				return vq_break(vq, "descriptor %u of chain at %u not available (flags %#x)",
-						slot, vq->last_avail, flags);
-		}
-		addr = le64toh(READ_ONCE(ring[slot].addr));
-		len = le32toh(READ_ONCE(ring[slot].len));
-		id = le16toh(READ_ONCE(ring[slot].id));
 		n++;
-
-		if (flags & VRING_DESC_F_INDIRECT)
-			ret = packed_walk_indirect(vq, flags, addr, len, c);
+		if (d->flags & VRING_DESC_F_INDIRECT)
+			ret = packed_walk_indirect(vq, d->flags, d->addr,
+						   d->len, c);
 		else
-			ret = vq_chain_add(vq, c, addr, len,
-					   flags & VRING_DESC_F_WRITE);
+			ret = vq_chain_add(vq, c, d->addr, d->len,
+					   d->flags & VRING_DESC_F_WRITE);
 		if (ret)
 			return ret;
-		if (!(flags & VRING_DESC_F_NEXT))
+		if (!(d->flags & VRING_DESC_F_NEXT))
 			break;
 		if (n >= vq->num)
 			return vq_break(vq, "chain at %u longer than ring %u",
 					vq->last_avail, vq->num);
 		vring_packed_advance(vq, &slot, &wrap, 1);
+		flags = le16toh(READ_ONCE(ring[slot].flags));
+		if (!packed_is_avail(flags, wrap))
+			return vq_break(vq, "descriptor %u of chain at %u not available (flags %#x)",
+					slot, vq->last_avail, flags);
+		packed_read_desc(&ring[slot], flags, d);
 	}
 	/* The id of the chain's last (or only, indirect) ring descriptor */
-	c->id = id;
+	c->id = d->id;
 	c->ndesc = n;
 	return 0;
 }
@@ -126,20 +139,29 @@ static int packed_walk(struct vq *vq, uint16_t flags, struct vq_chain *c)
  */
 int vring_packed_pop(struct vq *vq, struct vq_chain *c)
 {
+	const struct vring_packed_desc *head = &vq->packed.desc[vq->last_avail];
+	struct packed_desc d;
 	uint16_t flags;
 	int ret;
 
 	/* Pairs with the driver's release store of the head's flags: the
 	 * chain's other descriptors were written before it */
-	flags = le16toh(LOAD_ACQUIRE(vq->packed.desc[vq->last_avail].flags));
+	flags = le16toh(LOAD_ACQUIRE(head->flags));
 	if (!packed_is_avail(flags, vq->avail_wrap))
 		return -EAGAIN;
 	if (vq->inflight + vq->nbatch >= vq->num)
 		return vq_break(vq, "more than %u buffers in flight", vq->num);
 
-	ret = packed_walk(vq, flags, c);
-	if (ret)
-		return ret;
+	packed_read_desc(head, flags, &d);
+	/* one descriptor in the hint region: no walk (same checks) */
+	if (!(flags & (VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT)) &&
+	    vq_chain_one(vq, c, d.addr, d.len, flags & VRING_DESC_F_WRITE)) {
+		c->id = d.id;
+	} else {
+		ret = packed_walk(vq, &d, c);
+		if (ret)
+			return ret;
+	}
 	vring_packed_advance(vq, &vq->last_avail, &vq->avail_wrap, c->ndesc);
 	vq_chain_commit(vq, c);
 	return 0;

@@ -67,15 +67,16 @@ static int split_enter_indirect(struct vq *vq, const struct split_desc *d,
 }
 
 /*
- * Walk the chain starting at @head: every descriptor is copied once and
- * validated; the walk is bounded by the size of the table it is in.
+ * Walk the chain starting at @head, whose descriptor @d already holds:
+ * every descriptor is copied once and validated; the walk is bounded by the
+ * size of the table it is in.
  */
-static int split_walk(struct vq *vq, uint16_t head, struct vq_chain *c)
+static int split_walk(struct vq *vq, uint16_t head, struct split_desc *d,
+		      struct vq_chain *c)
 {
 	const struct vring_desc *table = vq->split.desc;
-	uint16_t i = head, max = vq->num, count = 0;
+	uint16_t max = vq->num, count = 0;
 	bool indirect = false;
-	struct split_desc d;
 	int ret;
 
 	vq_chain_start(c);
@@ -83,32 +84,31 @@ static int split_walk(struct vq *vq, uint16_t head, struct vq_chain *c)
 		if (count++ >= max)
 			return vq_break(vq, "chain from head %u longer than %s %u",
 					head, indirect ? "table" : "ring", max);
-		split_read_desc(&table[i], &d);
 
-		if (d.flags & VRING_DESC_F_INDIRECT) {
+		if (d->flags & VRING_DESC_F_INDIRECT) {
 			if (indirect)
 				return vq_break(vq, "nested indirect table");
-			ret = split_enter_indirect(vq, &d, &table, &max);
+			ret = split_enter_indirect(vq, d, &table, &max);
 			if (ret)
 				return ret;
 			indirect = true;
 			c->ndesc++;
-			i = 0;
 			count = 0;
+			split_read_desc(&table[0], d);
 			continue;
 		}
-		ret = vq_chain_add(vq, c, d.addr, d.len,
-				   d.flags & VRING_DESC_F_WRITE);
+		ret = vq_chain_add(vq, c, d->addr, d->len,
+				   d->flags & VRING_DESC_F_WRITE);
 		if (ret)
 			return ret;
 		if (!indirect)
 			c->ndesc++;
-		if (!(d.flags & VRING_DESC_F_NEXT))
+		if (!(d->flags & VRING_DESC_F_NEXT))
 			return 0;
-		if (d.next >= max)
-			return vq_break(vq, "next %u >= %s size %u", d.next,
+		if (d->next >= max)
+			return vq_break(vq, "next %u >= %s size %u", d->next,
 					indirect ? "table" : "ring", max);
-		i = d.next;
+		split_read_desc(&table[d->next], d);
 	}
 }
 
@@ -142,6 +142,7 @@ static void split_prefetch(const struct vq *vq, uint16_t from, uint16_t to)
 int vring_split_pop(struct vq *vq, struct vq_chain *c)
 {
 	uint16_t avail_idx = vq->avail_shadow, head;
+	struct split_desc d;
 	int ret;
 
 	if (avail_idx == vq->last_avail) {
@@ -164,7 +165,13 @@ int vring_split_pop(struct vq *vq, struct vq_chain *c)
 	if (head >= vq->num)
 		return vq_break(vq, "head %u >= ring size %u", head, vq->num);
 
-	ret = split_walk(vq, head, c);
+	split_read_desc(&vq->split.desc[head], &d);
+	/* one descriptor in the hint region: no walk (same checks) */
+	if (!(d.flags & (VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT)) &&
+	    vq_chain_one(vq, c, d.addr, d.len, d.flags & VRING_DESC_F_WRITE))
+		ret = 0;
+	else
+		ret = split_walk(vq, head, &d, c);
 	if (ret)
 		return ret;
 	c->id = head;
