@@ -639,8 +639,9 @@ static void net_rx_count_bad(const struct net_io *io, ssize_t len,
  * holds all of it. The host side writes straight into the chain's iovecs:
  * none of the gathering, flattening or bounce tail of net_rx_one().
  */
-static int net_rx_fit(const struct net_io *io, struct vq_chain *c, bool mrg)
+static inline int net_rx_fit(const struct net_io *io, struct vq_chain *c)
 {
+	bool mrg = io->features & BIT(VIRTIO_NET_F_MRG_RXBUF);
 	const struct iovec *iov = &c->iov[c->nout];
 	ssize_t len;
 
@@ -663,45 +664,22 @@ static int net_rx_fit(const struct net_io *io, struct vq_chain *c, bool mrg)
 	return (int)(len - io->hdr_len);
 }
 
-/**
- * net_rx_one() - Receive one frame from the host side into guest RX buffers
- * @io:		RX ring of the pair
- *
- * With a known frame length (rx_peek_len) exactly enough chains are taken
- * and the host side writes straight into them. Without it (tap), with
- * MRG_RXBUF, the chains offered cover the ring's size estimate (the recent
- * frames' sizes), followed by a bounce tail for the rest of a maximal
- * frame: a frame longer than the estimate has its tail copied from the
- * bounce buffer into more chains popped after the read (net_rx_extend()),
- * and is dropped as no_rx_buf only if the guest has too few of them.
- * Without MRG_RXBUF one chain must hold the whole frame (5.1.6.3.1): what
- * overflows it into the bounce tail is dropped as too_big.
- *
- * Return: frame bytes delivered (0 if dropped), -EAGAIN if the host side has
- *	   nothing, -ENOBUFS if the guest has too few buffers (the frame
- *	   waits), -EBADMSG if the ring is broken, -ENOSPC if the caller must
- *	   flush first
+/*
+ * Every frame but the common one: chain @c (io->s->chains[0], just popped)
+ * is too small for the @peek bytes announced, or the host side cannot tell
+ * (@peek < 0). Out of line, so that net_rx_frame() stays small.
  */
-int net_rx_one(const struct net_io *io)
+static __attribute__((noinline)) int
+net_rx_gathered(const struct net_io *io, struct vq_chain *c, ssize_t peek)
 {
 	bool mrg = io->features & BIT(VIRTIO_NET_F_MRG_RXBUF);
 	struct net_rx_bufs b = { 0 };
-	struct vq_chain *c;
 	size_t need, want;
-	ssize_t peek, len;
-	int ret;
+	ssize_t len;
+	int ret = 0;
 
-	peek = io->host->ops->rx_peek_len(io->host, io->pair);
-	if (!peek)
-		return -EAGAIN;
 	need = peek > 0 ? (size_t)peek : VNET_FRAME_MAX + io->hdr_len;
 	want = peek > 0 ? need : net_rx_want(io, need, mrg);
-	c = &io->s->chains[0];
-	ret = vq_pop(io->vq, c);
-	if (ret)
-		return ret == -EAGAIN ? -ENOBUFS : ret;
-	if (peek > 0 && c->in_len >= need)
-		return net_rx_fit(io, c, mrg);
 	if (!net_rx_take(io, &b, c))
 		ret = net_rx_gather(io, want, mrg, &b);
 	if (ret)
@@ -737,4 +715,88 @@ int net_rx_one(const struct net_io *io)
 	io->acc->packets++;
 	io->acc->bytes += (uint64_t)len - io->hdr_len;
 	return (int)(len - io->hdr_len);
+}
+
+/*
+ * net_rx_frame() - Receive one frame from the host side into guest RX buffers
+ * @io:		RX ring of the pair
+ *
+ * With a known frame length (rx_peek_len) exactly enough chains are taken
+ * and the host side writes straight into them. Without it (tap), with
+ * MRG_RXBUF, the chains offered cover the ring's size estimate (the recent
+ * frames' sizes), followed by a bounce tail for the rest of a maximal
+ * frame: a frame longer than the estimate has its tail copied from the
+ * bounce buffer into more chains popped after the read (net_rx_extend()),
+ * and is dropped as no_rx_buf only if the guest has too few of them.
+ * Without MRG_RXBUF one chain must hold the whole frame (5.1.6.3.1): what
+ * overflows it into the bounce tail is dropped as too_big.
+ *
+ * Return: frame bytes delivered (0 if dropped), -EAGAIN if the host side has
+ *	   nothing, -ENOBUFS if the guest has too few buffers (the frame
+ *	   waits), -EBADMSG if the ring is broken, -ENOSPC if the caller must
+ *	   flush first
+ */
+static inline int net_rx_frame(const struct net_io *io)
+{
+	struct vq_chain *c = &io->s->chains[0];
+	ssize_t peek;
+	int ret;
+
+	peek = io->host->ops->rx_peek_len(io->host, io->pair);
+	if (!peek)
+		return -EAGAIN;
+	ret = vq_pop(io->vq, c);
+	if (ret)
+		return ret == -EAGAIN ? -ENOBUFS : ret;
+	if (peek > 0 && c->in_len >= (size_t)peek)
+		return net_rx_fit(io, c);
+	return net_rx_gathered(io, c, peek);
+}
+
+/**
+ * net_rx_one() - Receive one frame from the host side into guest RX buffers
+ * @io:		RX ring of the pair
+ *
+ * See net_rx_frame() above.
+ *
+ * Return: frame bytes delivered (0 if dropped), -EAGAIN if the host side has
+ *	   nothing, -ENOBUFS if the guest has too few buffers (the frame
+ *	   waits), -EBADMSG if the ring is broken, -ENOSPC if the caller must
+ *	   flush first
+ */
+int net_rx_one(const struct net_io *io)
+{
+	return net_rx_frame(io);
+}
+
+/**
+ * net_rx_burst() - Receive frames until a budget or the first refusal
+ * @io:		RX ring of the pair
+ * @max:	Frames at most
+ * @max_bytes:	Stop once this many frame bytes were delivered
+ * @bytes:	Frame bytes delivered (out)
+ * @err:	Why it stopped (out): 0 (a budget ran out) or the negative
+ *		value net_rx_one() returned
+ *
+ * net_rx_one() in a loop, inlined: the worker's per-frame loop, without a
+ * call and a reload of @io's fields per frame.
+ *
+ * Return: frames received or dropped
+ */
+unsigned int net_rx_burst(const struct net_io *io, unsigned int max,
+			  uint64_t max_bytes, uint64_t *bytes, int *err)
+{
+	unsigned int n = 0;
+	int ret = 0;
+
+	*bytes = 0;
+	while (n < max && *bytes < max_bytes) {
+		ret = net_rx_frame(io);
+		if (ret < 0)
+			break;
+		n++;
+		*bytes += (unsigned int)ret;
+	}
+	*err = ret < 0 ? ret : 0;
+	return n;
 }

@@ -85,5 +85,7 @@ unsigned int net_tx_burst(const struct net_io *io, unsigned int max,
 			  uint64_t *bytes, int *err);
 int net_tx_drop_one(const struct net_io *io);
 int net_rx_one(const struct net_io *io);
+unsigned int net_rx_burst(const struct net_io *io, unsigned int max,
+			  uint64_t max_bytes, uint64_t *bytes, int *err);
 
 #endif /* VNET_NET_H */

@@ -413,30 +413,22 @@ static void vq_log_chain(struct vq *vq, const struct vq_chain *c, uint32_t len)
 }
 
 /**
- * vq_push() - Queue a completion for the next vq_flush()
+ * vq_push_slow() - vq_push() out of line: our bugs and dirty logging
  * @vq:		Virtqueue (device side)
- * @c:		Chain popped earlier (its iovecs are dead afterwards)
+ * @c:		Chain popped earlier
  * @len:	Bytes the device wrote into the chain's writable part
  *
  * With dirty logging on, the written bytes are marked dirty here.
  */
-void vq_push(struct vq *vq, const struct vq_chain *c, uint32_t len)
+void vq_push_slow(struct vq *vq, const struct vq_chain *c, uint32_t len)
 {
-	struct vq_used_elem *e;
-
 	/* Our bug: more completions than pops */
 	if (!vq->inflight || vq->nbatch >= vq->num)
 		abort();
 
 	if (vq->log)
 		vq_log_chain(vq, c, len);
-	e = &vq->batch[vq->nbatch++];
-	e->id = c->id;
-	e->ndesc = c->ndesc;
-	e->len = len;
-	if (!--vq->inflight)
-		vq->spill_used = 0;
-	vq->stats.used++;
+	vq_push_elem(vq, c, len);
 }
 
 /**

@@ -493,13 +493,8 @@ static unsigned int worker_rx(struct worker *w, struct wpair *wp, bool *more,
 	if (wp->rx_peek && !t->io.host->ops->rx_peek_len(t->io.host, t->io.pair))
 		return 0;
 	worker_notify_off(t);
-	while (worker_budget_left(w, pkts, bytes)) {
-		ret = net_rx_one(&t->io);
-		if (ret < 0)
-			break;
-		pkts++;
-		bytes += (unsigned int)ret;
-	}
+	pkts = net_rx_burst(&t->io, w->cur->o.budget_pkts,
+			    w->cur->o.budget_bytes, &bytes, &ret);
 	if (ret == -ENOSPC)
 		*more = true;
 	else if (ret == -EAGAIN)
