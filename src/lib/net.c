@@ -507,7 +507,7 @@ static void net_rx_drop_frame(const struct net_io *io, enum ring_drop why)
 }
 
 /* 5.1.6.4: num_buffers, 1 without MRG_RXBUF, in the frame's header */
-static void net_rx_set_nbuf(const struct net_io *io, const struct iovec *iov,
+static inline void net_rx_set_nbuf(const struct net_io *io, const struct iovec *iov,
 			    unsigned int niov, unsigned int used)
 {
 	uint16_t nbuf = htole16((uint16_t)used);
@@ -650,8 +650,7 @@ static inline int net_rx_fit(const struct net_io *io, struct vq_chain *c)
 		vq_discard(io->vq, c, 1);
 		return -EAGAIN;
 	}
-	if (len > 0)
-		net_rx_est_update(io, (size_t)len);
+	/* no estimate to keep: this host side tells each frame's length */
 	if (len < (ssize_t)io->hdr_len || (size_t)len > c->in_len) {
 		net_rx_giveback(io, &(struct net_rx_bufs){ .nc = 1 }, mrg);
 		net_rx_count_bad(io, len, c->in_len, mrg);
@@ -669,8 +668,7 @@ static inline int net_rx_fit(const struct net_io *io, struct vq_chain *c)
  * is too small for the @peek bytes announced, or the host side cannot tell
  * (@peek < 0). Out of line, so that net_rx_frame() stays small.
  */
-static __attribute__((noinline)) int
-net_rx_gathered(const struct net_io *io, struct vq_chain *c, ssize_t peek)
+static NOINLINE int net_rx_gathered(const struct net_io *io, struct vq_chain *c, ssize_t peek)
 {
 	bool mrg = io->features & BIT(VIRTIO_NET_F_MRG_RXBUF);
 	struct net_rx_bufs b = { 0 };
@@ -766,7 +764,10 @@ static inline int net_rx_frame(const struct net_io *io)
  */
 int net_rx_one(const struct net_io *io)
 {
-	return net_rx_frame(io);
+	uint64_t bytes;
+	int err;
+
+	return net_rx_burst(io, 1, UINT64_MAX, &bytes, &err) ? (int)bytes : err;
 }
 
 /**

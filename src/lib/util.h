@@ -38,6 +38,8 @@
 #define smp_wmb()	__atomic_thread_fence(__ATOMIC_RELEASE)
 
 #define UNUSED		__attribute__((unused))
+/* A rare path kept out of its hot caller, so the caller stays small */
+#define NOINLINE	__attribute__((noinline))
 #define PRINTF_FMT(a, b) __attribute__((format(printf, a, b)))
 
 /**

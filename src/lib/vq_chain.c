@@ -161,22 +161,6 @@ int vq_chain_add(struct vq *vq, struct vq_chain *c, uint64_t addr,
 }
 
 /**
- * vq_chain_commit() - Account a fully walked chain (spill area, counters)
- * @vq:		Virtqueue (device side)
- * @c:		Chain just popped
- */
-void vq_chain_commit(struct vq *vq, struct vq_chain *c)
-{
-	if (c->iov != c->iov_inline) {
-		vq->spill_used = (uint32_t)(c->iov - vq->spill_iov) +
-				 c->nout + c->nin;
-		vq->stats.spills++;
-	}
-	vq->inflight++;
-	vq->stats.chains++;
-}
-
-/**
  * vq_chain_indirect() - Our address of an indirect table, read in one piece
  * @vq:		Virtqueue (device side)
  * @addr:	Table guest address (read-once copy)

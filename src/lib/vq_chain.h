@@ -20,7 +20,6 @@ int vq_break(struct vq *vq, const char *fmt, ...) PRINTF_FMT(2, 3);
 void vq_chain_start(struct vq_chain *c);
 int vq_chain_add(struct vq *vq, struct vq_chain *c, uint64_t addr,
 		 uint32_t len, bool write);
-void vq_chain_commit(struct vq *vq, struct vq_chain *c);
 const void *vq_chain_indirect(struct vq *vq, uint64_t addr, uint32_t len);
 
 /**
@@ -89,6 +88,22 @@ static inline bool vq_chain_one(struct vq *vq, struct vq_chain *c,
 	c->out_len = write ? 0 : len;
 	c->in_len = write ? len : 0;
 	return true;
+}
+
+/**
+ * vq_chain_commit() - Account a fully walked chain (spill area, counters)
+ * @vq:		Virtqueue (device side)
+ * @c:		Chain just popped
+ */
+static inline void vq_chain_commit(struct vq *vq, const struct vq_chain *c)
+{
+	if (unlikely(c->iov != c->iov_inline)) {
+		vq->spill_used = (uint32_t)(c->iov - vq->spill_iov) +
+				 c->nout + c->nin;
+		vq->stats.spills++;
+	}
+	vq->inflight++;
+	vq->stats.chains++;
 }
 
 #endif /* VNET_VQ_CHAIN_H */

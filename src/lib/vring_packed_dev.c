@@ -80,7 +80,7 @@ struct packed_desc {
 };
 
 /* The fields of descriptor @d but its flags, which the caller read first */
-static void packed_read_desc(const struct vring_packed_desc *d, uint16_t flags,
+static inline void packed_read_desc(const struct vring_packed_desc *d, uint16_t flags,
 			     struct packed_desc *o)
 {
 	o->addr = le64toh(READ_ONCE(d->addr));
@@ -91,9 +91,10 @@ static void packed_read_desc(const struct vring_packed_desc *d, uint16_t flags,
 
 /*
  * Walk the chain whose head (at last_avail) @d holds, its flags read with
- * acquire ordering by the caller. Every ring descriptor is read once.
+ * acquire ordering by the caller. Every ring descriptor is read once. Out
+ * of line: one-descriptor chains do not need it (vq_chain_one()).
  */
-static int packed_walk(struct vq *vq, struct packed_desc *d,
+static NOINLINE int packed_walk(struct vq *vq, struct packed_desc *d,
 		       struct vq_chain *c)
 {
 	const struct vring_packed_desc *ring = vq->packed.desc;

@@ -41,7 +41,8 @@ struct split_desc {
 	uint16_t next;
 };
 
-static void split_read_desc(const struct vring_desc *d, struct split_desc *o)
+static inline void split_read_desc(const struct vring_desc *d,
+				   struct split_desc *o)
 {
 	o->addr = le64toh(READ_ONCE(d->addr));
 	o->len = le32toh(READ_ONCE(d->len));
@@ -69,9 +70,10 @@ static int split_enter_indirect(struct vq *vq, const struct split_desc *d,
 /*
  * Walk the chain starting at @head, whose descriptor @d already holds:
  * every descriptor is copied once and validated; the walk is bounded by the
- * size of the table it is in.
+ * size of the table it is in. Out of line: one-descriptor chains do not
+ * need it (vq_chain_one()).
  */
-static int split_walk(struct vq *vq, uint16_t head, struct split_desc *d,
+static NOINLINE int split_walk(struct vq *vq, uint16_t head, struct split_desc *d,
 		      struct vq_chain *c)
 {
 	const struct vring_desc *table = vq->split.desc;
