@@ -31,33 +31,15 @@
 #include "util.h"
 #include "vnet_hdr.h"
 
-/**
- * net_hdr_check() - Validate a guest TX vnet header against its frame
- * @h:		Host copy of the header (read once from the guest)
- * @features:	Negotiated features: offloads the guest may use
- * @frame_len:	Bytes after the header
- *
- * virtio 1.x 5.1.6.2: the driver sets no flag but NEEDS_CSUM, and that only
- * with VIRTIO_NET_F_CSUM; the checksum field lies inside the frame; a gso
- * type needs its HOST_* feature, NEEDS_CSUM and a non-zero gso_size; ECN
- * needs HOST_ECN and a gso type; hdr_len does not exceed the frame.
- *
- * Return: 0 if the header is acceptable, -E2BIG if the frame is larger than
- *	   any valid frame, -EINVAL otherwise
- */
-int net_hdr_check(const struct virtio_net_hdr_v1 *h, uint64_t features,
-		  uint32_t frame_len)
+/* net_hdr_check() for a header that asks for an offload: out of line */
+static NOINLINE int net_hdr_check_offload(const struct virtio_net_hdr_v1 *h,
+					  uint64_t features, uint32_t frame_len)
 {
 	uint32_t csum_start = le16toh(h->csum_start);
 	uint32_t csum_offset = le16toh(h->csum_offset);
 	uint8_t gso = h->gso_type & (uint8_t)~VIRTIO_NET_HDR_GSO_ECN;
 	int feat;
 
-	if (frame_len > VNET_FRAME_MAX)
-		return -E2BIG;
-	/* The common frame: no offload asked for, nothing else to check */
-	if (likely(!h->flags && h->gso_type == VIRTIO_NET_HDR_GSO_NONE))
-		return 0;
 	if (h->flags & ~VIRTIO_NET_HDR_F_NEEDS_CSUM)
 		return -EINVAL;
 	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
@@ -79,6 +61,38 @@ int net_hdr_check(const struct virtio_net_hdr_v1 *h, uint64_t features,
 	if (!le16toh(h->gso_size) || le16toh(h->hdr_len) > frame_len)
 		return -EINVAL;
 	return 0;
+}
+
+/* net_hdr_check(), inline in the TX path: the common header costs a branch */
+static inline int net_hdr_verify(const struct virtio_net_hdr_v1 *h,
+				 uint64_t features, uint32_t frame_len)
+{
+	if (frame_len > VNET_FRAME_MAX)
+		return -E2BIG;
+	/* The common frame: no offload asked for, nothing else to check */
+	if (likely(!h->flags && h->gso_type == VIRTIO_NET_HDR_GSO_NONE))
+		return 0;
+	return net_hdr_check_offload(h, features, frame_len);
+}
+
+/**
+ * net_hdr_check() - Validate a guest TX vnet header against its frame
+ * @h:		Host copy of the header (read once from the guest)
+ * @features:	Negotiated features: offloads the guest may use
+ * @frame_len:	Bytes after the header
+ *
+ * virtio 1.x 5.1.6.2: the driver sets no flag but NEEDS_CSUM, and that only
+ * with VIRTIO_NET_F_CSUM; the checksum field lies inside the frame; a gso
+ * type needs its HOST_* feature, NEEDS_CSUM and a non-zero gso_size; ECN
+ * needs HOST_ECN and a gso type; hdr_len does not exceed the frame.
+ *
+ * Return: 0 if the header is acceptable, -E2BIG if the frame is larger than
+ *	   any valid frame, -EINVAL otherwise
+ */
+int net_hdr_check(const struct virtio_net_hdr_v1 *h, uint64_t features,
+		  uint32_t frame_len)
+{
+	return net_hdr_verify(h, features, frame_len);
 }
 
 /**
@@ -177,7 +191,9 @@ int net_tx_prepare(const struct iovec *in, unsigned int nin,
 		   struct virtio_net_hdr_v1 *hdr, struct iovec *out,
 		   unsigned int max_out)
 {
-	size_t total = net_iov_len(in, nin), skip = hdr_len;
+	/* the common chain is one buffer: header and frame */
+	size_t total = nin == 1 ? in[0].iov_len : net_iov_len(in, nin);
+	size_t skip = hdr_len;
 	unsigned int i, n = 1;
 	int ret;
 
@@ -197,7 +213,7 @@ int net_tx_prepare(const struct iovec *in, unsigned int nin,
 		net_iov_to_buf(in, nin, 0, hdr, hdr_len);
 	}
 	hdr->num_buffers = 0;	/* meaningless on TX (5.1.6.2) */
-	ret = net_hdr_check(hdr, features, (uint32_t)(total - hdr_len));
+	ret = net_hdr_verify(hdr, features, (uint32_t)(total - hdr_len));
 	if (ret)
 		return ret;
 
