@@ -523,8 +523,9 @@ static void net_rx_drop_frame(const struct net_io *io, enum ring_drop why)
 }
 
 /* 5.1.6.4: num_buffers, 1 without MRG_RXBUF, in the frame's header */
-static inline void net_rx_set_nbuf(const struct net_io *io, const struct iovec *iov,
-			    unsigned int niov, unsigned int used)
+static inline void net_rx_set_nbuf(const struct net_io *io,
+				   const struct iovec *iov, unsigned int niov,
+				   unsigned int used)
 {
 	uint16_t nbuf = htole16((uint16_t)used);
 
@@ -684,7 +685,8 @@ static inline int net_rx_fit(const struct net_io *io, struct vq_chain *c)
  * is too small for the @peek bytes announced, or the host side cannot tell
  * (@peek < 0). Out of line, so that net_rx_frame() stays small.
  */
-static NOINLINE int net_rx_gathered(const struct net_io *io, struct vq_chain *c, ssize_t peek)
+static NOINLINE int net_rx_gathered(const struct net_io *io,
+				    struct vq_chain *c, ssize_t peek)
 {
 	bool mrg = io->features & BIT(VIRTIO_NET_F_MRG_RXBUF);
 	struct net_rx_bufs b = { 0 };

@@ -80,8 +80,8 @@ struct packed_desc {
 };
 
 /* The fields of descriptor @d but its flags, which the caller read first */
-static inline void packed_read_desc(const struct vring_packed_desc *d, uint16_t flags,
-			     struct packed_desc *o)
+static inline void packed_read_desc(const struct vring_packed_desc *d,
+				    uint16_t flags, struct packed_desc *o)
 {
 	o->addr = le64toh(READ_ONCE(d->addr));
 	o->len = le32toh(READ_ONCE(d->len));
@@ -95,7 +95,7 @@ static inline void packed_read_desc(const struct vring_packed_desc *d, uint16_t 
  * of line: one-descriptor chains do not need it (vq_chain_one()).
  */
 static NOINLINE int packed_walk(struct vq *vq, struct packed_desc *d,
-		       struct vq_chain *c)
+				struct vq_chain *c)
 {
 	const struct vring_packed_desc *ring = vq->packed.desc;
 	uint16_t slot = vq->last_avail, n = 0, flags;

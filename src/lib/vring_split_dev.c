@@ -73,8 +73,8 @@ static int split_enter_indirect(struct vq *vq, const struct split_desc *d,
  * size of the table it is in. Out of line: one-descriptor chains do not
  * need it (vq_chain_one()).
  */
-static NOINLINE int split_walk(struct vq *vq, uint16_t head, struct split_desc *d,
-		      struct vq_chain *c)
+static NOINLINE int split_walk(struct vq *vq, uint16_t head,
+			       struct split_desc *d, struct vq_chain *c)
 {
 	const struct vring_desc *table = vq->split.desc;
 	uint16_t max = vq->num, count = 0;
