@@ -90,11 +90,11 @@ static inline void packed_read_desc(const struct vring_packed_desc *d,
 }
 
 /*
- * Walk the chain whose head (at last_avail) @d holds, its flags read with
- * acquire ordering by the caller. Every ring descriptor is read once. Out
- * of line: one-descriptor chains do not need it (vq_chain_one()).
+ * Walk the chain whose head (at last_avail) @d (a copy) holds, its flags
+ * read with acquire ordering by the caller. Every ring descriptor is read
+ * once. Out of line: one-descriptor chains do not need it (vq_chain_one()).
  */
-static NOINLINE int packed_walk(struct vq *vq, struct packed_desc *d,
+static NOINLINE int packed_walk(struct vq *vq, struct packed_desc d,
 				struct vq_chain *c)
 {
 	const struct vring_packed_desc *ring = vq->packed.desc;
@@ -105,15 +105,15 @@ static NOINLINE int packed_walk(struct vq *vq, struct packed_desc *d,
 	vq_chain_start(c);
 	for (;;) {
 		n++;
-		if (d->flags & VRING_DESC_F_INDIRECT)
-			ret = packed_walk_indirect(vq, d->flags, d->addr,
-						   d->len, c);
+		if (d.flags & VRING_DESC_F_INDIRECT)
+			ret = packed_walk_indirect(vq, d.flags, d.addr,
+						   d.len, c);
 		else
-			ret = vq_chain_add(vq, c, d->addr, d->len,
-					   d->flags & VRING_DESC_F_WRITE);
+			ret = vq_chain_add(vq, c, d.addr, d.len,
+					   d.flags & VRING_DESC_F_WRITE);
 		if (ret)
 			return ret;
-		if (!(d->flags & VRING_DESC_F_NEXT))
+		if (!(d.flags & VRING_DESC_F_NEXT))
 			break;
 		if (n >= vq->num)
 			return vq_break(vq, "chain at %u longer than ring %u",
@@ -123,10 +123,10 @@ static NOINLINE int packed_walk(struct vq *vq, struct packed_desc *d,
 		if (!packed_is_avail(flags, wrap))
 			return vq_break(vq, "descriptor %u of chain at %u not available (flags %#x)",
 					slot, vq->last_avail, flags);
-		packed_read_desc(&ring[slot], flags, d);
+		packed_read_desc(&ring[slot], flags, &d);
 	}
 	/* The id of the chain's last (or only, indirect) ring descriptor */
-	c->id = d->id;
+	c->id = d.id;
 	c->ndesc = n;
 	return 0;
 }
@@ -159,7 +159,7 @@ int vring_packed_pop(struct vq *vq, struct vq_chain *c)
 	    vq_chain_one(vq, c, d.addr, d.len, flags & VRING_DESC_F_WRITE)) {
 		c->id = d.id;
 	} else {
-		ret = packed_walk(vq, &d, c);
+		ret = packed_walk(vq, d, c);
 		if (ret)
 			return ret;
 	}

@@ -68,13 +68,13 @@ static int split_enter_indirect(struct vq *vq, const struct split_desc *d,
 }
 
 /*
- * Walk the chain starting at @head, whose descriptor @d already holds:
+ * Walk the chain starting at @head, whose descriptor @d (a copy) holds:
  * every descriptor is copied once and validated; the walk is bounded by the
  * size of the table it is in. Out of line: one-descriptor chains do not
  * need it (vq_chain_one()).
  */
 static NOINLINE int split_walk(struct vq *vq, uint16_t head,
-			       struct split_desc *d, struct vq_chain *c)
+			       struct split_desc d, struct vq_chain *c)
 {
 	const struct vring_desc *table = vq->split.desc;
 	uint16_t max = vq->num, count = 0;
@@ -87,30 +87,30 @@ static NOINLINE int split_walk(struct vq *vq, uint16_t head,
 			return vq_break(vq, "chain from head %u longer than %s %u",
 					head, indirect ? "table" : "ring", max);
 
-		if (d->flags & VRING_DESC_F_INDIRECT) {
+		if (d.flags & VRING_DESC_F_INDIRECT) {
 			if (indirect)
 				return vq_break(vq, "nested indirect table");
-			ret = split_enter_indirect(vq, d, &table, &max);
+			ret = split_enter_indirect(vq, &d, &table, &max);
 			if (ret)
 				return ret;
 			indirect = true;
 			c->ndesc++;
 			count = 0;
-			split_read_desc(&table[0], d);
+			split_read_desc(&table[0], &d);
 			continue;
 		}
-		ret = vq_chain_add(vq, c, d->addr, d->len,
-				   d->flags & VRING_DESC_F_WRITE);
+		ret = vq_chain_add(vq, c, d.addr, d.len,
+				   d.flags & VRING_DESC_F_WRITE);
 		if (ret)
 			return ret;
 		if (!indirect)
 			c->ndesc++;
-		if (!(d->flags & VRING_DESC_F_NEXT))
+		if (!(d.flags & VRING_DESC_F_NEXT))
 			return 0;
-		if (d->next >= max)
-			return vq_break(vq, "next %u >= %s size %u", d->next,
+		if (d.next >= max)
+			return vq_break(vq, "next %u >= %s size %u", d.next,
 					indirect ? "table" : "ring", max);
-		split_read_desc(&table[d->next], d);
+		split_read_desc(&table[d.next], &d);
 	}
 }
 
@@ -173,7 +173,7 @@ int vring_split_pop(struct vq *vq, struct vq_chain *c)
 	    vq_chain_one(vq, c, d.addr, d.len, d.flags & VRING_DESC_F_WRITE))
 		ret = 0;
 	else
-		ret = split_walk(vq, head, &d, c);
+		ret = split_walk(vq, head, d, c);
 	if (ret)
 		return ret;
 	c->id = head;
