@@ -156,6 +156,48 @@ static void test_multi_desc(void)
 	tenv_cleanup(&T);
 }
 
+/*
+ * One-descriptor chains take the short way (vq_chain_one()) while their
+ * buffer lies in the region of the previous one and the walk otherwise:
+ * both fill the chain alike, for readable and writable buffers, and a
+ * buffer in the other region moves the hint there.
+ */
+static void test_one_desc_chains(void)
+{
+	static const uint64_t at[4] = { TM_GPA + 4096, TM_GPA + TM_HALF + 64,
+					TM_GPA + TM_HALF + 8192, TM_GPA + 64 };
+	struct vq_chain c;
+	unsigned int i;
+
+	CHECK_EQ(tenv_init(&T, TEST_LAYOUT, 8, 0), 0);
+	for (i = 0; i < 8; i++) {
+		struct vq_buf b = { at[i % 4], 100 + i };
+		bool w = i & 1;
+
+		CHECK_EQ(vq_drv_add(&T.drv, w ? NULL : &b, !w, w ? &b : NULL,
+				    w, i), 0);
+		vq_drv_kick_needed(&T.drv);
+		CHECK_EQ(vq_pop(&T.dev, &c), 0);
+		CHECK_EQ(c.ndesc, 1);
+		CHECK_EQ(c.nout, !w);
+		CHECK_EQ(c.nin, w);
+		CHECK_EQ(c.out_len, w ? 0 : 100 + i);
+		CHECK_EQ(c.in_len, w ? 100 + i : 0);
+		CHECK(c.iov == c.iov_inline && c.gpa == c.gpa_inline);
+		CHECK(c.iov[0].iov_base == T.buf + (at[i % 4] - TM_GPA));
+		CHECK_EQ(c.iov[0].iov_len, 100 + i);
+		CHECK_EQ(c.gpa[0], at[i % 4]);
+		CHECK_EQ(T.dev.inflight, 1);
+		vq_push(&T.dev, &c, 0);
+		vq_flush(&T.dev);
+		CHECK_EQ(vq_drv_get_used(&T.drv, &(uint32_t){ 0 },
+					 &(uint32_t){ 0 }), 0);
+	}
+	CHECK_EQ(T.dev.stats.chains, 8);
+	CHECK(!vq_is_broken(&T.dev));
+	tenv_cleanup(&T);
+}
+
 /* A buffer across two adjacent regions is legit: two iovecs */
 static void test_buffer_across_regions(void)
 {
@@ -350,6 +392,7 @@ static void vring_common_run(void)
 {
 	RUN(test_single_desc);
 	RUN(test_multi_desc);
+	RUN(test_one_desc_chains);
 	RUN(test_buffer_across_regions);
 	RUN(test_ring_size_one);
 	RUN(test_notify_flags);
