@@ -654,7 +654,7 @@ static void net_rx_count_bad(const struct net_io *io, ssize_t len,
 /*
  * The common frame: its length is known and the one chain @c just popped
  * holds all of it. The host side writes straight into the chain's iovecs:
- * none of the gathering, flattening or bounce tail of net_rx_one().
+ * none of the gathering, flattening or bounce tail of net_rx_gathered().
  */
 static inline int net_rx_fit(const struct net_io *io, struct vq_chain *c)
 {
@@ -737,8 +737,9 @@ static NOINLINE int net_rx_gathered(const struct net_io *io,
  * net_rx_frame() - Receive one frame from the host side into guest RX buffers
  * @io:		RX ring of the pair
  *
- * With a known frame length (rx_peek_len) exactly enough chains are taken
- * and the host side writes straight into them. Without it (tap), with
+ * With a known frame length (rx_peek_len) that the first chain holds, the
+ * host side writes straight into that chain (net_rx_fit(): the common
+ * frame); a longer one gets exactly enough chains. Without it (tap), with
  * MRG_RXBUF, the chains offered cover the ring's size estimate (the recent
  * frames' sizes), followed by a bounce tail for the rest of a maximal
  * frame: a frame longer than the estimate has its tail copied from the
@@ -747,10 +748,7 @@ static NOINLINE int net_rx_gathered(const struct net_io *io,
  * Without MRG_RXBUF one chain must hold the whole frame (5.1.6.3.1): what
  * overflows it into the bounce tail is dropped as too_big.
  *
- * Return: frame bytes delivered (0 if dropped), -EAGAIN if the host side has
- *	   nothing, -ENOBUFS if the guest has too few buffers (the frame
- *	   waits), -EBADMSG if the ring is broken, -ENOSPC if the caller must
- *	   flush first
+ * Return: as net_rx_one()
  */
 static inline int net_rx_frame(const struct net_io *io)
 {
@@ -773,7 +771,7 @@ static inline int net_rx_frame(const struct net_io *io)
  * net_rx_one() - Receive one frame from the host side into guest RX buffers
  * @io:		RX ring of the pair
  *
- * See net_rx_frame() above.
+ * net_rx_burst() of one frame; how buffers are chosen: net_rx_frame().
  *
  * Return: frame bytes delivered (0 if dropped), -EAGAIN if the host side has
  *	   nothing, -ENOBUFS if the guest has too few buffers (the frame
@@ -794,11 +792,11 @@ int net_rx_one(const struct net_io *io)
  * @max:	Frames at most
  * @max_bytes:	Stop once this many frame bytes were delivered
  * @bytes:	Frame bytes delivered (out)
- * @err:	Why it stopped (out): 0 (a budget ran out) or the negative
- *		value net_rx_one() returned
+ * @err:	Why it stopped (out): 0 (a budget ran out) or a frame's
+ *		negative return (see net_rx_one())
  *
- * net_rx_one() in a loop, inlined: the worker's per-frame loop, without a
- * call and a reload of @io's fields per frame.
+ * The worker's per-frame loop, here so that the frame path (net_rx_frame())
+ * is inlined into it: no call and no reload of @io's fields per frame.
  *
  * Return: frames received or dropped
  */
