@@ -35,7 +35,8 @@
 # Usage: bench/vnetd-vs-dpdk.sh [SECONDS] [ROUNDS]
 #        (measurement window per round, default 5; rounds, default 3)
 # Env:   VNETD (build/vnetd), TESTPMD (dpdk-testpmd), BENCH_SIZES ("64 1518"),
-#        BENCH_MODES ("txonly rxonly loop"), BENCH_DPDK_CYCLES=1 (below)
+#        BENCH_MODES ("txonly rxonly loop"), BENCH_DPDK_CYCLES=1 (below),
+#        BENCH_PACKED=1 (the frontend asks for packed rings: packed_vq=1)
 #
 # The Mpps ratio comes from an uninstrumented DPDK: testpmd's
 # --record-core-cycles slows its forwarding loop (1.5-2.2x in txonly on this
@@ -69,6 +70,8 @@ SIZES=${BENCH_SIZES:-64 1518}
 MODES=${BENCH_MODES:-txonly rxonly loop}
 DPDK_CYCLES=''
 [ "${BENCH_DPDK_CYCLES:-0}" = 1 ] && DPDK_CYCLES=1
+FE_VDEV_EXTRA=''
+[ "${BENCH_PACKED:-0}" = 1 ] && FE_VDEV_EXTRA=,packed_vq=1
 [ -x "$VNETD" ] || { echo "SKIP: $VNETD not built (run make)"; exit 77; }
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root for DPDK's runtime directory"; exit 77; }
 command -v "$TESTPMD" >/dev/null || { echo "SKIP: $TESTPMD not installed"; exit 77; }
@@ -165,7 +168,7 @@ frontend_run() {
 	[ "$1" = rxonly ] && { fwd=rxonly; dir=Rx; }
 	stdbuf -oL "$TESTPMD" --lcores "0@$BE_CPU,1@$FE_CPU" "${EAL_COMMON[@]}" \
 		--file-prefix "vbench-$$-fe" \
-		--vdev "net_virtio_user0,path=$SOCK,queues=1" -- \
+		--vdev "net_virtio_user0,path=$SOCK,queues=1$FE_VDEV_EXTRA" -- \
 		"${APP_COMMON[@]}" --forward-mode="$fwd" --txpkts="$2" \
 		--auto-start "${extra[@]}" > "$TMP/fe.log" 2>&1 < /dev/null &
 	FPID=$!
