@@ -811,6 +811,47 @@ static void t_rx_fit(enum vq_layout l, bool mrg)
 	tnet_cleanup(&t);
 }
 
+/*
+ * net_rx_burst() stops at the frame budget, at the byte budget (checked
+ * before each frame, as the worker's budgets are) and at the first
+ * refusal, and says which
+ */
+static void test_rx_burst_budgets(void)
+{
+	struct virtio_net_hdr_v1 h = mkhdr(0, 0, 0, 0, 0, 0);
+	uint64_t bytes;
+	struct tnet t;
+	unsigned int i;
+	int err;
+
+	CHECK_EQ(tnet_init(&t, VQ_SPLIT, F_V1 | F_MRG, t_loop_ops), 0);
+	for (i = 0; i < 6; i++) {
+		CHECK_EQ(tnet_send(&t, &h, 0, 100, (uint8_t)i), 0);
+		CHECK_EQ(net_tx_one(&t.tio), 100);
+	}
+	CHECK(tnet_post_rx(&t, 8, 2048));
+	CHECK_EQ(net_rx_burst(&t.rio, 2, UINT64_MAX, &bytes, &err), 2);
+	CHECK_EQ(bytes, 200);
+	CHECK_EQ(err, 0);
+	/* 150 bytes: the second frame starts below it, the third does not */
+	CHECK_EQ(net_rx_burst(&t.rio, 64, 150, &bytes, &err), 2);
+	CHECK_EQ(bytes, 200);
+	CHECK_EQ(err, 0);
+	CHECK_EQ(net_rx_burst(&t.rio, 64, UINT64_MAX, &bytes, &err), 2);
+	CHECK_EQ(bytes, 200);
+	CHECK_EQ(err, -EAGAIN);
+	CHECK_EQ(t.acc_rx.packets, 6);
+	/* a frame but no buffer left for it: -ENOBUFS, the frame waits */
+	for (i = 0; i < 3; i++) {
+		CHECK_EQ(tnet_send(&t, &h, 0, 100, 7), 0);
+		CHECK_EQ(net_tx_one(&t.tio), 100);
+	}
+	CHECK_EQ(net_rx_burst(&t.rio, 64, UINT64_MAX, &bytes, &err), 2);
+	CHECK_EQ(err, -ENOBUFS);
+	CHECK_EQ(t.host.ops->rx_peek_len(&t.host, 0), 112);
+	tnet_cleanup(&t);
+}
+
 static void test_rx_fit_split_mrg(void) { t_rx_fit(VQ_SPLIT, true); }
 static void test_rx_fit_split_nomrg(void) { t_rx_fit(VQ_SPLIT, false); }
 static void test_rx_fit_packed_mrg(void) { t_rx_fit(VQ_PACKED, true); }
@@ -837,6 +878,7 @@ int main(void)
 	RUN(test_loop_split_nomrg);
 	RUN(test_loop_packed_mrg);
 	RUN(test_loop_packed_nomrg);
+	RUN(test_rx_burst_budgets);
 	RUN(test_rx_fit_split_mrg);
 	RUN(test_rx_fit_split_nomrg);
 	RUN(test_rx_fit_packed_mrg);
