@@ -219,6 +219,13 @@ int net_tx_prepare(const struct iovec *in, unsigned int nin,
 
 	out[0].iov_base = hdr;
 	out[0].iov_len = hdr_len;
+	if (nin == 1) {		/* the frame follows the header (checked above) */
+		if (max_out < 2)
+			return -E2BIG;
+		out[1].iov_base = (uint8_t *)in[0].iov_base + hdr_len;
+		out[1].iov_len = in[0].iov_len - hdr_len;
+		return 2;
+	}
 	for (i = 0; i < nin; i++) {
 		if (skip >= in[i].iov_len) {
 			skip -= in[i].iov_len;
