@@ -30,8 +30,15 @@ endif
 HARDEN   := -fstack-protector-strong -fstack-clash-protection -fPIE -D_FORTIFY_SOURCE=2
 BASE     := -std=c11 -D_GNU_SOURCE -g -pthread -Isrc/lib -I$(BUILD)/gen
 CFLAGS   ?= -O2
+# liburing (Debian: liburing-dev) for batched TAP TX (src/lib/tap_uring.c);
+# without it, or with URING=0, TAP TX is one writev() per frame as before
+URING    ?= $(shell pkg-config --exists liburing 2>/dev/null && echo 1)
+ifeq ($(URING),1)
+BASE        += -DVNET_HAVE_LIBURING $(shell pkg-config --cflags liburing)
+URING_LIBS  := $(shell pkg-config --libs liburing)
+endif
 ALL_CFLAGS := $(BASE) $(CFLAGS) $(WARN) $(HARDEN)
-LDFLAGS_ALL := -pie -Wl,-z,relro,-z,now -pthread $(LDFLAGS)
+LDFLAGS_ALL := -pie -Wl,-z,relro,-z,now -pthread $(LDFLAGS) $(URING_LIBS)
 SAN      := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 ASAN_CFLAGS := $(BASE) -O1 $(WARN) $(SAN)
 
@@ -110,7 +117,7 @@ $(ASAN_DIR)/libvnet.a: $(ASAN_LIB_OBJ)
 
 $(ASAN_DIR)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(ASAN_DIR)/libvnet.a $(LIB_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(ASAN_CFLAGS) -DVNET_SANITIZED -Itests/unit $< $(ASAN_DIR)/libvnet.a -o $@ -pthread $(SAN)
+	$(CC) $(ASAN_CFLAGS) -DVNET_SANITIZED -Itests/unit $< $(ASAN_DIR)/libvnet.a -o $@ -pthread $(SAN) $(URING_LIBS)
 
 # harnesses that include vnetd's own sources (the port-spec parser)
 PORT_SPEC_SRC := fuzz/fuzz_port_spec.c src/vnetd/cli.c src/vnetd/privdrop.c \
@@ -126,7 +133,7 @@ unit-asan: $(addprefix $(ASAN_DIR)/tests/,$(TESTS))
 vnetd-asan: $(ASAN_DIR)/vnetd
 $(ASAN_DIR)/vnetd: $(vnetd_SRC) $(wildcard src/vnetd/*.h) $(ASAN_DIR)/libvnet.a $(LIB_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(ASAN_CFLAGS) -Isrc/vnetd $(vnetd_SRC) $(ASAN_DIR)/libvnet.a -o $@ -pthread $(SAN)
+	$(CC) $(ASAN_CFLAGS) -Isrc/vnetd $(vnetd_SRC) $(ASAN_DIR)/libvnet.a -o $@ -pthread $(SAN) $(URING_LIBS)
 
 # ---- test-hooks build: vnetd with fault injection, for tests only -----------
 # build/test-hooks/vnetd: VNET_TEST_HOOKS compiled in (VNET_TEST_DROP_DIRTY_LOG=1
@@ -153,7 +160,7 @@ $(BUILD)/guest/mig-udp: tests/guest/mig-udp.c
 	$(CC) $(GUEST_CFLAGS) -static $< -o $@
 $(BUILD)/guest/vhost-net-dp: tests/guest/vhost-net-dp.c $(BUILD)/libvnet.a $(LIB_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(GUEST_CFLAGS) -static $< $(BUILD)/libvnet.a -o $@
+	$(CC) $(GUEST_CFLAGS) -static $< $(BUILD)/libvnet.a -o $@ $(URING_LIBS)
 $(BUILD)/guest/vhost-net-txgen: tests/guest/vhost-net-txgen.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -static $< -o $@
@@ -187,7 +194,7 @@ FUZZ_CFLAGS := $(BASE) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-
 fuzz-build: $(addprefix $(FUZZ_DIR)/,$(FUZZERS))
 $(FUZZ_DIR)/%: fuzz/%.c $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -Wall -Wextra $< $(LIB_SRC) -o $@
+	clang $(FUZZ_CFLAGS) -Wall -Wextra $< $(LIB_SRC) -o $@ $(URING_LIBS)
 
 fuzz: fuzz-build
 	@set -e; for f in $(FUZZERS); do \

@@ -60,6 +60,7 @@ cd "$(dirname "$0")/.." || exit 1
 SECS=${1:-5}
 ROUNDS=${2:-3}
 WARMUP=2
+# VNETD_ARGS: more vnetd flags, e.g. "--tap-io writev" to compare TAP TX engines
 VNETD=${VNETD:-$PWD/build/vnetd}
 VNETCTL=${VNETCTL:-$PWD/build/vnetctl}
 TESTPMD=${TESTPMD:-dpdk-testpmd}
@@ -113,7 +114,7 @@ backend_start() {
 		VNET_GEN_SIZE=$3 "${netns[@]}" taskset -c "$BE_CPU" "$VNETD" --socket "$SOCK" \
 			--backend "$host" "${tap[@]}" --vhost-net off \
 			--poll-us "$POLL_US" --ctl-socket "$TMP/ctl.sock" \
-			--log-level warn 2>"$TMP/be.log" &
+			--log-level warn ${VNETD_ARGS:-} 2>"$TMP/be.log" &
 	else
 		local fwd=rxonly vdev=() topo=()
 		case $2 in loop) fwd=io ;; rxonly) fwd=txonly ;;

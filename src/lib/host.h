@@ -31,6 +31,7 @@ struct host_cfg {
 };
 
 struct host;
+struct tap_uring;
 
 /**
  * struct host_ops - What every host implements
@@ -67,6 +68,18 @@ struct host_ops {
 	 */
 	ssize_t (*tx)(struct host *host, unsigned int pair,
 		      const struct iovec *iov, unsigned int iovcnt);
+	/**
+	 * @tx_batch: optional (NULL: net.c calls @tx per frame): send @n
+	 * frames on @pair's host queue through the calling thread's @ring,
+	 * frame k = @iov[k] (@cnt[k] entries), each on its own, in order,
+	 * exactly once. Returns when all are done (the memory may then be
+	 * reused). @res[k]: bytes taken or -errno; a refused frame is
+	 * dropped, never retried (a later one may already be sent).
+	 * Return: 0, or -errno if nothing was tried (the caller uses @tx).
+	 */
+	int (*tx_batch)(struct host *host, unsigned int pair,
+			struct tap_uring *ring, struct iovec *const *iov,
+			const unsigned int *cnt, unsigned int n, int *res);
 	/**
 	 * @rx: receive one frame (vnet header first) into @iov.
 	 * Return: frame length, -EAGAIN if none is waiting, -EMSGSIZE if the

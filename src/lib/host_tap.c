@@ -7,7 +7,9 @@
  * unprivileged when the TAP is owned by our user) or adopted from the
  * parent (--tap-fd).
  *
- * Frames move with one readv/writev syscall straight from and to guest memory.
+ * Frames move with one readv/writev syscall straight from and to guest memory;
+ * guest TX bursts may instead go through the worker's io_uring (tx_batch,
+ * tap_uring.c): one syscall for the burst.
  * The tun driver cannot tell the length of the next frame, so
  * rx_peek_len() says -EOPNOTSUPP and net.c offers room for the largest one
  * plus a byte: a frame that fills the buffers completely was truncated.
@@ -36,6 +38,7 @@
 #include "host_priv.h"
 #include "host_tap.h"
 #include "reason.h"
+#include "tap_uring.h"
 #include "util.h"
 
 /* #syscalls: read write readv writev ioctl */
@@ -331,6 +334,32 @@ static ssize_t host_tap_tx(struct host *host, unsigned int pair,
 	return n;
 }
 
+/*
+ * A burst through the thread's io_uring (tap_uring.c): independent writes,
+ * so a refused frame is final. A tun queue's send buffer is INT_MAX
+ * (tun_chr_open() sets sk_sndbuf), so a refusal is an error, not a full
+ * queue: the frame is dropped, as any other failed write.
+ */
+static int host_tap_tx_batch(struct host *host, unsigned int pair,
+			     struct tap_uring *ring, struct iovec *const *iov,
+			     const unsigned int *cnt, unsigned int n, int *res)
+{
+	struct tap_priv *p = host->priv;
+	unsigned int k;
+	int ret;
+
+	if (!p || pair >= p->npairs)
+		return -EINVAL;
+	ret = tap_uring_writev(ring, p->fds[pair], iov, cnt, n, res);
+	if (ret)
+		return ret;
+	for (k = 0; k < n; k++) {
+		if (res[k] == -EIO && !__atomic_load_n(&p->eio, __ATOMIC_RELAXED))
+			__atomic_store_n(&p->eio, true, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
 /**
  * host_tap_take_eio() - Has a write to the TAP failed with EIO (link down)?
  * @host:	Any host; only a tap host ever answers
@@ -401,6 +430,7 @@ const struct host_ops host_tap_ops = {
 	.host_features = host_tap_host_features,
 	.configure = host_tap_configure,
 	.tx = host_tap_tx,
+	.tx_batch = host_tap_tx_batch,
 	.rx = host_tap_rx,
 	.rx_peek_len = host_tap_rx_peek_len,
 	.rx_fd = host_tap_fd,

@@ -349,6 +349,102 @@ static int net_tx_send(const struct net_io *io, struct vq_chain *c)
 	return (int)(c->out_len - io->hdr_len);
 }
 
+/*
+ * Batched TX (host tx_batch, the thread's io_uring): each chain is checked
+ * as net_tx_send() checks it, into its own header copy, anti-spoofing head
+ * copy and run of io->s->iov, and the burst goes to the host in one call.
+ * Frames are written independently, so a refusal is never retried (a later
+ * frame may be on the wire already: a retry would reorder or duplicate): it
+ * is dropped as DROP_HOST. Chains are completed only after the host call
+ * returned, when the kernel is done reading guest memory.
+ */
+struct net_tx_batch {
+	struct virtio_net_hdr_v1 hdr[NET_TX_BURST];
+	uint8_t head[NET_TX_BURST][SPOOF_HDR_MAX];
+	struct iovec *iov[NET_TX_BURST];
+	unsigned int cnt[NET_TX_BURST];
+	int r[NET_TX_BURST];	/* per chain: iovecs, or -errno (dropped) */
+	int res[NET_TX_BURST];	/* per frame sent: host result */
+	unsigned int k;		/* frames in @iov */
+	unsigned int off;	/* io->s->iov entries used */
+};
+
+/* Send what @b holds (chains @c[@from..@to)), complete them; frame bytes sent */
+static uint64_t net_tx_batch_flush(const struct net_io *io, struct vq_chain *c,
+				   unsigned int from, unsigned int to,
+				   struct net_tx_batch *b)
+{
+	unsigned int i, j = 0;
+	uint64_t bytes = 0;
+
+	if (b->k && io->host->ops->tx_batch(io->host, io->pair, io->s->uring,
+					    b->iov, b->cnt, b->k, b->res)) {
+		for (i = 0; i < b->k; i++)
+			b->res[i] = -EIO;
+	}
+	for (i = from; i < to; i++) {
+		if (b->r[i] < 0) {
+			io->acc->drops[net_tx_drop_reason(b->r[i])]++;
+		} else if (b->res[j++] < 0) {
+			io->acc->drops[DROP_HOST]++;
+		} else {
+			io->acc->packets++;
+			io->acc->bytes += c[i].out_len - io->hdr_len;
+			bytes += c[i].out_len - io->hdr_len;
+		}
+		vq_push(io->vq, &c[i], 0);
+	}
+	b->k = 0;
+	b->off = 0;
+	return bytes;
+}
+
+/* Check chain @i of @c into @b; -E2BIG: no room left in io->s->iov */
+static int net_tx_batch_add(const struct net_io *io, const struct vq_chain *c,
+			    unsigned int i, struct net_tx_batch *b)
+{
+	struct iovec *out = io->s->iov + b->off;
+	unsigned int max = NET_MAX_IOV - b->off;
+	int n;
+
+	n = net_tx_prepare(c->iov, c->nout, io->hdr_len, io->features,
+			   &b->hdr[i], out, max);
+	if (unlikely(io->spoof != NULL) && n > 0)	/* off: one branch */
+		n = net_tx_spoof(io->spoof, out, (unsigned int)n, max, b->head[i]);
+	b->r[i] = n;
+	if (n < 0)
+		return n;
+	b->iov[b->k] = out;
+	b->cnt[b->k++] = (unsigned int)n;
+	b->off += (unsigned int)n;
+	return 0;
+}
+
+/* The burst @c[0..@n) through the host's tx_batch; all are consumed */
+static uint64_t net_tx_batch(const struct net_io *io, struct vq_chain *c,
+			     unsigned int n)
+{
+	struct net_tx_batch b;
+	unsigned int i, first = 0;
+	uint64_t bytes = 0;
+
+	b.k = 0;
+	b.off = 0;
+	for (i = 0; i < n; i++) {
+		/*
+		 * Out of iovecs with frames pending: send those first, then
+		 * retry this chain with the whole array (it may be legal:
+		 * net_tx_send() would take up to NET_MAX_IOV).
+		 */
+		if (net_tx_batch_add(io, &c[i], i, &b) == -E2BIG && b.off) {
+			bytes += net_tx_batch_flush(io, c, first, i, &b);
+			first = i;
+			net_tx_batch_add(io, &c[i], i, &b);
+		}
+	}
+	return bytes + net_tx_batch_flush(io, c, first, n, &b);
+}
+
 /**
  * net_tx_burst() - Send up to @max guest TX chains to the host side
  * @io:		TX ring of the pair
@@ -363,7 +459,10 @@ static int net_tx_send(const struct net_io *io, struct vq_chain *c)
  * every frame's first bytes before the first send lets those misses
  * overlap (measured: bench/vnetd-vs-dpdk.sh taptx, docs/performance.md).
  * Each chain is completed as by net_tx_one(); on -EBUSY the rest are given
- * back unused, in order.
+ * back unused, in order. With the thread's io_uring (io->s->uring) and a
+ * host that batches (tx_batch), a burst of two or more goes to the host in
+ * one call instead and is consumed whole: a frame the host refuses is
+ * dropped (DROP_HOST), never -EBUSY.
  *
  * Return: chains consumed (sent or dropped)
  */
@@ -386,6 +485,11 @@ unsigned int net_tx_burst(const struct net_io *io, unsigned int max,
 		__builtin_prefetch(p);
 		if (c[i].iov[0].iov_len > 64)
 			__builtin_prefetch(p + 64);
+	}
+	if (io->s->uring && io->host->ops->tx_batch && n > 1) {
+		*bytes = net_tx_batch(io, c, n);
+		*err = ret;
+		return n;
 	}
 	for (i = 0; i < n; i++) {
 		int sent = net_tx_send(io, &c[i]);

@@ -32,11 +32,14 @@
  * @chains:	Chains popped for one frame (RX: up to NET_RX_MAX_CHAINS)
  * @bounce:	RX tail when the host side cannot tell the frame length
  *		(NET_BOUNCE_SIZE bytes)
+ * @uring:	TX: the thread's io_uring (tap_uring.h) for hosts with
+ *		tx_batch, NULL: one tx call per frame
  */
 struct net_scratch {
 	struct iovec iov[NET_MAX_IOV];
 	struct vq_chain chains[NET_RX_MAX_CHAINS];
 	uint8_t *bounce;
+	struct tap_uring *uring;
 };
 
 /**

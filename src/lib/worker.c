@@ -71,6 +71,7 @@
 #include "guard.h"
 #include "log.h"
 #include "net.h"
+#include "tap_uring.h"
 #include "vq_chain.h"
 #include "worker.h"
 #include "util.h"
@@ -188,7 +189,8 @@ struct worker_pool;
  *		(control thread only)
  * @poll_us:	Busy-poll window: the largest of its ports' --poll-us
  * @wp:		Them
- * @s:		net.c scratch
+ * @s:		net.c scratch (@s.uring: the thread's TAP TX io_uring,
+ *		tap_uring.h, made when the thread starts; NULL: writev)
  * @rl:		Rate limit of ring break lines
  */
 struct worker {
@@ -969,6 +971,30 @@ static void worker_loop(struct worker *w)
 	}
 }
 
+/*
+ * The thread's TAP TX ring, for its whole life (never made on the hot
+ * path): a port's own thread makes one if the port's host batches, a
+ * group's thread always (any port may come). A refusal, unless the
+ * operator chose writev, is one line; the thread then writes per frame.
+ */
+static void worker_uring_init(struct worker *w)
+{
+	struct reason why;
+	int ret;
+
+	if (w->pool && !w->pool->host->ops->tx_batch)
+		return;
+	ret = tap_uring_create(&w->s.uring, &why);
+	if (!ret || ret == -EOPNOTSUPP)
+		return;
+	if (w->pool)
+		log_warn("port %s: worker %u: tap TX uses writev: %s",
+			 w->pool->name, w->id, why.msg);
+	else
+		log_warn("worker group thread %u: tap TX uses writev: %s",
+			 w->id, why.msg);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -985,6 +1011,7 @@ static void *worker_main(void *arg)
 	sigemptyset(&sb);
 	sigaddset(&sb, WORKER_SIG_SANDBOX);
 	pthread_sigmask(SIG_UNBLOCK, &sb, NULL);
+	worker_uring_init(w);
 	/*
 	 * One recovery point for the thread's life: no local of this frame
 	 * changes after sigsetjmp(), and worker_loop() starts afresh after a
@@ -998,6 +1025,8 @@ static void *worker_main(void *arg)
 	worker_loop(w);
 	guard_disarm();
 	worker_commit_all(w);
+	tap_uring_destroy(w->s.uring);
+	w->s.uring = NULL;
 	return NULL;
 }
 

@@ -61,7 +61,7 @@ enum {
 	OPT_CAPS, OPT_LOG_LEVEL, OPT_VERSION, OPT_CONFIG_SPACE,
 	OPT_FD, OPT_SOCKET_OWNER, OPT_SOCKET_GROUP, OPT_SOCKET_MODE,
 	OPT_USER, OPT_CTL_GROUP, OPT_LOG_TARGET, OPT_SANDBOX,
-	OPT_METRICS_LISTEN, OPT_WORKER_THREADS,
+	OPT_METRICS_LISTEN, OPT_WORKER_THREADS, OPT_TAP_IO,
 };
 
 static const struct option cli_opts[] = {
@@ -98,6 +98,7 @@ static const struct option cli_opts[] = {
 	{ "sandbox",		required_argument, NULL, OPT_SANDBOX },
 	{ "metrics-listen",	required_argument, NULL, OPT_METRICS_LISTEN },
 	{ "worker-threads",	required_argument, NULL, OPT_WORKER_THREADS },
+	{ "tap-io",		required_argument, NULL, OPT_TAP_IO },
 	{ "log-level",		required_argument, NULL, OPT_LOG_LEVEL },
 	{ "help",		no_argument,	   NULL, OPT_HELP },
 	{ "version",		no_argument,	   NULL, OPT_VERSION },
@@ -164,6 +165,9 @@ void cli_usage(FILE *f)
 "                           on), serves the pairs of all ports (but those with\n"
 "                           --threads), spread evenly; 0: no pool, each port\n"
 "                           runs a thread per pair (default: auto)\n"
+"      --tap-io MODE        guest TX into TAPs: auto|uring|writev; uring: a burst\n"
+"                           per io_uring_enter (fails start-up if refused), writev:\n"
+"                           a syscall per frame, auto: uring if allowed (default: auto)\n"
 "      --log-level LEVEL    error|warn|info|debug (default: info)\n"
 "      --log-target T       auto|stderr|journal|syslog (default: auto: journal format\n"
 "                           when stderr is the journal, else stderr)\n"
@@ -803,7 +807,7 @@ static int cli_worker_threads(struct vnetd_cfg *cfg, const char *val)
 	return 0;
 }
 
-/* --user, --ctl-group, --log-target, --worker-threads */
+/* --user, --ctl-group, --log-target, --worker-threads, --tap-io */
 static int cli_process_opt(struct vnetd_cfg *cfg, int opt, const char *val)
 {
 	struct reason why = { 0 };
@@ -827,6 +831,12 @@ static int cli_process_opt(struct vnetd_cfg *cfg, int opt, const char *val)
 			return -EINVAL;
 		}
 		cfg->ctl_gid = gid;
+		return 0;
+	case OPT_TAP_IO:
+		if (tap_io_parse(val, &cfg->tap_io)) {
+			cli_err("--tap-io %s: must be auto, uring or writev", val);
+			return -EINVAL;
+		}
 		return 0;
 	case OPT_LOG_TARGET:
 		if (log_target_parse(val, &cfg->log_target)) {
@@ -894,7 +904,7 @@ static int cli_options(struct vnetd_cfg *cfg, struct vnetd_port_cfg *tmpl,
 			*config = optarg;
 			break;
 		case OPT_USER: case OPT_CTL_GROUP: case OPT_LOG_TARGET:
-		case OPT_WORKER_THREADS:
+		case OPT_WORKER_THREADS: case OPT_TAP_IO:
 			if (cli_process_opt(cfg, opt, optarg))
 				return -EINVAL;
 			break;

@@ -250,6 +250,22 @@ static int main_loop(struct vnetd *v)
 	}
 }
 
+/* --tap-io: decided once, before the first worker thread starts */
+static int main_tap_io(const struct vnetd_cfg *cfg)
+{
+	struct reason why;
+	int ret = tap_uring_select(cfg->tap_io, &why);
+
+	if (ret < 0) {
+		log_err("--tap-io uring: io_uring unavailable: %s (use --tap-io auto or writev)",
+			why.msg);
+		return ret;
+	}
+	if (cfg->tap_io == TAP_IO_AUTO && ret == TAP_IO_WRITEV)
+		log_warn("--tap-io auto: TAP TX uses writev: %s", why.msg);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct vnetd *v = &vnetd;
@@ -269,6 +285,8 @@ int main(int argc, char **argv)
 	log_max_level = (enum log_level)v->cfg.log_level;
 	if (svc_start(&v->cfg))
 		return 1;	/* svc_start() said why */
+	if (main_tap_io(&v->cfg))
+		return 1;
 	ret = main_setup(v);
 	if (ret)
 		return 1;	/* main_setup() said why */

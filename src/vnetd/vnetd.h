@@ -23,6 +23,7 @@
 #include "ctl_path.h"
 #include "log.h"
 #include "reason.h"
+#include "tap_uring.h"
 #include "vu_msg.h"
 #include "worker.h"
 #include "vhost_mode.h"
@@ -105,6 +106,7 @@ struct vnetd_port_cfg {
  * @metrics_addr_len:	Length of @metrics_addr
  * @worker_threads:	--worker-threads: threads of the pool all ports share,
  *			0: each port its own (worker_opts.nthreads)
+ * @tap_io:		--tap-io: how guest TX is written into TAPs
  */
 struct vnetd_cfg {
 	struct vnetd_port_cfg ports[VNETD_MAX_PORTS];
@@ -124,6 +126,7 @@ struct vnetd_cfg {
 	struct sockaddr_storage metrics_addr;
 	socklen_t metrics_addr_len;
 	unsigned int worker_threads;
+	enum tap_io tap_io;
 };
 
 /* What an epoll event's data.ptr points to */

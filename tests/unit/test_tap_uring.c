@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_tap_uring.c - batched guest TX into a real TAP (tap_uring.c through
+ * host_tap's tx_batch and net_tx_burst): a worker sends bursts through its
+ * io_uring and the frames come out of the TAP in ring order, exactly once;
+ * anti-spoofing still drops what it must on that path; the ring refuses
+ * every op but WRITEV (and any SQE flag, and register calls); --tap-io
+ * writev still sends, with no ring made.
+ *
+ * Each TAP case runs in a child in its own network namespace. Skips (77)
+ * with a reason without root, /dev/net/tun, namespaces, liburing or
+ * io_uring (kernel.io_uring_disabled, a container's seccomp).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <linux/io_uring.h>
+
+#include "testlib.h"
+#include "dp_testutil.h"
+#include "netns_testutil.h"
+#include "tap_uring.h"
+
+#define F(b)		(1ULL << (b))
+#define F_V1		F(VIRTIO_F_VERSION_1)
+#define TAPN		"vnt-uring"
+#define NFRAMES		40	/* two full bursts of NET_TX_BURST and a part */
+#define SEED_OK		0x20	/* src MAC 26:27:28:29:2a:2b */
+#define SEED_BAD	0x50
+
+#define TFAIL(...) do { fprintf(stderr, "  " __VA_ARGS__); fprintf(stderr, "\n"); return 1; } while (0)
+
+/* Why io_uring cannot be used here, or NULL */
+static const char *uring_refused(void)
+{
+	static struct reason why;
+	struct tap_uring *u;
+
+	if (tap_uring_create(&u, &why))
+		return why.msg;
+	tap_uring_destroy(u);
+	return NULL;
+}
+
+/* Run @fn in a child in its own netns: 0 pass, 1 fail, 77.. skip codes */
+static int in_netns(int (*fn)(void))
+{
+	pid_t pid;
+	int st;
+
+	if (geteuid() != 0)
+		return 77;
+	if (access("/dev/net/tun", R_OK | W_OK))
+		return 78;
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (!pid) {
+		if (unshare(CLONE_NEWNET))
+			_exit(79);
+		_exit(fn());
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return 1;
+	return WEXITSTATUS(st);
+}
+
+#define RUN_NETNS(fn)							\
+	do {								\
+		int _r = in_netns(fn);					\
+		if (_r == 77)						\
+			SKIP("tap: needs root (CAP_NET_ADMIN)");	\
+		if (_r == 78)						\
+			SKIP("tap: /dev/net/tun missing or not accessible"); \
+		if (_r == 79)						\
+			SKIP("tap: unshare(CLONE_NEWNET) failed");	\
+		CHECK_EQ(_r, 0);					\
+	} while (0)
+
+/* io_uring instances this process holds (each worker's ring is one) */
+static int count_urings(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	char path[300], link[64];
+	int n = 0;
+	ssize_t l;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		l = readlink(path, link, sizeof(link) - 1);
+		if (l <= 0)
+			continue;
+		link[l] = '\0';
+		if (strstr(link, "io_uring"))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Next frame the TAP took from us (not the kernel's own), its length or -1 */
+static int tap_next(int s, uint8_t *buf, size_t len)
+{
+	struct pollfd p = { .fd = s, .events = POLLIN };
+	struct sockaddr_ll from;
+	socklen_t fl;
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		fl = sizeof(from);
+		n = recvfrom(s, buf, len, 0, (struct sockaddr *)&from, &fl);
+		if (n < 0) {
+			poll(&p, 1, 20);
+			continue;
+		}
+		/* ours: dp_send()'s pattern, byte k = seed + k */
+		if (from.sll_pkttype != PACKET_OUTGOING && n >= 14 &&
+		    buf[1] == (uint8_t)(buf[0] + 1) && buf[13] == (uint8_t)(buf[0] + 13))
+			return (int)n;
+	}
+	return -1;
+}
+
+/*
+ * Queue NFRAMES frames (frame k: 60 + k bytes; seed SEED_BAD for odd k
+ * when @spoof) and kick once, so the worker pops full bursts; then expect
+ * every frame the policy lets through, in order, once, and nothing else.
+ */
+static int tap_burst(bool spoof, bool want_ring)
+{
+	static const uint8_t mac[6] = { SEED_OK + 6, SEED_OK + 7, SEED_OK + 8,
+					SEED_OK + 9, SEED_OK + 10, SEED_OK + 11 };
+	struct worker_opts o = { 0 };
+	unsigned int k, want = 0;
+	struct ring_counters *c;
+	uint8_t buf[2048];
+	struct dp_env e;
+	int s, n, rings;
+
+	if (spoof) {
+		o.spoof.mac_lock = true;
+		spoof_finish(&o.spoof, mac);
+	}
+	if (dp_init_cfg(&e, VQ_SPLIT, F_V1, 1, "tap", TAPN))
+		TFAIL("dp_init_cfg: tap %s", TAPN);
+	s = test_packet_sock(TAPN);
+	if (s < 0)
+		TFAIL("packet socket: %s", strerror(errno));
+	if (dp_start(&e, &o))
+		TFAIL("worker pool");
+	for (k = 0; k < NFRAMES; k++) {
+		uint8_t seed = spoof && (k & 1) ? SEED_BAD : SEED_OK;
+
+		if (dp_send(&e, 0, 60 + k, seed, false))
+			TFAIL("dp_send %u", k);
+	}
+	dp_kick(&e.pairs[0].tx, &e.tx[0]);
+	for (k = 0; k < NFRAMES; k++) {
+		if (spoof && (k & 1))
+			continue;
+		n = tap_next(s, buf, sizeof(buf));
+		if (n != (int)(60 + k))
+			TFAIL("frame %u: got %d bytes, want %u (order or loss)", k, n, 60 + k);
+		want++;
+	}
+	/* nothing more: no frame written twice */
+	usleep(50000);
+	n = tap_next(s, buf, sizeof(buf));
+	if (n >= 0)
+		TFAIL("one more frame of %d bytes: a duplicate", n);
+	rings = count_urings();
+	c = &e.pairs[0].tx.ctr;
+	for (k = 0; k < 100 && dp_ctr(&c->packets) + dp_ctr(&c->drops[DROP_SPOOF]) < NFRAMES; k++)
+		usleep(10000);
+	if (dp_ctr(&c->packets) != want)
+		TFAIL("packets counter %llu, want %u",
+		      (unsigned long long)dp_ctr(&c->packets), want);
+	if (dp_ctr(&c->drops[DROP_SPOOF]) != NFRAMES - want)
+		TFAIL("spoof drops %llu, want %u",
+		      (unsigned long long)dp_ctr(&c->drops[DROP_SPOOF]), NFRAMES - want);
+	if (dp_ctr(&c->drops[DROP_HOST]))
+		TFAIL("host drops %llu", (unsigned long long)dp_ctr(&c->drops[DROP_HOST]));
+	if (dp_reap_tx(&e, 0) != NFRAMES)
+		TFAIL("not every chain completed");
+	close(s);
+	dp_cleanup(&e);
+	if (want_ring && rings != 1)
+		TFAIL("%d io_uring instances while the worker ran, want 1", rings);
+	if (!want_ring && rings != 0)
+		TFAIL("%d io_uring instances with --tap-io writev, want 0", rings);
+	if (count_urings() != 0)
+		TFAIL("the worker's ring outlived it");
+	return 0;
+}
+
+static int case_burst(void) { return tap_burst(false, true); }
+static int case_spoof(void) { return tap_burst(true, true); }
+
+static int case_writev(void)
+{
+	struct reason why;
+
+	if (tap_uring_select(TAP_IO_WRITEV, &why) != TAP_IO_WRITEV)
+		TFAIL("select writev");
+	return tap_burst(false, false) || tap_burst(true, false);
+}
+
+static void test_burst_in_order_once(void)
+{
+	const char *why = uring_refused();
+
+	if (why)
+		SKIP("io_uring refused: %s", why);
+	RUN_NETNS(case_burst);
+}
+
+static void test_burst_spoof(void)
+{
+	const char *why = uring_refused();
+
+	if (why)
+		SKIP("io_uring refused: %s", why);
+	RUN_NETNS(case_spoof);
+}
+
+static void test_writev_fallback(void)
+{
+	RUN_NETNS(case_writev);
+}
+
+/* Only WRITEV, no SQE flag, no register call */
+static void test_restricted(void)
+{
+	const char *why = uring_refused();
+	struct reason r;
+	struct tap_uring *u;
+
+	if (why)
+		SKIP("io_uring refused: %s", why);
+	CHECK_EQ(tap_uring_create(&u, &r), 0);
+	CHECK_EQ(tap_uring_try(u, IORING_OP_NOP, 0), -EACCES);
+	CHECK_EQ(tap_uring_try(u, IORING_OP_OPENAT, 0), -EACCES);
+	CHECK_EQ(tap_uring_try(u, IORING_OP_READV, 0), -EACCES);
+	CHECK_EQ(tap_uring_try(u, IORING_OP_WRITEV, IOSQE_IO_LINK), -EACCES);
+	CHECK_EQ(tap_uring_try(u, IORING_OP_WRITEV, IOSQE_FIXED_FILE), -EACCES);
+	/* the allowed op gets past the restriction: fd -1 is the next check */
+	CHECK_EQ(tap_uring_try(u, IORING_OP_WRITEV, 0), -EBADF);
+	CHECK_EQ(tap_uring_try_register(u), -EACCES);
+	tap_uring_destroy(u);
+}
+
+/* --tap-io values, and what select says */
+static void test_select(void)
+{
+	const char *refused = uring_refused();
+	struct reason why;
+	enum tap_io io;
+
+	CHECK_EQ(tap_io_parse("auto", &io), 0);
+	CHECK_EQ(io, TAP_IO_AUTO);
+	CHECK_EQ(tap_io_parse("uring", &io), 0);
+	CHECK_EQ(io, TAP_IO_URING);
+	CHECK_EQ(tap_io_parse("writev", &io), 0);
+	CHECK_EQ(io, TAP_IO_WRITEV);
+	CHECK_EQ(tap_io_parse("io_uring", &io), -EINVAL);
+	CHECK(!strcmp(tap_io_name(TAP_IO_WRITEV), "writev"));
+	if (refused) {
+		CHECK(tap_uring_select(TAP_IO_URING, &why) < 0);
+		CHECK(why.msg[0]);
+		CHECK_EQ(tap_uring_select(TAP_IO_AUTO, &why), TAP_IO_WRITEV);
+		CHECK(why.msg[0]);
+	} else {
+		CHECK_EQ(tap_uring_select(TAP_IO_URING, &why), TAP_IO_URING);
+		CHECK_EQ(tap_uring_select(TAP_IO_AUTO, &why), TAP_IO_URING);
+	}
+	CHECK_EQ(tap_uring_mode(), refused ? TAP_IO_WRITEV : TAP_IO_URING);
+}
+
+int main(void)
+{
+	RUN(test_restricted);
+	RUN(test_burst_in_order_once);
+	RUN(test_burst_spoof);
+	RUN(test_writev_fallback);
+	RUN(test_select);	/* last: it sets the process's engine */
+	return test_exit();
+}
