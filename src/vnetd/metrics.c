@@ -223,6 +223,14 @@ static void metrics_migration_text(struct sbuf *b, const struct vnetd_port *p)
 		       on ? "on" : "off", (unsigned long long)pages);
 }
 
+/* The TAP TX engine workers use (--tap-io, decided at start-up) */
+static const char *metrics_tap_io(void)
+{
+	return tap_uring_mode() == TAP_IO_URING ?
+	       "io_uring, a burst per io_uring_enter (--tap-io)" :
+	       "writev, one per frame (--tap-io)";
+}
+
 /**
  * metrics_status_text() - Status of every port and queue for people
  * @b:		Output
@@ -249,6 +257,8 @@ void metrics_status_text(struct sbuf *b, struct vnetd_port *ports,
 			    port_connected(p) ? "connected" : "not connected",
 			    p->cfg.queues, vhost_mode_name(p->cfg.vhost_net));
 		metrics_printf(b, "  vhost-net: %s\n", p->vhost.reason);
+		if (!strcmp(p->cfg.backend, "tap"))
+			metrics_printf(b, "  tap TX: %s\n", metrics_tap_io());
 		metrics_printf(b, "  connections %llu, refused %llu, closed on error %llu\n",
 			    (unsigned long long)p->connects,
 			    (unsigned long long)p->refused,
@@ -319,6 +329,10 @@ static void metrics_port_json(struct sbuf *b, struct vnetd_port *p)
 		       log_on ? "true" : "false", (unsigned long long)pages);
 	metrics_printf(b, ",\"vhost_net_reason\":");
 	metrics_quote(b, p->vhost.reason, false);
+	if (!strcmp(p->cfg.backend, "tap"))
+		metrics_printf(b, ",\"tap_io\":\"%s\"", tap_io_name(tap_uring_mode()));
+	else
+		metrics_printf(b, ",\"tap_io\":null");
 	metrics_printf(b, ",\"pairs\":[");
 	vp = vu_dev_pairs(p->dev, &npairs);
 	for (q = 0; vp && q < npairs; q++) {

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * netns_testutil.h - host-side helpers for tests that run a TAP inside a
- * private network namespace: bring a link up, open a packet socket on it.
+ * private network namespace: bring a link up, open a packet socket on it,
+ * count the io_uring instances the process holds (a worker's TAP TX ring).
  */
 #ifndef VNET_NETNS_TESTUTIL_H
 #define VNET_NETNS_TESTUTIL_H
 
+#include <dirent.h>
 #include <string.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -49,6 +51,30 @@ static inline int test_packet_sock(const char *name)
 		return -1;
 	}
 	return s;
+}
+
+/* io_uring instances this process holds (each worker's ring is one) */
+static inline int test_count_urings(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	char path[300], link[64];
+	int n = 0;
+	ssize_t l;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		l = readlink(path, link, sizeof(link) - 1);
+		if (l <= 0)
+			continue;
+		link[l] = '\0';
+		if (strstr(link, "io_uring"))
+			n++;
+	}
+	closedir(d);
+	return n;
 }
 
 #endif /* VNET_NETNS_TESTUTIL_H */

@@ -83,30 +83,6 @@ static int in_netns(int (*fn)(void))
 		CHECK_EQ(_r, 0);					\
 	} while (0)
 
-/* io_uring instances this process holds (each worker's ring is one) */
-static int count_urings(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	char path[300], link[64];
-	int n = 0;
-	ssize_t l;
-
-	if (!d)
-		return -1;
-	while ((de = readdir(d))) {
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
-		l = readlink(path, link, sizeof(link) - 1);
-		if (l <= 0)
-			continue;
-		link[l] = '\0';
-		if (strstr(link, "io_uring"))
-			n++;
-	}
-	closedir(d);
-	return n;
-}
-
 /* Next frame the TAP took from us (not the kernel's own), its length or -1 */
 static int tap_next(int s, uint8_t *buf, size_t len)
 {
@@ -178,7 +154,7 @@ static int tap_burst(bool spoof, bool want_ring)
 	n = tap_next(s, buf, sizeof(buf));
 	if (n >= 0)
 		TFAIL("one more frame of %d bytes: a duplicate", n);
-	rings = count_urings();
+	rings = test_count_urings();
 	c = &e.pairs[0].tx.ctr;
 	for (k = 0; k < 100 && dp_ctr(&c->packets) + dp_ctr(&c->drops[DROP_SPOOF]) < NFRAMES; k++)
 		usleep(10000);
@@ -198,7 +174,7 @@ static int tap_burst(bool spoof, bool want_ring)
 		TFAIL("%d io_uring instances while the worker ran, want 1", rings);
 	if (!want_ring && rings != 0)
 		TFAIL("%d io_uring instances with --tap-io writev, want 0", rings);
-	if (count_urings() != 0)
+	if (test_count_urings() != 0)
 		TFAIL("the worker's ring outlived it");
 	return 0;
 }
