@@ -63,9 +63,11 @@ all: $(BUILD)/libvnet.a $(addprefix $(BUILD)/,$(PROGS)) \
 
 # ---- release build -------------------------------------------------------
 # vnetd's seccomp filter, from the #syscalls: tags of the files it runs
+# (tap_uring.c's io_uring_* only when it is built with liburing)
+SECCOMP_LIB_SRC := $(if $(filter 1,$(URING)),$(LIB_SRC),$(filter-out src/lib/tap_uring.c,$(LIB_SRC)))
 $(SECCOMP_H): scripts/seccomp-gen.sh $(LIB_SRC) $(wildcard src/vnetd/*.c)
 	@mkdir -p $(dir $@)
-	scripts/seccomp-gen.sh "$(CC)" $@ $(LIB_SRC) $(wildcard src/vnetd/*.c)
+	scripts/seccomp-gen.sh "$(CC)" $@ $(SECCOMP_LIB_SRC) $(wildcard src/vnetd/*.c)
 
 $(BUILD)/obj/lib/%.o: src/lib/%.c $(LIB_HDR)
 	@mkdir -p $(dir $@)

@@ -198,8 +198,9 @@ err_exit:
  * thread starts.
  *
  * Return: TAP_IO_URING or TAP_IO_WRITEV (for @mode writev, or auto when
- *	   io_uring is refused: @why says why), -errno if @mode is uring and
- *	   io_uring is refused
+ *	   io_uring is refused: @why says why; empty in a build without
+ *	   liburing, where writev is simply what TAP TX is), -errno if @mode
+ *	   is uring and io_uring is refused
  */
 int tap_uring_select(enum tap_io mode, struct reason *why)
 {
@@ -393,10 +394,10 @@ int tap_uring_select(enum tap_io mode, struct reason *why)
 {
 	reason_clear(why);
 	tap_uring_sel = TAP_IO_WRITEV;
-	if (mode == TAP_IO_WRITEV)
+	/* auto in a build without liburing: writev, as it always was, silently */
+	if (mode != TAP_IO_URING)
 		return TAP_IO_WRITEV;
-	reason_set(why, -EOPNOTSUPP, "built without liburing");
-	return mode == TAP_IO_URING ? -EOPNOTSUPP : TAP_IO_WRITEV;
+	return reason_set(why, -EOPNOTSUPP, "vnetd was built without liburing");
 }
 
 int tap_uring_create(struct tap_uring **up, struct reason *why)

@@ -261,7 +261,7 @@ static int main_tap_io(const struct vnetd_cfg *cfg)
 			why.msg);
 		return ret;
 	}
-	if (cfg->tap_io == TAP_IO_AUTO && ret == TAP_IO_WRITEV)
+	if (cfg->tap_io == TAP_IO_AUTO && ret == TAP_IO_WRITEV && why.msg[0])
 		log_warn("--tap-io auto: TAP TX uses writev: %s", why.msg);
 	return 0;
 }

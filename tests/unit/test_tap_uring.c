@@ -254,7 +254,11 @@ static void test_select(void)
 		CHECK(tap_uring_select(TAP_IO_URING, &why) < 0);
 		CHECK(why.msg[0]);
 		CHECK_EQ(tap_uring_select(TAP_IO_AUTO, &why), TAP_IO_WRITEV);
-		CHECK(why.msg[0]);
+#ifdef VNET_HAVE_LIBURING
+		CHECK(why.msg[0]);	/* the one start-up line says why */
+#else
+		CHECK(!why.msg[0]);	/* no liburing: writev as ever, no line */
+#endif
 	} else {
 		CHECK_EQ(tap_uring_select(TAP_IO_URING, &why), TAP_IO_URING);
 		CHECK_EQ(tap_uring_select(TAP_IO_AUTO, &why), TAP_IO_URING);
