@@ -5,7 +5,9 @@
  * io_uring and the frames come out of the TAP in ring order, exactly once;
  * anti-spoofing still drops what it must on that path; the ring refuses
  * every op but WRITEV (and any SQE flag, and register calls); --tap-io
- * writev still sends, with no ring made.
+ * writev still sends, with no ring made; so does auto where a seccomp
+ * filter refuses io_uring_setup (as a container's profile does), while
+ * --tap-io uring then fails with the reason.
  *
  * Each TAP case runs in a child in its own network namespace. Skips (77)
  * with a reason without root, /dev/net/tun, namespaces, liburing or
@@ -19,8 +21,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/filter.h>
 #include <linux/io_uring.h>
+#include <linux/seccomp.h>
 
 #include "testlib.h"
 #include "dp_testutil.h"
@@ -191,6 +198,47 @@ static int case_writev(void)
 	return tap_burst(false, false) || tap_burst(true, false);
 }
 
+/* What a container's seccomp profile does: io_uring_setup fails with EPERM */
+static int refuse_io_uring(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = ARRAY_SIZE(f), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		return -1;
+	return 0;
+}
+
+/* io_uring refused: uring fails with the reason, auto says why and sends */
+static int case_refused(void)
+{
+	struct reason why;
+
+	if (refuse_io_uring())
+		TFAIL("seccomp filter: %s", strerror(errno));
+	if (tap_uring_select(TAP_IO_URING, &why) != -EPERM || !strstr(why.msg, "io_uring_setup"))
+		TFAIL("--tap-io uring refused: %s", why.msg);
+	if (tap_uring_select(TAP_IO_AUTO, &why) != TAP_IO_WRITEV ||
+	    !strstr(why.msg, "io_uring_setup: Operation not permitted"))
+		TFAIL("--tap-io auto refused: %s", why.msg);
+	return tap_burst(false, false);
+}
+
+static void test_refused_fallback(void)
+{
+	const char *why = uring_refused();
+
+	if (why)
+		SKIP("io_uring refused already: %s", why);
+	RUN_NETNS(case_refused);
+}
+
 static void test_burst_in_order_once(void)
 {
 	const char *why = uring_refused();
@@ -272,6 +320,7 @@ int main(void)
 	RUN(test_burst_in_order_once);
 	RUN(test_burst_spoof);
 	RUN(test_writev_fallback);
+	RUN(test_refused_fallback);
 	RUN(test_select);	/* last: it sets the process's engine */
 	return test_exit();
 }
