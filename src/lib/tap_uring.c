@@ -111,8 +111,8 @@ struct tap_uring {
 /*
  * Newest first: SINGLE_ISSUER (6.0) lets the kernel skip submission locks,
  * COOP_TASKRUN (5.19) spares the thread IPIs for completions, SUBMIT_ALL
- * (5.18) keeps submitting past a request that fails to start (the burst is
- * all or nothing per request, never cut short). R_DISABLED (5.10) is
+ * (5.18) keeps submitting past a request that fails to start, so one bad
+ * request does not end the burst's submission early. R_DISABLED (5.10) is
  * required: restrictions can only be registered on a disabled ring.
  */
 static const unsigned int tap_uring_flags[] = {
@@ -193,9 +193,10 @@ err_exit:
  *		sentence for the caller's single log line or error
  *
  * Tries a ring as a worker thread will make it (restricted, enabled),
- * then closes it. Call once at start-up, after the sandbox is in place
- * (so a filter that refuses io_uring is seen here) and before any worker
- * thread starts.
+ * then closes it. Call once at start-up, before any worker thread starts
+ * (they read the choice unlocked). A filter the process was started under
+ * (a container's seccomp profile) is seen here; vnetd's own seccomp filter,
+ * installed later, allows the io_uring syscalls (#syscalls: above).
  *
  * Return: TAP_IO_URING or TAP_IO_WRITEV (for @mode writev, or auto when
  *	   io_uring is refused: @why says why; empty in a build without
