@@ -1,22 +1,61 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * netns_testutil.h - host-side helpers for tests that run a TAP inside a
- * private network namespace: bring a link up, open a packet socket on it,
- * count the io_uring instances the process holds (a worker's TAP TX ring).
+ * private network namespace: run a case in one (RUN_NETNS), bring a link
+ * up, open a packet socket on it, count the io_uring instances the process
+ * holds (a worker's TAP TX ring).
  */
 #ifndef VNET_NETNS_TESTUTIL_H
 #define VNET_NETNS_TESTUTIL_H
 
 #include <dirent.h>
+#include <sched.h>
 #include <string.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+
+/* Run @fn in a child in its own netns: 0 pass, 1 fail, 77..79 skip codes */
+static inline int test_in_netns(int (*fn)(void))
+{
+	pid_t pid;
+	int st;
+
+	if (geteuid() != 0)
+		return 77;
+	if (access("/dev/net/tun", R_OK | W_OK))
+		return 78;
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (!pid) {
+		if (unshare(CLONE_NEWNET))
+			_exit(79);
+		_exit(fn());
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return 1;
+	return WEXITSTATUS(st);
+}
+
+/* One test case: @fn in a fresh netns, its skip codes said in words */
+#define RUN_NETNS(fn)							\
+	do {								\
+		int _r = test_in_netns(fn);				\
+		if (_r == 77)						\
+			SKIP("tap: needs root (CAP_NET_ADMIN)");	\
+		if (_r == 78)						\
+			SKIP("tap: /dev/net/tun missing or not accessible"); \
+		if (_r == 79)						\
+			SKIP("tap: unshare(CLONE_NEWNET) failed: no network namespaces"); \
+		CHECK_EQ(_r, 0);					\
+	} while (0)
 
 /* Set IFF_UP on @name; 0 or -1 */
 static inline int test_if_up(const char *name)

@@ -273,42 +273,6 @@ static void test_tap_offload_flags(void)
 
 #define TFAIL(...) do { fprintf(stderr, "  " __VA_ARGS__); fprintf(stderr, "\n"); return 1; } while (0)
 
-/* Run @fn in a child inside its own netns: 0 pass, 1 fail, 77 skip */
-static int in_netns(int (*fn)(void))
-{
-	int st;
-	pid_t pid;
-
-	if (geteuid() != 0)
-		return 77;
-	if (access("/dev/net/tun", R_OK | W_OK))
-		return 78;
-	pid = fork();
-	if (pid < 0)
-		return 1;
-	if (!pid) {
-		if (unshare(CLONE_NEWNET))
-			_exit(79);
-		_exit(fn());
-	}
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
-		return 1;
-	return WEXITSTATUS(st);
-}
-
-#define RUN_NETNS(fn)							\
-	do {								\
-		int _r = in_netns(fn);					\
-		if (_r == 77)						\
-			SKIP("tap: needs root (CAP_NET_ADMIN)");	\
-		if (_r == 78)						\
-			SKIP("tap: /dev/net/tun missing or not accessible"); \
-		if (_r == 79)						\
-			SKIP("tap: unshare(CLONE_NEWNET) failed: %s",	\
-			     "no network namespaces");			\
-		CHECK_EQ(_r, 0);					\
-	} while (0)
-
 /* Read frames on @s until one of @len bytes with our marker arrives */
 static bool packet_wait(int s, size_t len, uint8_t marker)
 {

@@ -55,41 +55,6 @@ static const char *uring_refused(void)
 	return NULL;
 }
 
-/* Run @fn in a child in its own netns: 0 pass, 1 fail, 77.. skip codes */
-static int in_netns(int (*fn)(void))
-{
-	pid_t pid;
-	int st;
-
-	if (geteuid() != 0)
-		return 77;
-	if (access("/dev/net/tun", R_OK | W_OK))
-		return 78;
-	pid = fork();
-	if (pid < 0)
-		return 1;
-	if (!pid) {
-		if (unshare(CLONE_NEWNET))
-			_exit(79);
-		_exit(fn());
-	}
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
-		return 1;
-	return WEXITSTATUS(st);
-}
-
-#define RUN_NETNS(fn)							\
-	do {								\
-		int _r = in_netns(fn);					\
-		if (_r == 77)						\
-			SKIP("tap: needs root (CAP_NET_ADMIN)");	\
-		if (_r == 78)						\
-			SKIP("tap: /dev/net/tun missing or not accessible"); \
-		if (_r == 79)						\
-			SKIP("tap: unshare(CLONE_NEWNET) failed");	\
-		CHECK_EQ(_r, 0);					\
-	} while (0)
-
 /* Next frame the TAP took from us (not the kernel's own), its length or -1 */
 static int tap_next(int s, uint8_t *buf, size_t len)
 {
