@@ -318,6 +318,39 @@ static enum ring_drop net_tx_drop_reason(int err)
  * dropped), or -EBUSY if the host side is full: @c is then neither sent
  * nor completed, the caller gives it back (vq_discard()).
  */
+/*
+ * Check chain @c into @out (@max entries): its header copied into @hdr,
+ * with anti-spoofing its first bytes into @head. Return: the iovecs for the
+ * host side, or -errno (drop it: net_tx_drop_reason())
+ */
+static inline int net_tx_check(const struct net_io *io,
+			       const struct vq_chain *c,
+			       struct virtio_net_hdr_v1 *hdr, uint8_t *head,
+			       struct iovec *out, unsigned int max)
+{
+	int n = net_tx_prepare(c->iov, c->nout, io->hdr_len, io->features, hdr,
+			       out, max);
+
+	/* off (NULL): this one branch is all anti-spoofing costs */
+	if (unlikely(io->spoof != NULL) && n > 0)
+		n = net_tx_spoof(io->spoof, out, (unsigned int)n, max, head);
+	return n;
+}
+
+/* Count what the host side did with chain @c (@sent: bytes or -errno);
+ * Return: the frame bytes sent */
+static inline unsigned int net_tx_count(const struct net_io *io,
+					const struct vq_chain *c, ssize_t sent)
+{
+	if (sent < 0) {
+		io->acc->drops[DROP_HOST]++;
+		return 0;
+	}
+	io->acc->packets++;
+	io->acc->bytes += c->out_len - io->hdr_len;
+	return c->out_len - io->hdr_len;
+}
+
 static int net_tx_send(const struct net_io *io, struct vq_chain *c)
 {
 	uint8_t head[SPOOF_HDR_MAX];
@@ -325,12 +358,7 @@ static int net_tx_send(const struct net_io *io, struct vq_chain *c)
 	ssize_t sent;
 	int n;
 
-	n = net_tx_prepare(c->iov, c->nout, io->hdr_len, io->features, &hdr,
-			   io->s->iov, NET_MAX_IOV);
-	/* off (NULL): this one branch is all anti-spoofing costs */
-	if (unlikely(io->spoof != NULL) && n > 0)	/* off: one branch */
-		n = net_tx_spoof(io->spoof, io->s->iov, (unsigned int)n,
-				 NET_MAX_IOV, head);
+	n = net_tx_check(io, c, &hdr, head, io->s->iov, NET_MAX_IOV);
 	if (n < 0) {
 		io->acc->drops[net_tx_drop_reason(n)]++;
 		vq_push(io->vq, c, 0);
@@ -340,13 +368,7 @@ static int net_tx_send(const struct net_io *io, struct vq_chain *c)
 	if (sent == -EAGAIN)
 		return -EBUSY;
 	vq_push(io->vq, c, 0);
-	if (sent < 0) {
-		io->acc->drops[DROP_HOST]++;
-		return 0;
-	}
-	io->acc->packets++;
-	io->acc->bytes += c->out_len - io->hdr_len;
-	return (int)(c->out_len - io->hdr_len);
+	return (int)net_tx_count(io, c, sent);
 }
 
 /*
@@ -383,15 +405,10 @@ static uint64_t net_tx_batch_flush(const struct net_io *io, struct vq_chain *c,
 			b->res[i] = -EIO;
 	}
 	for (i = from; i < to; i++) {
-		if (b->r[i] < 0) {
+		if (b->r[i] < 0)
 			io->acc->drops[net_tx_drop_reason(b->r[i])]++;
-		} else if (b->res[j++] < 0) {
-			io->acc->drops[DROP_HOST]++;
-		} else {
-			io->acc->packets++;
-			io->acc->bytes += c[i].out_len - io->hdr_len;
-			bytes += c[i].out_len - io->hdr_len;
-		}
+		else
+			bytes += net_tx_count(io, &c[i], b->res[j++]);
 		vq_push(io->vq, &c[i], 0);
 	}
 	b->k = 0;
@@ -407,10 +424,7 @@ static int net_tx_batch_add(const struct net_io *io, const struct vq_chain *c,
 	unsigned int max = NET_MAX_IOV - b->off;
 	int n;
 
-	n = net_tx_prepare(c->iov, c->nout, io->hdr_len, io->features,
-			   &b->hdr[i], out, max);
-	if (unlikely(io->spoof != NULL) && n > 0)	/* off: one branch */
-		n = net_tx_spoof(io->spoof, out, (unsigned int)n, max, b->head[i]);
+	n = net_tx_check(io, c, &b->hdr[i], b->head[i], out, max);
 	b->r[i] = n;
 	if (n < 0)
 		return n;
