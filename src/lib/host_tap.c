@@ -316,6 +316,14 @@ static int host_tap_configure(struct host *host, uint64_t features,
 	return 0;
 }
 
+/* A write ended with @res (bytes or -errno): -EIO means the link is down,
+ * which the control thread is told (host_tap_take_eio()); never log here */
+static inline void host_tap_write_failed(struct tap_priv *p, long res)
+{
+	if (res == -EIO && !__atomic_load_n(&p->eio, __ATOMIC_RELAXED))
+		__atomic_store_n(&p->eio, true, __ATOMIC_RELAXED);
+}
+
 static ssize_t host_tap_tx(struct host *host, unsigned int pair,
 			 const struct iovec *iov, unsigned int iovcnt)
 {
@@ -326,9 +334,7 @@ static ssize_t host_tap_tx(struct host *host, unsigned int pair,
 		return -EINVAL;
 	n = host_tap_iov(SYS_writev, p->fds[pair], iov, iovcnt);
 	if (n < 0) {
-		/* The link is down: tell the control thread, never log here */
-		if (errno == EIO && !__atomic_load_n(&p->eio, __ATOMIC_RELAXED))
-			__atomic_store_n(&p->eio, true, __ATOMIC_RELAXED);
+		host_tap_write_failed(p, -errno);
 		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
 	}
 	return n;
@@ -353,10 +359,8 @@ static int host_tap_tx_batch(struct host *host, unsigned int pair,
 	ret = tap_uring_writev(ring, p->fds[pair], iov, cnt, n, res);
 	if (ret)
 		return ret;
-	for (k = 0; k < n; k++) {
-		if (res[k] == -EIO && !__atomic_load_n(&p->eio, __ATOMIC_RELAXED))
-			__atomic_store_n(&p->eio, true, __ATOMIC_RELAXED);
-	}
+	for (k = 0; k < n; k++)
+		host_tap_write_failed(p, res[k]);
 	return 0;
 }
 

@@ -971,14 +971,15 @@ static void worker_loop(struct worker *w)
 	}
 }
 
+/* A TX burst fits the ring with every earlier request reaped */
+_Static_assert(NET_TX_BURST <= TAP_URING_ENTRIES, "TX burst larger than the TAP TX ring");
+
 /*
  * The thread's TAP TX ring, for its whole life (never made on the hot
  * path): a port's own thread makes one if the port's host batches, a
  * group's thread always (any port may come). A refusal, unless the
  * operator chose writev, is one line; the thread then writes per frame.
  */
-/* A TX burst fits the ring with every earlier request reaped */
-_Static_assert(NET_TX_BURST <= TAP_URING_ENTRIES, "TX burst larger than the TAP TX ring");
 
 static void worker_uring_init(struct worker *w)
 {
