@@ -55,15 +55,12 @@ static const char *const target_names[] = {
  */
 int log_target_parse(const char *s, enum log_target *t)
 {
-	size_t i;
+	int i = name_lookup(target_names, ARRAY_SIZE(target_names), s);
 
-	for (i = 0; i < ARRAY_SIZE(target_names); i++) {
-		if (!strcmp(s, target_names[i])) {
-			*t = (enum log_target)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	if (i < 0)
+		return i;
+	*t = (enum log_target)i;
+	return 0;
 }
 
 /**

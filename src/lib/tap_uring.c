@@ -52,15 +52,12 @@ static const char *const tap_io_names[] = {
  */
 int tap_io_parse(const char *s, enum tap_io *out)
 {
-	unsigned int i;
+	int i = name_lookup(tap_io_names, ARRAY_SIZE(tap_io_names), s);
 
-	for (i = 0; i < ARRAY_SIZE(tap_io_names); i++) {
-		if (!strcmp(s, tap_io_names[i])) {
-			*out = (enum tap_io)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	if (i < 0)
+		return i;
+	*out = (enum tap_io)i;
+	return 0;
 }
 
 /**

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * util.h - small helpers shared by every layer: compiler hints, memory
- * ordering for guest-shared data, array sizes.
+ * ordering for guest-shared data, array sizes, name tables.
  */
 #ifndef VNET_UTIL_H
 #define VNET_UTIL_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define MIN(a, b)	((a) < (b) ? (a) : (b))
@@ -54,6 +56,28 @@ static inline int add_overflows(uint64_t a, uint64_t b)
 	uint64_t r;
 
 	return __builtin_add_overflow(a, b, &r);
+}
+
+/**
+ * name_lookup() - Find a string in a table of names indexed by enum value
+ * @names:	Names, the index of each its enum value; NULL entries never match
+ * @n:		Entries in @names (ARRAY_SIZE())
+ * @s:		String to find, compared exactly (case matters)
+ *
+ * The lookup behind each "--flag NAME" parser; the caller names the flag,
+ * the value and the allowed names in its error.
+ *
+ * Return: the index of @s in @names, or -EINVAL if it is not there
+ */
+static inline int name_lookup(const char *const *names, size_t n,
+			      const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] && !strcmp(s, names[i]))
+			return (int)i;
+	return -EINVAL;
 }
 
 #endif /* VNET_UTIL_H */

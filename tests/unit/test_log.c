@@ -51,6 +51,20 @@ static void test_target_parse(void)
 	CHECK(!log_target_parse("stderr", &t) && t == LOG_TARGET_STDERR);
 	CHECK(log_target_parse("Journal", &t) < 0);
 	CHECK(log_target_parse("", &t) < 0);
+	CHECK(t == LOG_TARGET_STDERR);		/* a miss leaves the output alone */
+}
+
+/* The table lookup behind log_target_parse() and tap_io_parse() */
+static void test_name_lookup(void)
+{
+	static const char *const names[] = { [0] = "zero", [2] = "two" };
+
+	CHECK_EQ(name_lookup(names, ARRAY_SIZE(names), "zero"), 0);
+	CHECK_EQ(name_lookup(names, ARRAY_SIZE(names), "two"), 2);
+	CHECK_EQ(name_lookup(names, ARRAY_SIZE(names), "tw"), -EINVAL);
+	CHECK_EQ(name_lookup(names, ARRAY_SIZE(names), "twoo"), -EINVAL);
+	CHECK_EQ(name_lookup(names, 2, "two"), -EINVAL);	/* past @n */
+	CHECK_EQ(name_lookup(names, ARRAY_SIZE(names), ""), -EINVAL);
 }
 
 static void test_journal_stream(void)
@@ -88,6 +102,7 @@ int main(void)
 	RUN(test_time_utc);
 	RUN(test_time_offset);
 	RUN(test_target_parse);
+	RUN(test_name_lookup);
 	RUN(test_journal_stream);
 	return test_exit();
 }
