@@ -3,7 +3,8 @@
  * netns_testutil.h - host-side helpers for tests that run a TAP inside a
  * private network namespace: run a case in one (RUN_NETNS), bring a link
  * up, open a packet socket on it, count the io_uring instances the process
- * holds (a worker's TAP TX ring).
+ * holds (a worker's TAP TX ring), run a case only where io_uring is allowed
+ * (RUN_NETNS_URING).
  */
 #ifndef VNET_NETNS_TESTUTIL_H
 #define VNET_NETNS_TESTUTIL_H
@@ -20,6 +21,8 @@
 #include <sys/socket.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+
+#include "tap_uring.h"
 
 /* Run @fn in a child in its own netns: 0 pass, 1 fail, 77..79 skip codes */
 static inline int test_in_netns(int (*fn)(void))
@@ -55,6 +58,29 @@ static inline int test_in_netns(int (*fn)(void))
 		if (_r == 79)						\
 			SKIP("tap: unshare(CLONE_NEWNET) failed: no network namespaces"); \
 		CHECK_EQ(_r, 0);					\
+	} while (0)
+
+/* Why this process cannot make a TAP TX io_uring (no liburing, sysctl,
+ * seccomp), or NULL: then a worker's ring will be made */
+static inline const char *test_uring_refused(void)
+{
+	static struct reason why;
+	struct tap_uring *u;
+
+	if (tap_uring_create(&u, &why))
+		return why.msg;
+	tap_uring_destroy(u);
+	return NULL;
+}
+
+/* RUN_NETNS(@fn) for a case that needs the worker's io_uring: skip with
+ * the reason where it is refused, so @fn may fail when no ring is made */
+#define RUN_NETNS_URING(fn)						\
+	do {								\
+		const char *_why = test_uring_refused();		\
+		if (_why)						\
+			SKIP("io_uring refused: %.200s", _why);	\
+		RUN_NETNS(fn);						\
 	} while (0)
 
 /* Set IFF_UP on @name; 0 or -1 */
