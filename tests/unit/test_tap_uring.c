@@ -43,18 +43,6 @@
 
 #define TFAIL(...) do { fprintf(stderr, "  " __VA_ARGS__); fprintf(stderr, "\n"); return 1; } while (0)
 
-/* Why io_uring cannot be used here, or NULL */
-static const char *uring_refused(void)
-{
-	static struct reason why;
-	struct tap_uring *u;
-
-	if (tap_uring_create(&u, &why))
-		return why.msg;
-	tap_uring_destroy(u);
-	return NULL;
-}
-
 /* Next frame the TAP took from us (not the kernel's own), its length or -1 */
 static int tap_next(int s, uint8_t *buf, size_t len)
 {
@@ -195,32 +183,10 @@ static int case_refused(void)
 	return tap_burst(false, false);
 }
 
-static void test_refused_fallback(void)
-{
-	const char *why = uring_refused();
-
-	if (why)
-		SKIP("io_uring refused already: %s", why);
-	RUN_NETNS(case_refused);
-}
-
-static void test_burst_in_order_once(void)
-{
-	const char *why = uring_refused();
-
-	if (why)
-		SKIP("io_uring refused: %s", why);
-	RUN_NETNS(case_burst);
-}
-
-static void test_burst_spoof(void)
-{
-	const char *why = uring_refused();
-
-	if (why)
-		SKIP("io_uring refused: %s", why);
-	RUN_NETNS(case_spoof);
-}
+/* case_refused needs io_uring allowed, to see its own filter refuse it */
+static void test_refused_fallback(void) { RUN_NETNS_URING(case_refused); }
+static void test_burst_in_order_once(void) { RUN_NETNS_URING(case_burst); }
+static void test_burst_spoof(void) { RUN_NETNS_URING(case_spoof); }
 
 static void test_writev_fallback(void)
 {
@@ -230,7 +196,7 @@ static void test_writev_fallback(void)
 /* Only WRITEV, no SQE flag, no register call */
 static void test_restricted(void)
 {
-	const char *why = uring_refused();
+	const char *why = test_uring_refused();
 	struct reason r;
 	struct tap_uring *u;
 
@@ -251,7 +217,7 @@ static void test_restricted(void)
 /* --tap-io values, and what select says */
 static void test_select(void)
 {
-	const char *refused = uring_refused();
+	const char *refused = test_uring_refused();
 	struct reason why;
 	enum tap_io io;
 
