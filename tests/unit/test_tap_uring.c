@@ -7,7 +7,10 @@
  * every op but WRITEV (and any SQE flag, and register calls); --tap-io
  * writev still sends, with no ring made; so does auto where a seccomp
  * filter refuses io_uring_setup (as a container's profile does), while
- * --tap-io uring then fails with the reason.
+ * --tap-io uring then fails with the reason. Bursts of chains with ~100
+ * descriptors each need more than NET_MAX_IOV iovecs: net.c sends what
+ * fits, then the rest, and still every frame goes out once, in order,
+ * byte for byte.
  *
  * Each TAP case runs in a child in its own network namespace. Skips (77)
  * with a reason without root, /dev/net/tun, namespaces, liburing or
@@ -30,6 +33,9 @@
 #include <linux/seccomp.h>
 
 #include "testlib.h"
+/* room for a burst of MANY_DESC-descriptor chains (and the spill area for
+ * them: vq.c sizes it 2 * ring + 16) */
+#define DP_RING		2048
 #include "dp_testutil.h"
 #include "netns_testutil.h"
 #include "tap_uring.h"
@@ -40,6 +46,9 @@
 #define NFRAMES		40	/* two full bursts of NET_TX_BURST and a part */
 #define SEED_OK		0x20	/* src MAC 26:27:28:29:2a:2b */
 #define SEED_BAD	0x50
+
+#define MANY_DESC	100	/* per chain: NET_TX_BURST of them > NET_MAX_IOV */
+#define MANY_ROUNDS	2	/* bursts: the second starts from a clean batch */
 
 #define TFAIL(...) do { fprintf(stderr, "  " __VA_ARGS__); fprintf(stderr, "\n"); return 1; } while (0)
 
@@ -183,6 +192,131 @@ static int case_refused(void)
 	return tap_burst(false, false);
 }
 
+/*
+ * Queue a @len byte frame (byte i: @seed + i) on pair 0's TX as MANY_DESC
+ * descriptors: the vnet header alone, then the frame in MANY_DESC - 1
+ * pieces of one slot; token: the slot
+ */
+static int send_pieces(struct dp_env *e, uint32_t len, uint8_t seed)
+{
+	struct vq_buf b[MANY_DESC];
+	struct dp_drv *d = &e->tx[0];
+	uint32_t k, off, piece;
+	unsigned int s, j;
+	uint8_t *p;
+
+	for (s = 0; s < DP_RING && d->busy[s]; s++)
+		;
+	if (s == DP_RING || len < MANY_DESC - 1 || len + e->hdr_len > DP_SLOT)
+		return -ENOSPC;
+	p = dp_host(e, d->base + (uint64_t)s * DP_SLOT);
+	memset(p, 0, e->hdr_len);
+	for (k = 0; k < len; k++)
+		p[e->hdr_len + k] = (uint8_t)(seed + k);
+	b[0].gpa = d->base + (uint64_t)s * DP_SLOT;
+	b[0].len = e->hdr_len;
+	for (j = 1, off = e->hdr_len; j < MANY_DESC; j++, off += piece) {
+		piece = len / (MANY_DESC - 1) + (j <= len % (MANY_DESC - 1));
+		b[j].gpa = b[0].gpa + off;
+		b[j].len = piece;
+	}
+	if (vq_drv_add(&d->vq, b, MANY_DESC, NULL, 0, s))
+		return -ENOSPC;
+	d->busy[s] = true;
+	return 0;
+}
+
+/* Frame @k of the many-iovec case: 800..1017 bytes, its own pattern */
+static uint32_t many_len(unsigned int k) { return 800 + 7 * k; }
+static uint8_t many_seed(unsigned int k) { return (uint8_t)(0x40 + k); }
+
+/*
+ * MANY_ROUNDS bursts of NET_TX_BURST chains, each chain MANY_DESC
+ * descriptors (one frame iovec each, plus the header copy): a burst needs
+ * about 1,600 iovecs of the 1,024 in the scratch area, so the batch is
+ * flushed and the chain that did not fit is retried. Every frame must
+ * come out of the TAP once, in ring order, with its own bytes.
+ */
+static int tap_many_iov(bool want_ring)
+{
+	unsigned int r, k, i, total = 0;
+	struct ring_counters *c;
+	uint8_t buf[2048];
+	struct dp_env e;
+	int s, n, rings;
+
+	if (dp_init_cfg(&e, VQ_SPLIT, F_V1, 1, "tap", TAPN))
+		TFAIL("dp_init_cfg: tap %s", TAPN);
+	s = test_packet_sock(TAPN);
+	if (s < 0)
+		TFAIL("packet socket: %s", strerror(errno));
+	if (dp_start(&e, NULL))
+		TFAIL("worker pool");
+	c = &e.pairs[0].tx.ctr;
+	for (r = 0; r < MANY_ROUNDS; r++) {
+		unsigned int done = 0;
+
+		/* all visible at the kick: the worker pops one full burst */
+		for (k = total; k < total + NET_TX_BURST; k++)
+			if (send_pieces(&e, many_len(k), many_seed(k)))
+				TFAIL("send_pieces %u", k);
+		dp_kick(&e.pairs[0].tx, &e.tx[0]);
+		for (k = total; k < total + NET_TX_BURST; k++) {
+			n = tap_next(s, buf, sizeof(buf));
+			if (n != (int)many_len(k))
+				TFAIL("round %u frame %u: got %d bytes, want %u (order or loss)",
+				      r, k, n, many_len(k));
+			for (i = 0; i < (unsigned int)n; i++)
+				if (buf[i] != (uint8_t)(many_seed(k) + i))
+					TFAIL("frame %u byte %u: 0x%02x, want 0x%02x",
+					      k, i, buf[i], (uint8_t)(many_seed(k) + i));
+		}
+		total += NET_TX_BURST;
+		for (i = 0; i < 100 && done < NET_TX_BURST; i++) {
+			done += dp_reap_tx(&e, 0);
+			if (done < NET_TX_BURST)
+				usleep(10000);
+		}
+		if (done != NET_TX_BURST)
+			TFAIL("round %u: %u of %d chains completed", r, done, NET_TX_BURST);
+	}
+	usleep(50000);
+	n = tap_next(s, buf, sizeof(buf));
+	if (n >= 0)
+		TFAIL("one more frame of %d bytes: a duplicate", n);
+	rings = test_count_urings();
+	/* the worker adds its counts after the used-ring flush we reaped */
+	for (i = 0; i < 100 && dp_ctr(&c->packets) < total; i++)
+		usleep(10000);
+	if (dp_ctr(&c->packets) != total)
+		TFAIL("packets counter %llu, want %u",
+		      (unsigned long long)dp_ctr(&c->packets), total);
+	for (i = 0; i < DROP_MAX; i++)
+		if (dp_ctr(&c->drops[i]))
+			TFAIL("drops[%u] %llu", i, (unsigned long long)dp_ctr(&c->drops[i]));
+	close(s);
+	dp_cleanup(&e);
+	if (rings != (want_ring ? 1 : 0))
+		TFAIL("%d io_uring instances while the worker ran, want %d",
+		      rings, want_ring ? 1 : 0);
+	return 0;
+}
+
+static int case_many_iov(void) { return tap_many_iov(true); }
+
+/* the same frames one writev() each: the reference the batch must match */
+static int case_many_iov_writev(void)
+{
+	struct reason why;
+
+	if (tap_uring_select(TAP_IO_WRITEV, &why) != TAP_IO_WRITEV)
+		TFAIL("select writev");
+	return tap_many_iov(false);
+}
+
+static void test_many_iov_burst(void) { RUN_NETNS_URING(case_many_iov); }
+static void test_many_iov_writev(void) { RUN_NETNS(case_many_iov_writev); }
+
 /* case_refused needs io_uring allowed, to see its own filter refuse it */
 static void test_refused_fallback(void) { RUN_NETNS_URING(case_refused); }
 static void test_burst_in_order_once(void) { RUN_NETNS_URING(case_burst); }
@@ -251,6 +385,8 @@ int main(void)
 	RUN(test_burst_in_order_once);
 	RUN(test_burst_spoof);
 	RUN(test_writev_fallback);
+	RUN(test_many_iov_burst);
+	RUN(test_many_iov_writev);
 	RUN(test_refused_fallback);
 	RUN(test_select);	/* last: it sets the process's engine */
 	return test_exit();
