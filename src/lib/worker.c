@@ -113,6 +113,8 @@ enum worker_ev {
  * @dead:	Broken: no longer served until the control thread resets it
  * @notify_off:	We asked the guest not to kick this ring
  * @dirty:	@acc may hold counts not yet committed
+ * @call_due:	A flush of this pass crossed the driver's notification point:
+ *		the guest gets one call when the pass ends (worker_call())
  * @rx_est:	RX: net.c's estimate of the next frame's size (tap)
  */
 struct wring {
@@ -124,6 +126,7 @@ struct wring {
 	bool dead;
 	bool notify_off;
 	bool dirty;
+	bool call_due;
 };
 
 /**
@@ -337,19 +340,30 @@ static void worker_commit(struct wring *t)
 	memset(a, 0, sizeof(*a));
 }
 
-/* Publish the batch; at most one call, and only if the ring asks for it */
+/*
+ * Publish the batch. The call it may owe waits for the end of the pass
+ * (worker_call()): a pass flushes once per turn, and a guest woken by
+ * interrupts still gets at most one call per ring and pass.
+ */
 static void worker_flush(struct wring *t)
 {
 	uint64_t before = t->io.vq->stats.flushes;
 
-	if (vq_flush(t->io.vq)) {
-		worker_signal(t->r->call_fd);
-		t->acc.calls++;
-	}
+	t->call_due |= vq_flush(t->io.vq);
 	if (t->io.vq->stats.flushes != before) {
 		t->acc.batches += t->io.vq->stats.flushes - before;
 		t->dirty = true;
 	}
+}
+
+/* The pass is over: the one call a flush of it owes the guest, if any */
+static void worker_call(struct wring *t)
+{
+	if (!t->call_due)
+		return;
+	t->call_due = false;
+	worker_signal(t->r->call_fd);
+	t->acc.calls++;
 }
 
 static void worker_host_arm(struct worker *w, struct wpair *wp, bool on)
@@ -387,36 +401,66 @@ static void worker_notify_off(struct wring *t)
 	}
 }
 
-static bool worker_budget_left(const struct worker *w, unsigned int pkts,
-			       uint64_t bytes)
+/**
+ * struct wturn - What a ring may still move in this pass, and in this turn
+ * @pkts:	Frames left of the pass's budget (--budget-pkts)
+ * @bytes:	Bytes left of the pass's budget (--budget-bytes)
+ * @cap:	This turn ends at WORKER_TURN frames (else at the budget)
+ * @full:	Set when a turn stopped at its cap with budget left: the ring
+ *		may have more, and the pair takes another turn
+ */
+struct wturn {
+	unsigned int pkts;
+	uint64_t bytes;
+	bool cap;
+	bool full;
+};
+
+/* Frames at most this turn: WORKER_TURN if capped, never past the budget */
+static unsigned int worker_turn_max(const struct wturn *b)
 {
-	return pkts < w->cur->o.budget_pkts && bytes < w->cur->o.budget_bytes;
+	return b->cap && b->pkts > WORKER_TURN ? WORKER_TURN : b->pkts;
 }
 
 /*
- * Guest TX: send (or, disabled, drop) up to a budget.
- * Return: chains consumed; *@more set if the budget ran out; busy time
- * charged from *@clk
+ * Charge a turn's frames to the pass's budget. Return: true if the budget
+ * is spent (serve the pair again in the next pass); sets @full if the turn
+ * stopped at its cap instead.
  */
-static unsigned int worker_tx(struct worker *w, struct wpair *wp, bool *more,
-			      uint64_t *clk)
+static bool worker_turn_end(struct wturn *b, unsigned int pkts,
+			    uint64_t bytes)
+{
+	b->pkts -= pkts;
+	b->bytes -= bytes < b->bytes ? bytes : b->bytes;
+	if (!b->pkts || !b->bytes)
+		return true;
+	b->full = b->cap && pkts == WORKER_TURN;
+	return false;
+}
+
+/*
+ * Guest TX: send (or, disabled, drop) up to a turn.
+ * Return: chains consumed; *@more set if the pass's budget ran out; busy
+ * time charged from *@clk
+ */
+static unsigned int worker_tx(struct worker *w, struct wpair *wp,
+			      struct wturn *b, bool *more, uint64_t *clk)
 {
 	struct wring *t = &wp->tx;
-	unsigned int pkts = 0;
+	unsigned int pkts = 0, max = worker_turn_max(b);
 	uint64_t bytes = 0;
 	bool retried = false;
 	int ret = 0;
 
-	if (!t->r->started || t->dead)
+	if (!t->r->started || t->dead || !max)
 		return 0;
 	worker_notify_off(t);
-	while (worker_budget_left(w, pkts, bytes)) {
+	while (pkts < max && bytes < b->bytes) {
 		if (t->r->enabled) {
-			uint64_t b;
+			uint64_t n;
 
-			pkts += net_tx_burst(&t->io, w->cur->o.budget_pkts - pkts,
-					     &b, &ret);
-			bytes += b;
+			pkts += net_tx_burst(&t->io, max - pkts, &n, &ret);
+			bytes += n;
 		} else {
 			ret = net_tx_drop_one(&t->io);
 			pkts += ret >= 0;
@@ -435,7 +479,7 @@ static unsigned int worker_tx(struct worker *w, struct wpair *wp, bool *more,
 	t->dirty |= pkts || ret != -EAGAIN;
 	if (pkts)
 		worker_charge(t, clk);
-	*more |= !worker_budget_left(w, pkts, bytes);
+	*more |= worker_turn_end(b, pkts, bytes);
 	return pkts;
 }
 
@@ -468,19 +512,19 @@ static void worker_rx_unstarve(struct worker *w, struct wpair *wp)
 }
 
 /*
- * Host RX into the guest up to a budget.
- * Return: frames handled; *@more set if the ring should be served again;
- * busy time charged from *@clk
+ * Host RX into the guest up to a turn.
+ * Return: frames handled; *@more set if the ring should be served again in
+ * the next pass; busy time charged from *@clk
  */
-static unsigned int worker_rx(struct worker *w, struct wpair *wp, bool *more,
-			      uint64_t *clk)
+static unsigned int worker_rx(struct worker *w, struct wpair *wp,
+			      struct wturn *b, bool *more, uint64_t *clk)
 {
 	struct wring *t = &wp->rx;
-	unsigned int pkts = 0;
+	unsigned int pkts = 0, max = worker_turn_max(b);
 	uint64_t bytes = 0;
 	int ret = 0;
 
-	if (!t->r->started || !t->r->enabled || t->dead)
+	if (!t->r->started || !t->r->enabled || t->dead || !max)
 		return 0;
 	if (wp->rx_starved) {
 		/* no kick will come while polling or without a kick fd */
@@ -495,8 +539,7 @@ static unsigned int worker_rx(struct worker *w, struct wpair *wp, bool *more,
 	if (wp->rx_peek && !t->io.host->ops->rx_peek_len(t->io.host, t->io.pair))
 		return 0;
 	worker_notify_off(t);
-	pkts = net_rx_burst(&t->io, w->cur->o.budget_pkts,
-			    w->cur->o.budget_bytes, &bytes, &ret);
+	pkts = net_rx_burst(&t->io, max, b->bytes, &bytes, &ret);
 	if (ret == -ENOSPC)
 		*more = true;
 	else if (ret == -EAGAIN)
@@ -510,22 +553,46 @@ static unsigned int worker_rx(struct worker *w, struct wpair *wp, bool *more,
 	if (pkts)
 		worker_charge(t, clk);
 	w->rx_moved += pkts;
-	*more |= !worker_budget_left(w, pkts, bytes);
+	*more |= worker_turn_end(b, pkts, bytes);
 	return pkts;
 }
 
-/* One pass over a pair. Return: frames moved; *@more: serve again at once */
+/*
+ * One pass over a pair, within its budgets (--budget-pkts, --budget-bytes:
+ * per ring and pass). While both directions have frames, TX and RX take
+ * turns of WORKER_TURN frames, each turn ending in a used-ring flush: a
+ * guest that polls sees its frames as they are done instead of after the
+ * whole budget, and where the host loops back or answers, a reply goes out
+ * in the same pass. A direction alone is served to its budget in one go:
+ * one flush, as a flush costs the cache lines the guest's CPU polls. The
+ * first TX turn is capped (its frames may be RX's work: loop); the calls
+ * the flushes owe go out once, when the pass ends.
+ * Return: frames moved; *@more: serve again at once
+ */
 static unsigned int worker_serve_pair(struct worker *w, struct wpair *wp,
 				      bool *more, uint64_t *clk)
 {
-	unsigned int n, rx;
+	struct wturn tx = { w->cur->o.budget_pkts, w->cur->o.budget_bytes,
+			    true, false };
+	struct wturn rx = tx;
+	unsigned int n = 0, txn, rxn;
 
-	n = worker_tx(w, wp, more, clk);
-	rx = worker_rx(w, wp, more, clk);
-	/* loop host: RX made room for a blocked TX */
-	if (wp->tx_blocked && rx)
-		*more = true;
-	return n + rx;
+	for (;;) {
+		txn = worker_tx(w, wp, &tx, more, clk);
+		rx.cap = txn;
+		rxn = worker_rx(w, wp, &rx, more, clk);
+		n += txn + rxn;
+		/* loop host: RX made room for a blocked TX */
+		if (wp->tx_blocked && rxn)
+			*more = true;
+		if (!(txn + rxn) || !((tx.full && txn) || (rx.full && rxn)))
+			break;
+		tx.cap = rxn;
+		tx.full = rx.full = false;
+	}
+	worker_call(&wp->tx);
+	worker_call(&wp->rx);
+	return n;
 }
 
 static unsigned int worker_serve(struct worker *w, bool *more)
@@ -766,6 +833,7 @@ static void worker_ring_setup(struct worker *w, struct wpair *wp,
 	t->dead = vq_is_broken(&r->vq) || wp->p->kernel;
 	t->notify_off = false;
 	t->dirty = false;
+	t->call_due = false;
 	memset(&t->acc, 0, sizeof(t->acc));
 	if (r->started && !t->dead && r->kick_fd < 0)
 		w->need_sleep_timeout = true;
@@ -829,9 +897,13 @@ static void worker_rearm(struct worker *w)
 			continue;
 		uint64_t clk = worker_now_ns();
 		bool more = false;
+		struct wturn b;
 
 		w->cur = wp->pool;
-		worker_rx(w, wp, &more, &clk);
+		b = (struct wturn){ w->cur->o.budget_pkts,
+				    w->cur->o.budget_bytes, false, false };
+		worker_rx(w, wp, &b, &more, &clk);
+		wp->rx.call_due = false;	/* called here in any case */
 		worker_signal(wp->p->rx.call_fd);
 		__atomic_fetch_add(&wp->p->rx.ctr.calls, 1, __ATOMIC_RELAXED);
 	}

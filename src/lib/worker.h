@@ -19,6 +19,19 @@
 #define WORKER_GROUP_MAX	256
 
 /*
+ * Frames a ring moves in one turn of its pair's pass while both directions
+ * have frames: TX and RX take turns, each ending in a used-ring flush
+ * (worker.c, worker_serve_pair()). One TX turn is one burst (NET_TX_BURST).
+ * The kernel's vhost-net publishes every 64 frames (VHOST_NET_BATCH),
+ * DPDK's vhost every burst of 32; 16 measured best here for a guest whose
+ * frames come back through vnetd (docs/performance.md, "Turns").
+ * Overridable at build time (-DWORKER_TURN=N) to measure another value.
+ */
+#ifndef WORKER_TURN
+#define WORKER_TURN		16
+#endif
+
+/*
  * Left unblocked in worker threads (which block every other signal but
  * SIGBUS): the daemon's sandbox uses it to apply per-thread changes
  * (capabilities, no_new_privs, Landlock) to threads already running
