@@ -241,7 +241,8 @@ static void test_turns_one_way(void)
 	while (dp_ctr(&e.pairs[0].tx.ctr.packets) < DP_RING - 1 &&
 	       dp_now_ns() < deadline)
 		usleep(1000);
-	printf("# %u frames, TX alone: %lu used-ring flushes\n", DP_RING - 1,
+	printf("# %u frames, TX alone: %lu used-ring flushes\n",
+	       (unsigned int)DP_RING - 1,
 	       (unsigned long)dp_ctr(&e.pairs[0].tx.ctr.batches));
 	CHECK(dp_ctr(&e.pairs[0].tx.ctr.batches) <= 2);
 	dp_cleanup(&e);
