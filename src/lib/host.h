@@ -95,7 +95,9 @@ struct host_ops {
 	ssize_t (*rx_peek_len)(struct host *host, unsigned int pair);
 	/**
 	 * @rx_fd: descriptor that polls readable when @pair may have a frame
-	 * for the guest; -1 if the host side never produces frames.
+	 * for the guest; -1 if the host side never produces frames, or
+	 * produces them only from @pair's own TX (loop: the worker serving
+	 * that TX serves RX in the same pass, as @rx_peek_len tells it).
 	 */
 	int (*rx_fd)(struct host *host, unsigned int pair);
 	/**
