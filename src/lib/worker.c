@@ -585,7 +585,7 @@ static unsigned int worker_serve_pair(struct worker *w, struct wpair *wp,
 		/* loop host: RX made room for a blocked TX */
 		if (wp->tx_blocked && rxn)
 			*more = true;
-		if (!(txn + rxn) || !((tx.full && txn) || (rx.full && rxn)))
+		if (!tx.full && !rx.full)	/* neither stopped at its cap */
 			break;
 		tx.cap = rxn;
 		tx.full = rx.full = false;
