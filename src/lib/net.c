@@ -313,12 +313,6 @@ static enum ring_drop net_tx_drop_reason(int err)
 }
 
 /*
- * Send one popped TX chain @c to the host side and complete it (vq_push,
- * length 0), whether sent or dropped. Return: frame bytes sent (0 if
- * dropped), or -EBUSY if the host side is full: @c is then neither sent
- * nor completed, the caller gives it back (vq_discard()).
- */
-/*
  * Check chain @c into @out (@max entries): its header copied into @hdr,
  * with anti-spoofing its first bytes into @head. Return: the iovecs for the
  * host side, or -errno (drop it: net_tx_drop_reason())
@@ -351,6 +345,12 @@ static inline unsigned int net_tx_count(const struct net_io *io,
 	return c->out_len - io->hdr_len;
 }
 
+/*
+ * Send one popped TX chain @c to the host side and complete it (vq_push,
+ * length 0), whether sent or dropped. Return: frame bytes sent (0 if
+ * dropped), or -EBUSY if the host side is full: @c is then neither sent
+ * nor completed, the caller gives it back (vq_discard()).
+ */
 static int net_tx_send(const struct net_io *io, struct vq_chain *c)
 {
 	uint8_t head[SPOOF_HDR_MAX];
