@@ -302,4 +302,19 @@ static inline uint64_t dp_ctr(uint64_t *c)
 	return __atomic_load_n(c, __ATOMIC_RELAXED);
 }
 
+/*
+ * Wait, up to @timeout_ns, for counter @c to reach @want: a worker commits
+ * its counters when a pass finds nothing, not per frame, so a test that
+ * has seen its last frame may read them a moment early. Returns the value.
+ */
+static inline uint64_t dp_wait_ctr(uint64_t *c, uint64_t want,
+				   uint64_t timeout_ns)
+{
+	uint64_t deadline = dp_now_ns() + timeout_ns;
+
+	while (dp_ctr(c) < want && dp_now_ns() < deadline)
+		usleep(1000);
+	return dp_ctr(c);
+}
+
 #endif /* VNET_DP_TESTUTIL_H */

@@ -75,7 +75,6 @@ static void t_noalloc_opts(enum vq_layout l, uint64_t features,
 {
 	struct worker_opts o = *op;
 	unsigned long a, f, k;
-	unsigned int w;
 	struct dp_env e;
 	int ret;
 
@@ -94,10 +93,8 @@ static void t_noalloc_opts(enum vq_layout l, uint64_t features,
 	f = alloc_n_free;
 	k = n_lock;
 	CHECK_EQ(ret, 0);
-	/* counters are committed when a pass finds nothing, not per frame */
-	for (w = 0; w < 2000 && dp_ctr(&e.pairs[0].rx.ctr.packets) < 22000; w++)
-		usleep(1000);
-	CHECK(dp_ctr(&e.pairs[0].rx.ctr.packets) >= 22000);
+	CHECK(dp_wait_ctr(&e.pairs[0].rx.ctr.packets, 22000,
+			  2000000000ull) >= 22000);
 	dp_cleanup(&e);
 	if (a || f || k)
 		fprintf(stderr, "  steady state: %lu allocations, %lu frees, "

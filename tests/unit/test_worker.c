@@ -201,10 +201,7 @@ static void test_turns(void)
 	}
 	CHECK_EQ(got, DP_RING - 1);
 	CHECK_EQ(bad, 0);
-	/* counters are committed when the thread goes idle */
-	while (dp_ctr(&e.pairs[0].tx.ctr.packets) < DP_RING - 1 &&
-	       dp_now_ns() < deadline)
-		usleep(1000);
+	dp_wait_ctr(&e.pairs[0].tx.ctr.packets, DP_RING - 1, DEADLINE_NS);
 	printf("# %u frames: used-ring flushes TX %lu, RX %lu; calls TX %lu, "
 	       "RX %lu\n", (unsigned int)DP_RING - 1,
 	       (unsigned long)dp_ctr(&e.pairs[0].tx.ctr.batches),
@@ -238,9 +235,7 @@ static void test_turns_one_way(void)
 	while (reaped < DP_RING - 1 && dp_now_ns() < deadline)
 		reaped += dp_reap_tx(&e, 0);
 	CHECK_EQ(reaped, DP_RING - 1);
-	while (dp_ctr(&e.pairs[0].tx.ctr.packets) < DP_RING - 1 &&
-	       dp_now_ns() < deadline)
-		usleep(1000);
+	dp_wait_ctr(&e.pairs[0].tx.ctr.packets, DP_RING - 1, DEADLINE_NS);
 	printf("# %u frames, TX alone: %lu used-ring flushes\n",
 	       (unsigned int)DP_RING - 1,
 	       (unsigned long)dp_ctr(&e.pairs[0].tx.ctr.batches));
