@@ -431,7 +431,7 @@ static bool worker_turn_end(struct wturn *b, unsigned int pkts,
 			    uint64_t bytes)
 {
 	b->pkts -= pkts;
-	b->bytes -= bytes < b->bytes ? bytes : b->bytes;
+	b->bytes -= MIN(bytes, b->bytes);
 	if (!b->pkts || !b->bytes)
 		return true;
 	b->full = b->cap && pkts == WORKER_TURN;

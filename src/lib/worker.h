@@ -24,7 +24,7 @@
  * (worker.c, worker_serve_pair()). One TX turn is one burst (NET_TX_BURST).
  * The kernel's vhost-net publishes every 64 frames (VHOST_NET_BATCH),
  * DPDK's vhost every burst of 32; 16 measured best here for a guest whose
- * frames come back through vnetd (docs/performance.md, "Turns").
+ * frames come back through vnetd (docs/performance.md, "The loop case").
  * Overridable at build time (-DWORKER_TURN=N) to measure another value.
  */
 #ifndef WORKER_TURN
