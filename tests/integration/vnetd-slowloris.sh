@@ -188,7 +188,7 @@ for atk in half drip noread ctl-idle ctl-drip; do
 	# the medians against 80 %. An attack that costs vnetd CPU takes half
 	# of CPU 0 from the worker serving B, and stays far below that.
 	pct=90
-	if ! ge "$r" "$(python3 -c "print(0.9 * $r0)")"; then
+	if ! ge "$r" "$(python3 -c "print($pct / 100 * $r0)")"; then
 		echo "# $atk: B $r Mpps against $r0 without attack: alternating rounds"
 		read -r r r0 <<< "$(rate_alternating "$apid")"
 		pct=80
