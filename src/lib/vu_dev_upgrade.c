@@ -100,7 +100,7 @@ void vu_dev_unquiesce(struct vu_dev *d)
 	vu_resume_all(d);
 }
 
-#define VU_UP_DRAIN_MAX	4096	/* frames per ring: gen never runs dry */
+#define VU_UP_DRAIN_MAX	4096	/* frames per call: the loop FIFO holds 256 */
 
 /* Publish the batch; a call if the ring asks for one */
 static void vu_up_flush(struct vnet_ring *r)
@@ -112,14 +112,30 @@ static void vu_up_flush(struct vnet_ring *r)
 		return;		/* a full counter is a pending call too */
 }
 
-static void vu_up_drain_ring(struct vu_dev *d, struct vnet_pair *p,
-			     struct net_scratch *s)
+/**
+ * vnet_pair_drain() - Deliver what @host holds for pair @p into its RX ring
+ * @p:		Pair, its RX ring started and enabled, no worker on it
+ * @host:	The pair's host side
+ * @s:		Scratch for the frames
+ *
+ * Each frame goes into the guest's RX buffers as a worker would put it
+ * (net_rx_one()), in order; the used ring is published and the guest
+ * called if it asks to be, also when it runs out of buffers (so that it
+ * reads what it got and posts more).
+ *
+ * Return: 0 once the host side holds nothing more for the pair, -ENOBUFS
+ *	   if frames still wait for guest buffers or VU_UP_DRAIN_MAX were
+ *	   delivered (call again), -EBADMSG if the ring is broken (as
+ *	   net_rx_one())
+ */
+int vnet_pair_drain(struct vnet_pair *p, struct host *host,
+		    struct net_scratch *s)
 {
 	struct ring_counters acc = { 0 };
-	struct net_io io = { &p->rx.vq, d->cfg.host, p->index, p->hdr_len,
+	struct net_io io = { &p->rx.vq, host, p->index, p->hdr_len,
 			     p->features, s, &acc, NULL, NULL };
 	unsigned int n;
-	int ret;
+	int ret = -ENOBUFS;
 
 	for (n = 0; n < VU_UP_DRAIN_MAX; n++) {
 		ret = net_rx_one(&io);
@@ -131,6 +147,9 @@ static void vu_up_drain_ring(struct vu_dev *d, struct vnet_pair *p,
 	vu_up_flush(&p->rx);
 	__atomic_fetch_add(&p->rx.ctr.packets, acc.packets, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&p->rx.ctr.bytes, acc.bytes, __ATOMIC_RELAXED);
+	if (n == VU_UP_DRAIN_MAX)
+		return -ENOBUFS;
+	return ret == -EAGAIN ? 0 : ret;
 }
 
 /**
@@ -140,35 +159,45 @@ static void vu_up_drain_ring(struct vu_dev *d, struct vnet_pair *p,
  * @d:		Device, quiesced
  *
  * A host whose queues are kernel objects (TAP: handed over as fds) keeps
- * its frames across the hand-over by itself; one whose frames live in our
- * memory would lose them. Each started, enabled RX ring takes what it has
- * room for; a frame for which the guest posted no buffer is lost with the
- * old process (at most the FIFO: 256 frames per pair for loop).
+ * its frames across the hand-over by itself; a generator's frames are made
+ * up. A host that holds its guest's own frames in our memory (it has a
+ * reset(), host.h: loop) would lose them with this process: each started,
+ * enabled RX ring takes what it has buffers for (vnet_pair_drain()). Does
+ * not wait: the caller calls again while the result is not 0, as long as
+ * it may keep the workers parked (vnetd's upgrade.c).
  *
  * Context: control thread, every worker parked: the rings are ours
+ * Return: pairs whose frames still wait for guest buffers
  */
-void vu_dev_drain_host(struct vu_dev *d)
+unsigned int vu_dev_drain_host(struct vu_dev *d)
 {
-	struct net_scratch *s;
-	unsigned int i;
+	struct host *host = d->cfg.host;
+	struct net_scratch *s = NULL;
+	unsigned int i, left = 0;
 
-	if (!d->cfg.host || !d->cfg.host->ops->rx_peek_len)
-		return;
-	s = malloc(sizeof(*s));
-	if (!s || net_scratch_init(s)) {
-		free(s);
-		return;
-	}
+	if (!host || !host->ops->reset || !host->ops->rx_peek_len)
+		return 0;
 	for (i = 0; i < d->cfg.queues; i++) {
 		struct vnet_pair *p = &d->pairs[i];
 
 		if (p->kernel || !p->rx.started || !p->rx.enabled ||
-		    vq_is_broken(&p->rx.vq))
+		    vq_is_broken(&p->rx.vq) ||
+		    host->ops->rx_peek_len(host, p->index) <= 0)
 			continue;
-		vu_up_drain_ring(d, p, s);
+		if (!s) {
+			s = malloc(sizeof(*s));
+			if (!s || net_scratch_init(s)) {
+				free(s);
+				return 0;	/* no memory: the frames go */
+			}
+		}
+		left += vnet_pair_drain(p, host, s) == -ENOBUFS;
 	}
-	net_scratch_cleanup(s);
-	free(s);
+	if (s) {
+		net_scratch_cleanup(s);
+		free(s);
+	}
+	return left;
 }
 
 static int vu_up_fd(struct upgrade_state *st, int fd, struct reason *why)

@@ -59,6 +59,7 @@ struct bench_cfg {
 	unsigned int ctl_soak_ops;	/* BENCH_SOAK_* */
 	uint8_t src_mac[6];	/* --src-mac, if @have_src_mac */
 	bool have_src_mac;
+	bool rx_hang;		/* tx-only: never take a received frame */
 };
 
 /**

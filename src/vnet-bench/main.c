@@ -61,6 +61,8 @@ static const char usage_text[] =
 "                         enabled; the window ends when they are done (1..1000000)\n"
 "      --ctl-soak-ops L   what each round sends: a comma list of mem, log, enable\n"
 "                         (default: mem,log,enable; a disabled TX ring discards)\n"
+"      --rx-hang          with --mode tx-only: never take a received frame (a guest whose\n"
+"                         receive path hangs: its RX buffers fill and stay full)\n"
 "      --src-mac MAC      source MAC of the frames we send (default: the backend's,\n"
 "                         from its config space); to test anti-spoofing\n"
 "      --json             one JSON object instead of the table\n"
@@ -73,7 +75,7 @@ enum {
 	OPT_RING, OPT_BATCH, OPT_MEM_REGIONS, OPT_FEATURES, OPT_CHECK,
 	OPT_NO_CHECK, OPT_RESTART, OPT_JSON, OPT_NO_REPLY_ACK, OPT_NO_MEM_SLOTS,
 	OPT_CALLER_MEM, OPT_VERSION, OPT_SESSIONS, OPT_SESSION_FRAMES,
-	OPT_CTL_SOAK, OPT_CTL_SOAK_OPS, OPT_SRC_MAC,
+	OPT_CTL_SOAK, OPT_CTL_SOAK_OPS, OPT_SRC_MAC, OPT_RX_HANG,
 };
 
 static const struct option opts[] = {
@@ -102,6 +104,7 @@ static const struct option opts[] = {
 	{ "ctl-soak", required_argument, NULL, OPT_CTL_SOAK },
 	{ "ctl-soak-ops", required_argument, NULL, OPT_CTL_SOAK_OPS },
 	{ "src-mac", required_argument, NULL, OPT_SRC_MAC },
+	{ "rx-hang", no_argument, NULL, OPT_RX_HANG },
 	{ "session-frames", required_argument, NULL, OPT_SESSION_FRAMES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -188,6 +191,7 @@ static int parse_opt(struct bench_cfg *c, int o, const char *arg, int *check)
 		sockets[nsockets++] = arg;
 		return 0;
 	case OPT_SPAWN: c->spawn = true; return 0;
+	case OPT_RX_HANG: c->rx_hang = true; return 0;
 	case OPT_SPAWN_BACKEND: c->spawn_backend = arg; return 0;
 	case 'm':
 		return parse_mode(arg, &c->mode) ?
@@ -300,6 +304,8 @@ static int parse_args(struct bench_cfg *c, int argc, char **argv)
 				 "give --socket PATH, or --spawn to start vnetd");
 	if (c->spawn && nsockets)
 		return usage_err("%s", "--spawn and --socket exclude each other");
+	if (c->rx_hang && c->mode != BENCH_TX)
+		return usage_err("%s", "--rx-hang needs --mode tx-only");
 	if (c->restart_at && (!c->spawn || c->restart_at >= c->duration))
 		return usage_err("%s", "--restart-at needs --spawn and a time inside --duration");
 	if (c->sessions && (c->vms > 1 || c->pairs > 1 || c->restart_at ||

@@ -285,8 +285,8 @@ static void bench_stream(struct bench_q *q)
 
 		if (c->mode != BENCH_RX)
 			n += bench_tx_batch(q);
-		r = vu_frontend_rx(&q->vm->fe, q->pair, bench_rx_cb, q,
-				   RX_BUDGET);
+		r = c->rx_hang ? 0 : vu_frontend_rx(&q->vm->fe, q->pair,
+						    bench_rx_cb, q, RX_BUDGET);
 		if (r > 0)
 			n += (unsigned int)r;
 		if (!n)
@@ -341,7 +341,8 @@ static void bench_drain(struct bench_q *q)
 		int r;
 
 		vu_frontend_tx_reclaim(&q->vm->fe, q->pair);
-		r = vu_frontend_rx(&q->vm->fe, q->pair, bench_rx_cb, q,
+		r = q->vm->cfg->rx_hang ? 0 :
+		    vu_frontend_rx(&q->vm->fe, q->pair, bench_rx_cb, q,
 				   RX_BUDGET);
 		rx = q->rx_frames;
 		if (r > 0 || rx != seen) {

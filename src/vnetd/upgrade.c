@@ -52,6 +52,7 @@
 /* #syscalls: sendmsg recvmsg poll ppoll exit_group getpid dup2 dup3 */
 
 #define UPGRADE_STEP_MS		5000	/* each wait on the other process */
+#define UPGRADE_DRAIN_MS	100	/* a loop guest short of RX buffers, all ports */
 #define UPGRADE_FDS_PER_MSG	253	/* SCM_MAX_FD */
 #define UPGRADE_ARGV_MAX	65536
 
@@ -283,8 +284,6 @@ static int upg_export_port(struct vnetd_port *p, struct upgrade_state *st,
 		return reason_set(why, -EINVAL, "port %s: backend has %u queue fds for %u pairs",
 				  p->cfg.name, o->nqfds, o->queues);
 	if (port_connected(p)) {
-		if (!o->nqfds)	/* frames in our memory: to the guest first */
-			vu_dev_drain_host(p->dev);
 		o->flags |= UPGRADE_P_CONNECTED;
 		o->conn_fd = upgrade_state_add_fd(st, vu_dev_sock(p->dev));
 		ret = vu_dev_export(p->dev, st, &o->dev, why);
@@ -302,12 +301,45 @@ static int upg_export_port(struct vnetd_port *p, struct upgrade_state *st,
 	return 0;
 }
 
+/*
+ * Frames a loop port's guest sent itself wait in our memory: into its RX
+ * rings first (vu_dev_drain_host()). A guest short of RX buffers is given
+ * UPGRADE_DRAIN_MS in all, for every port together, to read what it got
+ * and post more (the workers stay parked meanwhile); what is still
+ * waiting then is dropped, one line per port.
+ */
+static void upg_drain(void)
+{
+	uint64_t end = vu_conn_now_ms() + UPGRADE_DRAIN_MS;
+	unsigned int i, n, left, waiting;
+	struct vnetd_port *ports = reload_ports(&n);
+
+	do {
+		waiting = 0;
+		for (i = 0; i < n; i++)
+			if (ports[i].used && port_connected(&ports[i]))
+				waiting += vu_dev_drain_host(ports[i].dev);
+		if (!waiting)
+			return;
+	} while (poll(NULL, 0, 1) >= 0 && vu_conn_now_ms() < end);
+	for (i = 0; i < n; i++) {
+		if (!ports[i].used || !port_connected(&ports[i]))
+			continue;
+		left = vu_dev_drain_host(ports[i].dev);
+		if (left)
+			log_warn("port %s: frames for the guest on %u queue pair%s dropped at the hand-over: no RX buffer for them in %d ms",
+				 ports[i].cfg.name, left, left == 1 ? "" : "s",
+				 UPGRADE_DRAIN_MS);
+	}
+}
+
 static int upg_build(struct upgrade_state *st, struct reason *why)
 {
 	unsigned int i, n;
 	struct vnetd_port *ports = reload_ports(&n);
 	int ret;
 
+	upg_drain();
 	upgrade_state_init(st);
 	st->ctl_fd = upgrade_state_add_fd(st, upg.ctl_fd);
 	st->http_fd = upgrade_state_add_fd(st, upg.http_fd);

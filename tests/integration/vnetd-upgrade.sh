@@ -143,6 +143,32 @@ check "half-received message: the new process answers the rest of it ($(cat "$TM
 "$BENCH" --socket "$TMP/idle.sock" --duration 1 --check-seq --json > "$TMP/idle.json" 2>"$TMP/idle.err"
 check "a port idle at the hand-over accepts a frontend on the handed-over socket" bench_ok "$TMP/idle.json"
 
+# --- a loop guest that never reads its RX: the drain gives up in bounded time
+# The old process delivers a loop port's FIFO into its guest's RX rings before
+# it hands over, waiting a little for a guest short of buffers (UPGRADE_DRAIN_MS,
+# 100 ms for every port together). A guest whose RX hangs (vnet-bench --rx-hang)
+# never posts more: its frames
+# are dropped with one line naming the port, the workers stay parked < 1 s,
+# and the port next to it loses nothing.
+"$BENCH" --socket "$TMP/split.sock" --pairs 2 --duration 5 --check-seq --json \
+	> "$TMP/stall.split.json" 2>"$TMP/stall.split.err" &
+B6=$!
+"$BENCH" --socket "$TMP/packed.sock" --packed --mode tx-only --rx-hang --duration 5 --json \
+	> "$TMP/stall.json" 2>"$TMP/stall.err" &
+B7=$!
+sleep 2
+upgrade
+[ -n "$NEWPID" ] && PID_C=$NEWPID
+wait "$B6"; r6=$?
+wait "$B7"; r7=$?
+PARKED=$(sed -n 's/.*handed to pid [0-9]* in [0-9]* ms (workers parked \([0-9]*\) ms).*/\1/p' "$LOG" | tail -n 1)
+check "stalled guest: vnetctl exits 0, one line names the port and the frames dropped" \
+	eval '[ "$UP_RC" = 0 ] && [ "$(grep -c "port packed: frames for the guest on 1 queue pair dropped at the hand-over" "$LOG")" = 1 ]'
+check "stalled guest: the workers waited for it, parked ${PARKED:-?} ms (>= 100, < $MAX_MS)" \
+	eval '[ -n "$PARKED" ] && [ "$PARKED" -ge 100 ] && [ "$PARKED" -lt "$MAX_MS" ]'
+check "stalled guest: the port next to it lost nothing (rc $r6), the tx-only one ends 0 (rc $r7)" \
+	eval '[ $r6 = 0 ] && bench_ok "$TMP/stall.split.json" && [ $r7 = 0 ]'
+
 # --- refusals: the running vnetd keeps serving ------------------------------
 "$BENCH" --socket "$TMP/split.sock" --pairs 2 --duration 8 --check-seq --json \
 	> "$TMP/refuse.json" 2>"$TMP/refuse.err" &
