@@ -78,6 +78,7 @@ static struct {
 	pid_t old_pid;
 	uint64_t go_ms;
 	unsigned int nports;
+	unsigned int drain_left[VNETD_MAX_PORTS];	/* old side: upg_drain() */
 	char *new_argv[256];
 	char argv_buf[UPGRADE_ARGV_MAX];
 } upg = { .ctl_fd = -1, .http_fd = -1, .chan = -1, .report_fd = -1 };
@@ -305,27 +306,39 @@ static int upg_export_port(struct vnetd_port *p, struct upgrade_state *st,
  * Frames a loop port's guest sent itself wait in our memory: into its RX
  * rings first (vu_dev_drain_host()). A guest short of RX buffers is given
  * UPGRADE_DRAIN_MS in all, for every port together, to read what it got
- * and post more (the workers stay parked meanwhile); what is still
- * waiting then is dropped, one line per port.
+ * and post more (the workers stay parked meanwhile). What still waits
+ * then is noted in upg.drain_left: lost if the hand-over commits
+ * (upg_log_dropped()), delivered later if it fails and we go on.
  */
 static void upg_drain(void)
 {
 	uint64_t end = vu_conn_now_ms() + UPGRADE_DRAIN_MS;
-	unsigned int i, n, left, waiting;
+	unsigned int i, n, waiting;
 	struct vnetd_port *ports = reload_ports(&n);
 
-	do {
+	n = MIN(n, VNETD_MAX_PORTS);
+	for (;;) {
 		waiting = 0;
-		for (i = 0; i < n; i++)
-			if (ports[i].used && port_connected(&ports[i]))
-				waiting += vu_dev_drain_host(ports[i].dev);
-		if (!waiting)
+		for (i = 0; i < n; i++) {
+			upg.drain_left[i] = ports[i].used &&
+					    port_connected(&ports[i]) ?
+					    vu_dev_drain_host(ports[i].dev) : 0;
+			waiting += upg.drain_left[i];
+		}
+		if (!waiting || vu_conn_now_ms() >= end)
 			return;
-	} while (poll(NULL, 0, 1) >= 0 && vu_conn_now_ms() < end);
-	for (i = 0; i < n; i++) {
-		if (!ports[i].used || !port_connected(&ports[i]))
-			continue;
-		left = vu_dev_drain_host(ports[i].dev);
+		(void)poll(NULL, 0, 1);
+	}
+}
+
+/* Committed: one line per port whose guest had no RX buffer for its frames */
+static void upg_log_dropped(void)
+{
+	unsigned int i, n, left;
+	struct vnetd_port *ports = reload_ports(&n);
+
+	for (i = 0; i < MIN(n, VNETD_MAX_PORTS); i++) {
+		left = upg.drain_left[i];
 		if (left)
 			log_warn("port %s: frames for the guest on %u queue pair%s dropped at the hand-over: no RX buffer for them in %d ms",
 				 ports[i].cfg.name, left, left == 1 ? "" : "s",
@@ -416,6 +429,7 @@ static int upg_hand_over(int fd, pid_t pid, uint64_t t0, uint64_t tq,
 	}
 	/* Committed: from here on the new process serves every ring */
 	(void)upg_send_frame(fd, UPG_OK, NULL, 0, deadline);
+	upg_log_dropped();
 	log_info("upgrade: %u port%s handed to pid %d in %" PRIu64 " ms (workers parked %" PRIu64 " ms); exiting",
 		 st->nports, st->nports == 1 ? "" : "s", (int)pid,
 		 vu_conn_now_ms() - t0, vu_conn_now_ms() - tq);
