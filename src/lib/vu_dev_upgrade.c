@@ -113,7 +113,7 @@ static void vu_up_flush(struct vnet_ring *r)
 }
 
 /**
- * vnet_pair_drain() - Deliver what @host holds for pair @p into its RX ring
+ * vu_dev_drain_pair() - Deliver what @host holds for pair @p into its RX ring
  * @p:		Pair, its RX ring started and enabled, no worker on it
  * @host:	The pair's host side
  * @s:		Scratch for the frames
@@ -128,7 +128,7 @@ static void vu_up_flush(struct vnet_ring *r)
  *	   delivered (call again), -EBADMSG if the ring is broken (as
  *	   net_rx_one())
  */
-int vnet_pair_drain(struct vnet_pair *p, struct host *host,
+int vu_dev_drain_pair(struct vnet_pair *p, struct host *host,
 		    struct net_scratch *s)
 {
 	struct ring_counters acc = { 0 };
@@ -162,7 +162,7 @@ int vnet_pair_drain(struct vnet_pair *p, struct host *host,
  * its frames across the hand-over by itself; a generator's frames are made
  * up. A host that holds its guest's own frames in our memory (it has a
  * reset(), host.h: loop) would lose them with this process: each started,
- * enabled RX ring takes what it has buffers for (vnet_pair_drain()). Does
+ * enabled RX ring takes what it has buffers for (vu_dev_drain_pair()). Does
  * not wait: the caller calls again while the result is not 0, as long as
  * it may keep the workers parked (vnetd's upgrade.c).
  *
@@ -191,7 +191,7 @@ unsigned int vu_dev_drain_host(struct vu_dev *d)
 				return 0;	/* no memory: the frames go */
 			}
 		}
-		left += vnet_pair_drain(p, host, s) == -ENOBUFS;
+		left += vu_dev_drain_pair(p, host, s) == -ENOBUFS;
 	}
 	if (s) {
 		net_scratch_cleanup(s);

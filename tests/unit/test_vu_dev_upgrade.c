@@ -14,7 +14,7 @@
  * fails the import. No descriptor leaks on any path.
  *
  * Before the export, the loop backend's FIFO goes into the guest's RX
- * rings (vnet_pair_drain()): every frame once, in order; a guest with too
+ * rings (vu_dev_drain_pair()): every frame once, in order; a guest with too
  * few buffers is called and the rest waits for the next call (-ENOBUFS),
  * split and packed.
  */
@@ -373,21 +373,21 @@ static void drain_layout(enum vq_layout l)
 	CHECK_EQ(dp_init(&e, l, f, 1, "loop"), 0);
 	CHECK_EQ(net_scratch_init(&s), 0);
 	/* nothing waiting: done at once */
-	CHECK_EQ(vnet_pair_drain(&e.pairs[0], &e.host, &s), 0);
+	CHECK_EQ(vu_dev_drain_pair(&e.pairs[0], &e.host, &s), 0);
 	CHECK_EQ(fifo_fill(&e, 40), 0);
 	/* the guest posts 16 buffers: slots 16.. look taken */
 	for (k = 16; k < DP_RING; k++)
 		e.rx[0].busy[k] = true;
 	CHECK_EQ(dp_post_rx(&e, 0), 16);
-	CHECK_EQ(vnet_pair_drain(&e.pairs[0], &e.host, &s), -ENOBUFS);
+	CHECK_EQ(vu_dev_drain_pair(&e.pairs[0], &e.host, &s), -ENOBUFS);
 	/* called, so that it reads them and posts more */
 	CHECK_EQ(read(e.pairs[0].rx.call_fd, &v, sizeof(v)), 8);
 	CHECK_EQ(rx_in_order(&e, &seq), 16);
 	CHECK_EQ(dp_post_rx(&e, 0), 16);
-	CHECK_EQ(vnet_pair_drain(&e.pairs[0], &e.host, &s), -ENOBUFS);
+	CHECK_EQ(vu_dev_drain_pair(&e.pairs[0], &e.host, &s), -ENOBUFS);
 	CHECK_EQ(rx_in_order(&e, &seq), 16);
 	CHECK_EQ(dp_post_rx(&e, 0), 16);
-	CHECK_EQ(vnet_pair_drain(&e.pairs[0], &e.host, &s), 0);
+	CHECK_EQ(vu_dev_drain_pair(&e.pairs[0], &e.host, &s), 0);
 	CHECK_EQ(rx_in_order(&e, &seq), 8);
 	CHECK_EQ(seq, 40);
 	CHECK_EQ(e.host.ops->rx_peek_len(&e.host, 0), 0);
