@@ -53,6 +53,8 @@ upgrade() {
 	echo "# vnetctl upgrade: rc $UP_RC: $UP_OUT"
 }
 json() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)" 2>/dev/null; }
+# "WHOLE PARKED" (ms) per hand-over the old process logged in $LOG
+handovers() { sed -n 's/.*handed to pid [0-9]* in \([0-9]*\) ms (workers parked \([0-9]*\) ms).*/\1 \2/p' "$LOG"; }
 bench_ok() {	# FILE: ok, nothing lost, duplicated or reordered
 	[ "$(json "$1" "d['ok'] and d['total']['lost'] == 0 and d['total']['missing'] == 0 and d['total']['dup_or_reordered'] == 0")" = True ]
 }
@@ -111,7 +113,7 @@ check "no reconnect: one connection per port, no disconnect while the bench ran"
 	eval '[ "$(grep -c "frontend pid .* connected on" "$TMP/log.during")" = 2 ] && ! grep -q "disconnected" "$TMP/log.during"'
 "$VNETCTL" port list --socket "$C" > "$TMP/list.after" 2>&1
 check "port list identical before and after" cmp -s "$TMP/list.before" "$TMP/list.after"
-HAND=$(sed -n 's/.*handed to pid [0-9]* in \([0-9]*\) ms (workers parked \([0-9]*\) ms).*/\1 \2/p' "$LOG" | tr '\n' ' ')
+HAND=$(handovers | tr '\n' ' ')
 echo "# hand-over (ms, parked ms) per upgrade: $HAND; traffic gap seen by the new process: ${GAP1:-?} ms, ${GAP2:-?} ms"
 check "each hand-over took < $MAX_MS ms ($HAND)" \
 	python3 -c "import sys; v=[int(x) for x in '$HAND'.split()]; sys.exit(0 if len(v) == 4 and max(v) < $MAX_MS else 1)"
@@ -161,7 +163,7 @@ upgrade
 [ -n "$NEWPID" ] && PID_C=$NEWPID
 wait "$B6"; r6=$?
 wait "$B7"; r7=$?
-PARKED=$(sed -n 's/.*handed to pid [0-9]* in [0-9]* ms (workers parked \([0-9]*\) ms).*/\1/p' "$LOG" | tail -n 1)
+PARKED=$(handovers | tail -n 1 | cut -d' ' -f2)
 check "stalled guest: vnetctl exits 0, one line names the port and the frames dropped" \
 	eval '[ "$UP_RC" = 0 ] && [ "$(grep -c "port packed: frames for the guest on 1 queue pair dropped at the hand-over" "$LOG")" = 1 ]'
 check "stalled guest: the workers waited for it, parked ${PARKED:-?} ms (>= 100, < $MAX_MS)" \
@@ -263,7 +265,7 @@ check "64 ports: vnetctl upgrade exits 0" [ "$UP_RC" = 0 ]
 wait "$VPID"
 r4=0
 for b in "${BB[@]}"; do wait "$b" || r4=$?; done
-HAND=$(sed -n 's/.*handed to pid [0-9]* in \([0-9]*\) ms (workers parked \([0-9]*\) ms).*/\1 \2/p' "$LOG")
+HAND=$(handovers)
 echo "# 64 ports: hand-over ${HAND% *} ms, workers parked ${HAND#* } ms; gap seen by the new process: $(sed -n 's/.*paused_ms \([0-9]*\).*/\1/p' <<< "$UP_OUT") ms"
 for g in 0 1 2 3; do echo "# 16 VMs ($g): $(json "$TMP/vms64.$g.json" "d['total']")"; done
 # The traffic gap is the parked time; the whole hand-over adds the new
