@@ -9,7 +9,8 @@
  * 4 run the driver side's get_used over the same ring too, 5 the guest
  * re-marks the ring after every pop: packed flips every descriptor to the
  * other wrap, split bumps avail idx, so pops can run laps ahead of the
- * completions), bytes 2-5
+ * completions), 6 pop in bursts (vq_pop_burst(), up to 1 + op % 8 chains
+ * per op, each checked as one vq_pop() is), bytes 2-5
  * vq_set_base() value (little endian), byte 6 op budget, then the guest
  * memory image (copied to guest address FZ_GPA; the rest is zero).
  * Guest memory is two adjacent regions (FZ_MEM / 2 each), so buffers and
@@ -96,13 +97,43 @@ static void fz_check(const struct vq *vq)
 		abort();
 }
 
+/*
+ * One op's pops into held[*nheld ..]: one vq_pop(), or with option bit 6 a
+ * vq_pop_burst() of up to 1 + op % 8; each chain popped is touched (and
+ * with bit 5 the ring re-marked after it). Return: 0 if it took at least
+ * one, else the error
+ */
+static int fz_pop(struct vq *vq, uint8_t opts, unsigned int op,
+		  struct vq_chain *held, unsigned int *nheld)
+{
+	unsigned int want = 1, got, i;
+	int ret;
+
+	if (opts & 64) {
+		want = MIN(1 + op % 8, FZ_HOLD - *nheld);
+		got = vq_pop_burst(vq, &held[*nheld], want, &ret);
+		if (got > want || (ret != 0) != (got < want) ||
+		    (ret && ret != -EAGAIN && ret != -EBADMSG && ret != -ENOSPC))
+			abort();	/* not what the API promises */
+	} else {
+		ret = vq_pop(vq, &held[*nheld]);
+		got = !ret;
+	}
+	for (i = 0; i < got; i++) {
+		fz_touch(&held[*nheld]);
+		if (opts & 32)
+			fz_remark(vq);
+		(*nheld)++;
+	}
+	return got ? 0 : ret;
+}
+
 static void fz_device(struct vq *vq, uint8_t opts, unsigned int budget)
 {
 	static struct vq_chain held[FZ_HOLD];
 	unsigned int nheld = 0, op;
 
 	for (op = 0; op < budget; op++, fz_check(vq)) {
-		struct vq_chain *c = &held[nheld];
 		int ret;
 
 		if ((opts & 8) && op % 5 == 4 && nheld) {
@@ -110,7 +141,7 @@ static void fz_device(struct vq *vq, uint8_t opts, unsigned int budget)
 			nheld = 0;
 			continue;
 		}
-		ret = vq_pop(vq, c);
+		ret = fz_pop(vq, opts, op, held, &nheld);
 		if (ret == -ENOSPC) {
 			if (!nheld)
 				abort();	/* our bug: spill held by nothing */
@@ -119,12 +150,9 @@ static void fz_device(struct vq *vq, uint8_t opts, unsigned int budget)
 		}
 		if (ret)
 			break;
-		fz_touch(c);
-		if (opts & 32)
-			fz_remark(vq);
-		nheld++;
 		if (op % 5 == 4 && !(opts & 8)) {
-			vq_discard(vq, c, 1);
+			/* the latest pop goes back */
+			vq_discard(vq, &held[nheld - 1], 1);
 			nheld--;
 		}
 		if (nheld == FZ_HOLD || nheld >= vq->num || !(opts & 8))

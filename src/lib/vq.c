@@ -341,6 +341,43 @@ int vq_pop(struct vq *vq, struct vq_chain *c)
 }
 
 /**
+ * vq_pop_burst() - Take up to @max available chains, in ring order
+ * @vq:		Virtqueue (device side), owned by the calling thread
+ * @c:		Array of @max chains to fill; each valid until pushed or
+ *		discarded
+ * @max:	Chains to take at most
+ * @err:	Output: why it stopped short of @max (as vq_pop() returns it),
+ *		0 if it did not
+ *
+ * What @max vq_pop() calls return, chain for chain, for one call: a
+ * packed ring reads runs of one-descriptor chains a cache line (four
+ * descriptors) at a time (vring_packed_pop_burst()).
+ *
+ * Return: chains popped, c[0 .. n)
+ */
+unsigned int vq_pop_burst(struct vq *vq, struct vq_chain *c, unsigned int max,
+			  int *err)
+{
+	unsigned int n = 0;
+	int ret = 0;
+
+	if (unlikely(vq->broken)) {
+		*err = -EBADMSG;
+		return 0;
+	}
+	if (unlikely(!vq->mem || !vq->split.desc)) {
+		*err = -EAGAIN;
+		return 0;
+	}
+	if (vq->layout == VQ_PACKED)
+		return vring_packed_pop_burst(vq, c, max, err);
+	while (n < max && !(ret = vring_split_pop(vq, &c[n])))
+		n++;
+	*err = n < max ? ret : 0;
+	return n;
+}
+
+/**
  * vq_discard() - Give back the last @n popped chains unused
  * @vq:		Virtqueue (device side)
  * @c:		Those chains, in pop order

@@ -46,6 +46,8 @@ const char *vq_broken_reason(const struct vq *vq);
 /* -------- device side (data path thread) -------- */
 
 int vq_pop(struct vq *vq, struct vq_chain *c);
+unsigned int vq_pop_burst(struct vq *vq, struct vq_chain *c, unsigned int max,
+			  int *err);
 void vq_discard(struct vq *vq, const struct vq_chain *c, unsigned int n);
 void vq_push_slow(struct vq *vq, const struct vq_chain *c, uint32_t len);
 bool vq_flush(struct vq *vq);

@@ -23,32 +23,81 @@ int vq_chain_add(struct vq *vq, struct vq_chain *c, uint64_t addr,
 const void *vq_chain_indirect(struct vq *vq, uint64_t addr, uint32_t len);
 
 /**
- * vq_hint_ptr() - Our address of a buffer inside the queue's hint region
+ * vq_hint_region() - The region the queue's previous buffer was in
  * @vq:		Virtqueue (device side), memory set
- * @addr:	Buffer guest address (a read-once copy of guest data)
- * @len:	Buffer length (likewise), not 0
  *
  * Most buffers lie in the region the previous one was in: the hint is an
  * index, re-checked against the current table, so a changed table costs a
  * lookup (vq_chain_add()), never a stale pointer.
  *
+ * Return: the region, or NULL if the hint is not one of the table's
+ */
+static inline const struct gmem_region *vq_hint_region(const struct vq *vq)
+{
+	const struct gmem *m = vq->mem;
+
+	if (unlikely(vq->mem_hint >= m->nregions))
+		return NULL;
+	return &m->regions[vq->mem_hint];
+}
+
+/**
+ * vq_region_ptr() - Our address of a buffer inside one region
+ * @r:		Region
+ * @addr:	Buffer guest address (a read-once copy of guest data)
+ * @len:	Buffer length (likewise)
+ *
  * Return: the host address of all @len bytes, or NULL if they are not all
- *	   inside the hint region
+ *	   inside @r
+ */
+static inline uint8_t *vq_region_ptr(const struct gmem_region *r,
+				     uint64_t addr, uint32_t len)
+{
+	uint64_t off = addr - r->gpa;
+
+	if (unlikely(addr < r->gpa || off >= r->size || len > r->size - off))
+		return NULL;
+	return r->host + off;
+}
+
+/**
+ * vq_hint_ptr() - Our address of a buffer inside the queue's hint region
+ * @vq:		Virtqueue (device side), memory set
+ * @addr:	Buffer guest address (a read-once copy of guest data)
+ * @len:	Buffer length (likewise), not 0
+ *
+ * Return: the host address of all @len bytes, or NULL if they are not all
+ *	   inside the hint region (vq_hint_region())
  */
 static inline uint8_t *vq_hint_ptr(const struct vq *vq, uint64_t addr,
 				   uint32_t len)
 {
-	const struct gmem *m = vq->mem;
-	const struct gmem_region *r;
-	uint64_t off;
+	const struct gmem_region *r = vq_hint_region(vq);
 
-	if (unlikely(vq->mem_hint >= m->nregions))
-		return NULL;
-	r = &m->regions[vq->mem_hint];
-	off = addr - r->gpa;
-	if (unlikely(addr < r->gpa || off >= r->size || len > r->size - off))
-		return NULL;
-	return r->host + off;
+	return r ? vq_region_ptr(r, addr, len) : NULL;
+}
+
+/**
+ * vq_chain_set_one() - Make @c the chain of one translated buffer
+ * @c:		Chain to fill (any content)
+ * @p:		Our address of the buffer (vq_region_ptr())
+ * @addr:	Its guest address
+ * @len:	Its length, not 0
+ * @write:	Device-writable buffer
+ */
+static inline void vq_chain_set_one(struct vq_chain *c, uint8_t *p,
+				    uint64_t addr, uint32_t len, bool write)
+{
+	c->ndesc = 1;
+	c->iov = c->iov_inline;
+	c->gpa = c->gpa_inline;
+	c->iov_inline[0].iov_base = p;
+	c->iov_inline[0].iov_len = len;
+	c->gpa_inline[0] = addr;
+	c->nout = !write;
+	c->nin = write;
+	c->out_len = write ? 0 : len;
+	c->in_len = write ? len : 0;
 }
 
 /**
@@ -77,16 +126,7 @@ static inline bool vq_chain_one(struct vq *vq, struct vq_chain *c,
 	p = vq_hint_ptr(vq, addr, len);
 	if (unlikely(!p))
 		return false;
-	c->ndesc = 1;
-	c->iov = c->iov_inline;
-	c->gpa = c->gpa_inline;
-	c->iov_inline[0].iov_base = p;
-	c->iov_inline[0].iov_len = len;
-	c->gpa_inline[0] = addr;
-	c->nout = !write;
-	c->nin = write;
-	c->out_len = write ? 0 : len;
-	c->in_len = write ? len : 0;
+	vq_chain_set_one(c, p, addr, len, write);
 	return true;
 }
 
@@ -104,6 +144,18 @@ static inline void vq_chain_commit(struct vq *vq, const struct vq_chain *c)
 	}
 	vq->inflight++;
 	vq->stats.chains++;
+}
+
+/**
+ * vq_chain_commit_one() - vq_chain_commit() of @n chains vq_chain_one() or
+ *			   vq_chain_set_one() filled: none spilled
+ * @vq:		Virtqueue (device side)
+ * @n:		How many
+ */
+static inline void vq_chain_commit_one(struct vq *vq, unsigned int n)
+{
+	vq->inflight = (uint16_t)(vq->inflight + n);
+	vq->stats.chains += n;
 }
 
 #endif /* VNET_VQ_CHAIN_H */

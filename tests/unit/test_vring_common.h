@@ -271,6 +271,249 @@ static void test_notify_flags(void)
 	tenv_cleanup(&T);
 }
 
+/* ---- vq_pop_burst(): the same chains as one vq_pop() at a time ---- */
+
+static struct tenv T2;
+static uint64_t burst_rng;
+
+static uint32_t burst_rnd(uint32_t n)
+{
+	burst_rng ^= burst_rng << 13;
+	burst_rng ^= burst_rng >> 7;
+	burst_rng ^= burst_rng << 17;
+	return (uint32_t)(burst_rng % n);
+}
+
+/* Add one buffer of kind @k (token @tok) to the driver side of @t */
+static int burst_add(struct tenv *t, unsigned int k, uint32_t tok)
+{
+	struct vq_buf b[3] = {
+		/* the other region now and then: the hint moves */
+		{ (k & 8 ? TM_GPA + 4096 : tdata(tok % 64)), 60 + tok % 40 },
+		{ tdata(64 + tok % 64), 100 },
+		{ tdata(128 + tok % 64), 1 + tok % 7 },
+	};
+
+	switch (k & 7) {
+	case 0: case 1: case 2:		/* one readable buffer */
+		return vq_drv_add(&t->drv, b, 1, NULL, 0, tok);
+	case 3: case 4:			/* one writable buffer */
+		return vq_drv_add(&t->drv, NULL, 0, b, 1, tok);
+	case 5:				/* header + frame */
+		return vq_drv_add(&t->drv, b, 2, NULL, 0, tok);
+	case 6:				/* three writable (indirect if set) */
+		return vq_drv_add(&t->drv, NULL, 0, b, 3, tok);
+	default:			/* readable then writable */
+		return vq_drv_add(&t->drv, b, 1, b + 1, 1, tok);
+	}
+}
+
+/* Chains @a (in @ta) and @b (in @tb) hold the same buffers */
+static int burst_same(const struct tenv *ta, const struct vq_chain *a,
+		      const struct tenv *tb, const struct vq_chain *b)
+{
+	unsigned int i;
+
+	if (a->id != b->id || a->ndesc != b->ndesc || a->nout != b->nout ||
+	    a->nin != b->nin || a->out_len != b->out_len ||
+	    a->in_len != b->in_len)
+		return 0;
+	for (i = 0; i < (unsigned int)a->nout + a->nin; i++)
+		if ((uint8_t *)a->iov[i].iov_base - ta->buf !=
+		    (uint8_t *)b->iov[i].iov_base - tb->buf ||
+		    a->iov[i].iov_len != b->iov[i].iov_len ||
+		    a->gpa[i] != b->gpa[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * Two identical rings: random mixes of chains (one buffer readable or
+ * writable, in either region, two or three buffers, indirect tables),
+ * popped one at a time on T and in bursts of 1..9 on T2, for many laps of
+ * a ring whose size is no multiple of four: same chains, same order, same
+ * stop, same positions; then completed alike, the driver gets all back.
+ */
+static void burst_laps(uint16_t num, uint64_t features, uint64_t seed)
+{
+	static struct vq_chain ca[64], cb[64];
+	uint32_t tok = 0, ta, tb, la, lb;
+	unsigned int lap, i, n, na, nb;
+	int ea, eb;
+
+	burst_rng = seed;
+	CHECK_EQ(tenv_init(&T, TEST_LAYOUT, num, features), 0);
+	CHECK_EQ(tenv_init(&T2, TEST_LAYOUT, num, features), 0);
+	for (lap = 0; lap < 400; lap++) {
+		n = 1 + burst_rnd(num);
+		for (i = 0; i < n; i++, tok++) {
+			unsigned int k = burst_rnd(16);
+
+			/* mostly one-buffer chains, as a NIC's rings hold */
+			if (burst_rnd(4))
+				k &= 8 | 3;
+			ea = burst_add(&T, k, tok);
+			eb = burst_add(&T2, k, tok);
+			CHECK_EQ(ea, eb);
+			if (ea)
+				break;
+		}
+		vq_drv_kick_needed(&T.drv);
+		vq_drv_kick_needed(&T2.drv);
+		na = 0;
+		while (na < 64 && !(ea = vq_pop(&T.dev, &ca[na])))
+			na++;
+		nb = 0;
+		eb = 0;
+		while (nb < 64 && !eb) {
+			unsigned int want = MIN(1 + burst_rnd(9), 64 - nb);
+			unsigned int got = vq_pop_burst(&T2.dev, &cb[nb], want,
+							&eb);
+
+			CHECK(got <= want);
+			CHECK_EQ(eb != 0, got < want);
+			nb += got;
+		}
+		CHECK_EQ(na, nb);
+		CHECK_EQ(ea, -EAGAIN);
+		CHECK_EQ(eb, -EAGAIN);
+		for (i = 0; i < na; i++)
+			CHECK(burst_same(&T, &ca[i], &T2, &cb[i]));
+		CHECK_EQ(T.dev.last_avail, T2.dev.last_avail);
+		CHECK_EQ(T.dev.avail_wrap, T2.dev.avail_wrap);
+		CHECK_EQ(T.dev.inflight, T2.dev.inflight);
+		CHECK_EQ(T.dev.stats.chains, T2.dev.stats.chains);
+		for (i = 0; i < na; i++) {
+			vq_push(&T.dev, &ca[i], ca[i].in_len);
+			vq_push(&T2.dev, &cb[i], cb[i].in_len);
+		}
+		vq_flush(&T.dev);
+		vq_flush(&T2.dev);
+		for (i = 0; i < na; i++) {
+			CHECK_EQ(vq_drv_get_used(&T.drv, &ta, &la), 0);
+			CHECK_EQ(vq_drv_get_used(&T2.drv, &tb, &lb), 0);
+			CHECK_EQ(ta, tb);
+			CHECK_EQ(la, lb);
+		}
+	}
+	CHECK(tok > 400u * num / 4);
+	CHECK(!vq_is_broken(&T.dev) && !vq_is_broken(&T2.dev));
+	tenv_cleanup(&T);
+	tenv_cleanup(&T2);
+}
+
+static void test_pop_burst_same_as_pop(void)
+{
+	burst_laps(TL_SPLIT ? 16 : 13, F_INDIRECT, 7);
+	burst_laps(TL_SPLIT ? 32 : 30, F_IN_ORDER, 8);
+	burst_laps(TL_SPLIT ? 4 : 5, 0, 9);
+}
+
+/*
+ * Rings no driver side of ours writes, the same in T and T2: an empty
+ * buffer (1), a buffer in the other region (2), one across both (5), a
+ * two-descriptor chain (6, 7) among one-descriptor ones. Popped one at a
+ * time and in one burst: the same chains, the same stop.
+ */
+static void test_pop_burst_raw(void)
+{
+	static const uint64_t at[10] = {
+		0, 0, TM_GPA + 8192, 0, 0, TM_GPA + TM_HALF - 8, 0, 0, 0, 0 };
+	static const uint32_t len[10] = { 64, 0, 64, 64, 64, 16, 64, 64,
+					  64, 64 };
+	struct vq_chain ca[10], cb[10];
+	struct tenv *t[2] = { &T, &T2 };
+	unsigned int na = 0, nb, i, k;
+	int ea, eb;
+
+	for (k = 0; k < 2; k++) {
+		CHECK_EQ(tenv_init(t[k], TEST_LAYOUT, 16, 0), 0);
+		for (i = 0; i < 10; i++) {
+			uint64_t a = at[i] ? at[i] : tdata(i);
+			uint16_t f = i == 6 ? VRING_DESC_F_NEXT : 0;
+
+			if (TL_SPLIT)
+				tsplit_desc(t[k], (uint16_t)i, a, len[i], f,
+					    (uint16_t)(i + 1));
+			else
+				tpacked_desc(t[k], (uint16_t)i, a, len[i],
+					     (uint16_t)(100 + i), f, 1);
+			if (TL_SPLIT && i != 7)
+				tsplit_avail(t[k], (uint16_t)i);
+		}
+	}
+	while (na < 10 && !(ea = vq_pop(&T.dev, &ca[na])))
+		na++;
+	nb = vq_pop_burst(&T2.dev, cb, 10, &eb);
+	CHECK_EQ(na, 9);
+	CHECK_EQ(nb, na);
+	CHECK_EQ(ea, -EAGAIN);
+	CHECK_EQ(eb, -EAGAIN);
+	for (i = 0; i < na; i++)
+		CHECK(burst_same(&T, &ca[i], &T2, &cb[i]));
+	CHECK_EQ(ca[1].in_len + ca[1].out_len, 0);
+	CHECK_EQ(ca[5].nout, 2);
+	CHECK_EQ(T.dev.last_avail, T2.dev.last_avail);
+	CHECK_EQ(T.dev.inflight, T2.dev.inflight);
+	tenv_cleanup(&T);
+	tenv_cleanup(&T2);
+}
+
+/*
+ * A burst stops at a bad chain: the good ones before it are popped, the
+ * error is the break's, the queue is broken; and a guest that offers more
+ * than the ring holds in flight is caught inside a burst as by vq_pop().
+ */
+static void test_pop_burst_stops(void)
+{
+	struct vq_chain c[8];
+	uint16_t i;
+	int err;
+
+	CHECK_EQ(tenv_init(&T, TEST_LAYOUT, 8, 0), 0);
+	for (i = 0; i < 6; i++) {
+		tg_desc(i, i == 3 ? TM_GPA + TM_SIZE : tdata(i), 64, 0, i);
+		tg_publish(i);
+	}
+	CHECK_EQ(vq_pop_burst(&T.dev, c, 8, &err), 3);
+	CHECK_EQ(err, -EBADMSG);
+	CHECK(strstr(vq_broken_reason(&T.dev), "outside guest memory"));
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(c[i].id, i);
+	CHECK_EQ(vq_pop_burst(&T.dev, c, 8, &err), 0);
+	CHECK_EQ(err, -EBADMSG);
+	tenv_cleanup(&T);
+
+	CHECK_EQ(tenv_init(&T, TEST_LAYOUT, 8, 0), 0);
+	for (i = 0; i < 8; i++) {
+		tg_desc(i, tdata(i), 64, 0, i);
+		tg_publish(i);
+	}
+	CHECK_EQ(vq_pop_burst(&T.dev, c, 8, &err), 8);
+	CHECK_EQ(err, 0);
+	/* the guest offers slot 0 again while all eight are in flight */
+	if (TL_SPLIT)
+		tg_publish(0);
+	else
+		tpacked_desc(&T, 0, tdata(0), 64, 0, 0, 0);
+	CHECK_EQ(vq_pop_burst(&T.dev, c, 4, &err), 0);
+	CHECK_EQ(err, -EBADMSG);
+	CHECK(strstr(vq_broken_reason(&T.dev), "in flight"));
+	tenv_cleanup(&T);
+
+	/* empty ring, and a queue without memory: -EAGAIN, nothing taken */
+	CHECK_EQ(tenv_init(&T, TEST_LAYOUT, 8, 0), 0);
+	CHECK_EQ(vq_pop_burst(&T.dev, c, 8, &err), 0);
+	CHECK_EQ(err, -EAGAIN);
+	vq_set_mem(&T.dev, NULL);
+	tg_desc(0, tdata(0), 64, 0, 0);
+	tg_publish(0);
+	CHECK_EQ(vq_pop_burst(&T.dev, c, 8, &err), 0);
+	CHECK_EQ(err, -EAGAIN);
+	CHECK_EQ(T.dev.inflight, 0);
+	tenv_cleanup(&T);
+}
+
 /* ------------- malicious guests: each breaks the queue ------------- */
 
 static int mal_setup(uint64_t features)
@@ -396,6 +639,9 @@ static void vring_common_run(void)
 	RUN(test_buffer_across_regions);
 	RUN(test_ring_size_one);
 	RUN(test_notify_flags);
+	RUN(test_pop_burst_same_as_pop);
+	RUN(test_pop_burst_raw);
+	RUN(test_pop_burst_stops);
 	RUN(test_mal_nested_indirect);
 	RUN(test_mal_indirect_len_zero);
 	RUN(test_mal_indirect_len_not_16);
