@@ -170,26 +170,11 @@ size_t net_iov_from_buf(const struct iovec *iov, unsigned int cnt, size_t off,
 	return done;
 }
 
-/**
- * net_tx_prepare() - Turn a guest TX chain into what the host side sends
- * @in:		Readable iovecs of the chain (guest memory)
- * @nin:	Entries in @in
- * @hdr_len:	vnet header length
- * @features:	Negotiated features
- * @hdr:	Output: validated host copy of the header (zero-padded to 12)
- * @out:	Output: @hdr, then the frame iovecs (pointing into @in's memory)
- * @max_out:	Room in @out
- *
- * The header may span several descriptors; it is read once, into @hdr.
- *
- * Return: entries in @out, -EMSGSIZE if the chain is shorter than the
- *	   header plus an Ethernet header, -EINVAL for a bad header, -E2BIG
- *	   if the frame is too large or has too many segments
- */
-int net_tx_prepare(const struct iovec *in, unsigned int nin,
-		   unsigned int hdr_len, uint64_t features,
-		   struct virtio_net_hdr_v1 *hdr, struct iovec *out,
-		   unsigned int max_out)
+/* net_tx_prepare(), inline in the TX path (net_tx_check()) */
+static inline int net_tx_layout(const struct iovec *in, unsigned int nin,
+				unsigned int hdr_len, uint64_t features,
+				struct virtio_net_hdr_v1 *hdr, struct iovec *out,
+				unsigned int max_out)
 {
 	/* the common chain is one buffer: header and frame */
 	size_t total = nin == 1 ? in[0].iov_len : net_iov_len(in, nin);
@@ -239,6 +224,30 @@ int net_tx_prepare(const struct iovec *in, unsigned int nin,
 		n++;
 	}
 	return (int)n;
+}
+
+/**
+ * net_tx_prepare() - Turn a guest TX chain into what the host side sends
+ * @in:		Readable iovecs of the chain (guest memory)
+ * @nin:	Entries in @in
+ * @hdr_len:	vnet header length
+ * @features:	Negotiated features
+ * @hdr:	Output: validated host copy of the header (zero-padded to 12)
+ * @out:	Output: @hdr, then the frame iovecs (pointing into @in's memory)
+ * @max_out:	Room in @out
+ *
+ * The header may span several descriptors; it is read once, into @hdr.
+ *
+ * Return: entries in @out, -EMSGSIZE if the chain is shorter than the
+ *	   header plus an Ethernet header, -EINVAL for a bad header, -E2BIG
+ *	   if the frame is too large or has too many segments
+ */
+int net_tx_prepare(const struct iovec *in, unsigned int nin,
+		   unsigned int hdr_len, uint64_t features,
+		   struct virtio_net_hdr_v1 *hdr, struct iovec *out,
+		   unsigned int max_out)
+{
+	return net_tx_layout(in, nin, hdr_len, features, hdr, out, max_out);
 }
 
 /**
@@ -322,8 +331,8 @@ static inline int net_tx_check(const struct net_io *io,
 			       struct virtio_net_hdr_v1 *hdr, uint8_t *head,
 			       struct iovec *out, unsigned int max)
 {
-	int n = net_tx_prepare(c->iov, c->nout, io->hdr_len, io->features, hdr,
-			       out, max);
+	int n = net_tx_layout(c->iov, c->nout, io->hdr_len, io->features, hdr,
+			      out, max);
 
 	/* off (NULL): this one branch is all anti-spoofing costs */
 	if (unlikely(io->spoof != NULL) && n > 0)
@@ -484,13 +493,12 @@ unsigned int net_tx_burst(const struct net_io *io, unsigned int max,
 			  uint64_t *bytes, int *err)
 {
 	struct vq_chain *c = io->s->chains;
-	unsigned int n = 0, i;
+	unsigned int n, i;
 	int ret = 0;
 
 	*bytes = 0;
 	max = MIN(max, (unsigned int)NET_TX_BURST);
-	while (n < max && !(ret = vq_pop(io->vq, &c[n])))
-		n++;
+	n = vq_pop_burst(io->vq, c, max, &ret);
 	for (i = 0; i < n; i++) {
 		const uint8_t *p = c[i].iov[0].iov_base;
 
@@ -780,8 +788,12 @@ static void net_rx_count_bad(const struct net_io *io, ssize_t len,
  * The common frame: its length is known and the one chain @c just popped
  * holds all of it. The host side writes straight into the chain's iovecs:
  * none of the gathering, flattening or bounce tail of net_rx_gathered().
+ * @ahead: chains popped after @c (net_rx_frame()); when @c goes back
+ * unused they go back with it (vq_discard() takes the latest pops) and
+ * *@ahead becomes 0.
  */
-static inline int net_rx_fit(const struct net_io *io, struct vq_chain *c)
+static inline int net_rx_fit(const struct net_io *io, struct vq_chain *c,
+			     unsigned int *ahead)
 {
 	bool mrg = io->features & BIT(VIRTIO_NET_F_MRG_RXBUF);
 	const struct iovec *iov = &c->iov[c->nout];
@@ -789,12 +801,19 @@ static inline int net_rx_fit(const struct net_io *io, struct vq_chain *c)
 
 	len = io->host->ops->rx(io->host, io->pair, iov, c->nin);
 	if (len == -EAGAIN) {
-		vq_discard(io->vq, c, 1);
+		vq_discard(io->vq, c, 1 + *ahead);
+		*ahead = 0;
 		return -EAGAIN;
 	}
 	/* no estimate to keep: this host side tells each frame's length */
 	if (len < (ssize_t)io->hdr_len || (size_t)len > c->in_len) {
-		net_rx_giveback(io, &(struct net_rx_bufs){ .nc = 1 }, mrg);
+		/* as net_rx_giveback() gives back one chain */
+		if (mrg) {
+			vq_discard(io->vq, c, 1 + *ahead);
+			*ahead = 0;
+		} else {
+			vq_push(io->vq, c, 0);
+		}
 		net_rx_count_bad(io, len, c->in_len, mrg);
 		return 0;
 	}
@@ -858,37 +877,78 @@ static NOINLINE int net_rx_gathered(const struct net_io *io,
 	return (int)(len - io->hdr_len);
 }
 
+/**
+ * struct net_rx_ahead - RX chains popped before their frames
+ * @at:		Next one to use, io->s->chains[at]
+ * @have:	Chains popped, io->s->chains[0 .. have)
+ * @off:	A frame needed more than its one chain: one at a time from
+ *		now on
+ */
+struct net_rx_ahead {
+	unsigned int at;
+	unsigned int have;
+	bool off;
+};
+
 /*
  * net_rx_frame() - Receive one frame from the host side into guest RX buffers
  * @io:		RX ring of the pair
+ * @a:		Chains popped ahead (net_rx_burst()'s)
+ * @peek:	What rx_peek_len() said of the frame: its length, or < 0 if
+ *		the host side cannot tell (never 0)
+ * @left:	Frames the burst may still take
  *
- * With a known frame length (rx_peek_len) that the first chain holds, the
- * host side writes straight into that chain (net_rx_fit(): the common
- * frame); a longer one gets exactly enough chains. Without it (tap), with
- * MRG_RXBUF, the chains offered cover the ring's size estimate (the recent
- * frames' sizes), followed by a bounce tail for the rest of a maximal
- * frame: a frame longer than the estimate has its tail copied from the
- * bounce buffer into more chains popped after the read (net_rx_extend()),
- * and is dropped as no_rx_buf only if the guest has too few of them.
- * Without MRG_RXBUF one chain must hold the whole frame (5.1.6.3.1): what
+ * With a known frame length, chains come NET_RX_AHEAD at a time
+ * (vq_pop_burst(): a packed ring's cache line at once), and a frame the
+ * next one holds is written straight into it (net_rx_fit(): the common
+ * frame). Any other frame gets the chains it needs from net_rx_gathered(),
+ * after those popped ahead went back. A longer frame of known length gets
+ * exactly enough chains. Without a length (tap), with MRG_RXBUF, the
+ * chains offered cover the ring's size estimate (the recent frames'
+ * sizes), followed by a bounce tail for the rest of a maximal frame: a
+ * frame longer than the estimate has its tail copied from the bounce
+ * buffer into more chains popped after the read (net_rx_extend()), and is
+ * dropped as no_rx_buf only if the guest has too few of them. Without
+ * MRG_RXBUF one chain must hold the whole frame (5.1.6.3.1): what
  * overflows it into the bounce tail is dropped as too_big.
  *
  * Return: as net_rx_one()
  */
-static inline int net_rx_frame(const struct net_io *io)
+static inline int net_rx_frame(const struct net_io *io, struct net_rx_ahead *a,
+			       ssize_t peek, unsigned int left)
 {
-	struct vq_chain *c = &io->s->chains[0];
-	ssize_t peek;
+	struct vq_chain *c;
+	unsigned int after;
 	int ret;
 
-	peek = io->host->ops->rx_peek_len(io->host, io->pair);
-	if (!peek)
-		return -EAGAIN;
-	ret = vq_pop(io->vq, c);
-	if (ret)
-		return ret == -EAGAIN ? -ENOBUFS : ret;
-	if (peek > 0 && c->in_len >= (size_t)peek)
-		return net_rx_fit(io, c);
+	if (a->at == a->have) {
+		a->at = 0;
+		a->have = vq_pop_burst(io->vq, io->s->chains,
+				       peek > 0 && !a->off ?
+				       MIN(left, (unsigned int)NET_RX_AHEAD) : 1,
+				       &ret);
+		if (!a->have)
+			return ret == -EAGAIN ? -ENOBUFS : ret;
+	}
+	c = &io->s->chains[a->at];
+	if (peek > 0 && c->in_len >= (size_t)peek) {
+		after = a->have - ++a->at;
+		ret = net_rx_fit(io, c, &after);
+		a->have = a->at + after;
+		return ret;
+	}
+	/* net_rx_gathered() takes chains[0], the latest pop, and pops on */
+	if (a->have > 1 || a->at) {
+		vq_discard(io->vq, c, a->have - a->at);
+		a->off = true;
+		c = &io->s->chains[0];
+		ret = vq_pop(io->vq, c);
+		if (ret) {
+			a->at = a->have = 0;
+			return ret == -EAGAIN ? -ENOBUFS : ret;
+		}
+	}
+	a->at = a->have = 0;
 	return net_rx_gathered(io, c, peek);
 }
 
@@ -928,17 +988,26 @@ int net_rx_one(const struct net_io *io)
 unsigned int net_rx_burst(const struct net_io *io, unsigned int max,
 			  uint64_t max_bytes, uint64_t *bytes, int *err)
 {
+	struct net_rx_ahead a = { 0 };
 	unsigned int n = 0;
+	ssize_t peek;
 	int ret = 0;
 
 	*bytes = 0;
 	while (n < max && *bytes < max_bytes) {
-		ret = net_rx_frame(io);
+		peek = io->host->ops->rx_peek_len(io->host, io->pair);
+		if (!peek) {
+			ret = -EAGAIN;
+			break;
+		}
+		ret = net_rx_frame(io, &a, peek, max - n);
 		if (ret < 0)
 			break;
 		n++;
 		*bytes += (unsigned int)ret;
 	}
+	/* popped ahead, no frame came for them */
+	vq_discard(io->vq, &io->s->chains[a.at], a.have - a.at);
 	*err = ret < 0 ? ret : 0;
 	return n;
 }

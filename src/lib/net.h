@@ -24,6 +24,7 @@
 #define NET_MAX_IOV		1024	/* UIO_MAXIOV: what one readv/writev takes */
 #define NET_RX_MAX_CHAINS	64	/* mergeable buffers for one frame */
 #define NET_TX_BURST		16	/* TX chains popped before the first send */
+#define NET_RX_AHEAD		8	/* RX chains popped before their frames */
 #define NET_BOUNCE_SIZE		(VNET_FRAME_MAX + VNET_HDR_MAX + 16)
 
 /**

@@ -852,6 +852,107 @@ static void test_rx_burst_budgets(void)
 	tnet_cleanup(&t);
 }
 
+/*
+ * RX chains popped ahead of their frames (NET_RX_AHEAD at a time): a frame
+ * that needs more than its chain, amid frames that fit one, takes the
+ * chains that follow in ring order (mergeable) or is dropped (not); chains
+ * no frame came for go back and are used by the next burst; when the host
+ * side fails a frame, the chains popped after its chain go back with it.
+ * The driver sees every buffer in ring order with the right length.
+ */
+static void t_rx_ahead(enum vq_layout l, bool mrg)
+{
+	static const uint32_t size[6] = { 100, 100, 600, 100, 100, 100 };
+	struct virtio_net_hdr_v1 h = mkhdr(0, 0, 0, 0, 0, 0);
+	uint64_t f = F_V1 | (mrg ? F_MRG : 0), first, bytes;
+	uint32_t token, len, want_len;
+	unsigned int i, k;
+	struct tnet t;
+	uint8_t *p;
+	int err;
+
+	CHECK_EQ(tnet_init(&t, l, f, t_loop_ops), 0);
+	for (i = 0; i < 6; i++) {
+		CHECK_EQ(tnet_send(&t, &h, 0, size[i], (uint8_t)(3 * i)), 0);
+		CHECK_EQ(net_tx_one(&t.tio), (int)size[i]);
+	}
+	first = tnet_post_rx(&t, 12, 256);
+	CHECK(first);
+	CHECK_EQ(net_rx_burst(&t.rio, 64, UINT64_MAX, &bytes, &err), 6);
+	CHECK_EQ(err, -EAGAIN);
+	CHECK_EQ(t.rx.dev.inflight, 0);
+	vq_flush(&t.rx.dev);
+	/* buffer k of the 12 is at first + k * 4096 */
+	for (i = 0, k = 0; i < 6; i++) {
+		unsigned int used = mrg && size[i] > 200 ? 3 : 1;
+		uint32_t left = size[i] + 12;
+
+		p = thost(&t.rx, first + (uint64_t)k * 4096);
+		for (unsigned int j = 0; j < used; j++, k++) {
+			CHECK_EQ(vq_drv_get_used(&t.rx.drv, &token, &len), 0);
+			CHECK_EQ(token, (uint32_t)(first + (uint64_t)k * 4096));
+			want_len = !mrg && size[i] > 200 ? 0 : MIN(left, 256u);
+			CHECK_EQ(len, want_len);
+			left -= MIN(left, 256u);
+		}
+		if (!mrg && size[i] > 200)
+			continue;
+		CHECK_EQ(le16toh(((struct virtio_net_hdr_v1 *)p)->num_buffers),
+			 used);
+		if (used == 1)
+			CHECK(tnet_check_frame(p + 12, size[i], (uint8_t)(3 * i)));
+	}
+	CHECK_EQ(k, mrg ? 8u : 6u);
+	CHECK_EQ(vq_drv_get_used(&t.rx.drv, &token, &len), -EAGAIN);
+	CHECK_EQ(t.acc_rx.packets, mrg ? 6 : 5);
+	CHECK_EQ(t.acc_rx.drops[DROP_TOO_BIG], mrg ? 0 : 1);
+
+	/* the chains popped ahead went back: the next frames take k, k + 1 */
+	for (i = 0; i < 2; i++, k++) {
+		CHECK_EQ(tnet_send(&t, &h, 0, 100, 77), 0);
+		CHECK_EQ(net_tx_one(&t.tio), 100);
+		CHECK_EQ(net_rx_burst(&t.rio, 64, UINT64_MAX, &bytes, &err), 1);
+		CHECK_EQ(err, -EAGAIN);
+		CHECK_EQ(t.rx.dev.inflight, 0);
+		vq_flush(&t.rx.dev);
+		CHECK_EQ(vq_drv_get_used(&t.rx.drv, &token, &len), 0);
+		CHECK_EQ(token, (uint32_t)(first + (uint64_t)k * 4096));
+		CHECK_EQ(len, 112);
+	}
+	tnet_cleanup(&t);
+
+	/* a host side that announces 20 bytes and fails each frame */
+	CHECK_EQ(tnet_init(&t, l, f, t_loop_ops), 0);
+	for (i = 0; i < 2; i++) {
+		CHECK_EQ(tnet_send(&t, &h, 0, 100, 5), 0);
+		CHECK_EQ(net_tx_one(&t.tio), 100);
+	}
+	first = tnet_post_rx(&t, 4, 64);
+	CHECK(first);
+	t.host.ops = &t_lowpeek_ops;
+	CHECK_EQ(net_rx_burst(&t.rio, 64, UINT64_MAX, &bytes, &err), 2);
+	CHECK_EQ(err, -EAGAIN);
+	CHECK_EQ(bytes, 0);
+	CHECK_EQ(t.acc_rx.drops[DROP_TOO_BIG], 2);
+	CHECK_EQ(t.rx.dev.inflight, 0);
+	vq_flush(&t.rx.dev);
+	/* mergeable: all four given back; one chain: two completed empty */
+	for (i = 0; i < (mrg ? 0u : 2u); i++) {
+		CHECK_EQ(vq_drv_get_used(&t.rx.drv, &token, &len), 0);
+		CHECK_EQ(token, (uint32_t)(first + (uint64_t)i * 4096));
+		CHECK_EQ(len, 0);
+	}
+	CHECK_EQ(vq_drv_get_used(&t.rx.drv, &token, &len), -EAGAIN);
+	CHECK(vq_avail_pending(&t.rx.dev));
+	t.host.ops = t_loop_ops;
+	tnet_cleanup(&t);
+}
+
+static void test_rx_ahead_split_mrg(void) { t_rx_ahead(VQ_SPLIT, true); }
+static void test_rx_ahead_split_nomrg(void) { t_rx_ahead(VQ_SPLIT, false); }
+static void test_rx_ahead_packed_mrg(void) { t_rx_ahead(VQ_PACKED, true); }
+static void test_rx_ahead_packed_nomrg(void) { t_rx_ahead(VQ_PACKED, false); }
+
 static void test_rx_fit_split_mrg(void) { t_rx_fit(VQ_SPLIT, true); }
 static void test_rx_fit_split_nomrg(void) { t_rx_fit(VQ_SPLIT, false); }
 static void test_rx_fit_packed_mrg(void) { t_rx_fit(VQ_PACKED, true); }
@@ -883,6 +984,10 @@ int main(void)
 	RUN(test_rx_fit_split_nomrg);
 	RUN(test_rx_fit_packed_mrg);
 	RUN(test_rx_fit_packed_nomrg);
+	RUN(test_rx_ahead_split_mrg);
+	RUN(test_rx_ahead_split_nomrg);
+	RUN(test_rx_ahead_packed_mrg);
+	RUN(test_rx_ahead_packed_nomrg);
 	RUN(test_tx_drops);
 	RUN(test_tx_spoof);
 	RUN(test_tx_burst_split);
