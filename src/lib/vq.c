@@ -358,9 +358,6 @@ int vq_pop(struct vq *vq, struct vq_chain *c)
 unsigned int vq_pop_burst(struct vq *vq, struct vq_chain *c, unsigned int max,
 			  int *err)
 {
-	unsigned int n = 0;
-	int ret = 0;
-
 	if (unlikely(vq->broken)) {
 		*err = -EBADMSG;
 		return 0;
@@ -371,10 +368,7 @@ unsigned int vq_pop_burst(struct vq *vq, struct vq_chain *c, unsigned int max,
 	}
 	if (vq->layout == VQ_PACKED)
 		return vring_packed_pop_burst(vq, c, max, err);
-	while (n < max && !(ret = vring_split_pop(vq, &c[n])))
-		n++;
-	*err = n < max ? ret : 0;
-	return n;
+	return vring_split_pop_burst(vq, c, max, err);
 }
 
 /**

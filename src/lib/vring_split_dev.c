@@ -134,14 +134,8 @@ static void split_prefetch(const struct vq *vq, uint16_t from, uint16_t to)
 	}
 }
 
-/**
- * vring_split_pop() - Take the next available chain from a split ring
- * @vq:		Virtqueue (device side), configured
- * @c:		Chain to fill
- *
- * Return: 0, -EAGAIN, -EBADMSG, -ENOSPC (see vq_pop())
- */
-int vring_split_pop(struct vq *vq, struct vq_chain *c)
+/* vring_split_pop(), inline in it and in vring_split_pop_burst() */
+static inline int split_pop(struct vq *vq, struct vq_chain *c)
 {
 	uint16_t avail_idx = vq->avail_shadow, head;
 	struct split_desc d;
@@ -180,6 +174,99 @@ int vring_split_pop(struct vq *vq, struct vq_chain *c)
 	vq->last_avail++;
 	vq_chain_commit(vq, c);
 	return 0;
+}
+
+/**
+ * vring_split_pop() - Take the next available chain from a split ring
+ * @vq:		Virtqueue (device side), configured
+ * @c:		Chain to fill
+ *
+ * Return: 0, -EAGAIN, -EBADMSG, -ENOSPC (see vq_pop())
+ */
+int vring_split_pop(struct vq *vq, struct vq_chain *c)
+{
+	return split_pop(vq, c);
+}
+
+/*
+ * Pop the one-descriptor chains among the next @max avail entries the
+ * driver published (up to avail_shadow, read with acquire ordering by an
+ * earlier split_pop()), in order, stopping at the first entry that is not
+ * one: a head outside the table, NEXT or INDIRECT set, a buffer that
+ * vq_chain_one() would not take (empty, outside the hint region), or the
+ * in-flight limit. Each field is read once. Straight-line: the hint region
+ * copied once for the run. Return: chains popped into c[0 ..); split_pop()
+ * handles the entry it stopped at, with the full checks
+ */
+static unsigned int split_pop_batch(struct vq *vq, struct vq_chain *c,
+				    unsigned int max)
+{
+	const struct gmem_region *hint = vq_hint_region(vq);
+	const uint16_t mask = vq->num - 1;
+	struct gmem_region r;	/* a copy: the chain stores cannot alias it */
+	unsigned int n, k, room;
+
+	n = (uint16_t)(vq->avail_shadow - vq->last_avail);
+	room = vq->inflight + vq->nbatch < vq->num ?
+	       vq->num - vq->inflight - vq->nbatch : 0;
+	n = MIN(n, MIN(max, room));
+	if (!n || unlikely(!hint))
+		return 0;
+	r = *hint;
+	for (k = 0; k < n; k++) {
+		uint16_t head = le16toh(READ_ONCE(vq->split.avail->ring[
+				(uint16_t)(vq->last_avail + k) & mask]));
+		struct split_desc d;
+		uint8_t *p;
+
+		if (unlikely(head >= vq->num))
+			break;
+		split_read_desc(&vq->split.desc[head], &d);
+		if (d.flags & (VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT))
+			break;
+		p = vq_region_ptr(&r, d.addr, d.len);
+		if (unlikely(!p || !d.len))
+			break;
+		vq_chain_set_one(&c[k], p, d.addr, d.len,
+				 d.flags & VRING_DESC_F_WRITE);
+		c[k].id = head;
+	}
+	vq_chain_commit_one(vq, k);
+	vq->last_avail = (uint16_t)(vq->last_avail + k);
+	return k;
+}
+
+/**
+ * vring_split_pop_burst() - Take up to @max chains from a split ring
+ * @vq:		Virtqueue (device side), configured, not broken
+ * @c:		Array of @max chains to fill
+ * @max:	Chains to take at most
+ * @err:	Output: why it stopped short (as vring_split_pop()), or 0
+ *
+ * Runs of one-descriptor chains among the entries already published go
+ * through split_pop_batch(); everything else, the entry a run stopped at
+ * and the read of a new avail index, through split_pop(). Same chains,
+ * same checks, same errors as @max vring_split_pop() calls.
+ *
+ * Return: chains popped, c[0 .. n)
+ */
+unsigned int vring_split_pop_burst(struct vq *vq, struct vq_chain *c,
+				   unsigned int max, int *err)
+{
+	unsigned int n = 0;
+	int ret = 0;
+
+	while (n < max) {
+		n += split_pop_batch(vq, &c[n], max - n);
+		if (n == max)
+			break;
+		ret = split_pop(vq, &c[n]);
+		if (ret)
+			break;
+		n++;
+	}
+	*err = ret;
+	return n;
 }
 
 /* Must the driver be notified of used entries old..new? ("Used Buffer
