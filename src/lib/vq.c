@@ -349,15 +349,21 @@ int vq_pop(struct vq *vq, struct vq_chain *c)
  * @err:	Output: why it stopped short of @max (as vq_pop() returns it),
  *		0 if it did not
  *
- * What @max vq_pop() calls return, chain for chain, for one call: a
- * packed ring reads runs of one-descriptor chains a cache line (four
- * descriptors) at a time (vring_packed_pop_burst()).
+ * What @max vq_pop() calls return, chain for chain, for one call: runs
+ * of one-descriptor chains go through the layout's batch path (packed: a
+ * cache line, four descriptors, at a time: vring_packed_pop_run(); split:
+ * vring_split_pop_run()), the chain a run stops at through its single
+ * pop, with the full checks.
  *
  * Return: chains popped, c[0 .. n)
  */
 unsigned int vq_pop_burst(struct vq *vq, struct vq_chain *c, unsigned int max,
 			  int *err)
 {
+	bool packed = vq->layout == VQ_PACKED;
+	unsigned int n = 0;
+	int ret = 0;
+
 	if (unlikely(vq->broken)) {
 		*err = -EBADMSG;
 		return 0;
@@ -366,9 +372,19 @@ unsigned int vq_pop_burst(struct vq *vq, struct vq_chain *c, unsigned int max,
 		*err = -EAGAIN;
 		return 0;
 	}
-	if (vq->layout == VQ_PACKED)
-		return vring_packed_pop_burst(vq, c, max, err);
-	return vring_split_pop_burst(vq, c, max, err);
+	while (n < max) {
+		n += packed ? vring_packed_pop_run(vq, &c[n], max - n) :
+			      vring_split_pop_run(vq, &c[n], max - n);
+		if (n == max)
+			break;
+		ret = packed ? vring_packed_pop(vq, &c[n]) :
+			       vring_split_pop(vq, &c[n]);
+		if (ret)
+			break;
+		n++;
+	}
+	*err = ret;
+	return n;
 }
 
 /**

@@ -37,8 +37,8 @@ static inline void vring_packed_advance(const struct vq *vq, uint16_t *slot,
 
 /* vring_packed_dev.c */
 int vring_packed_pop(struct vq *vq, struct vq_chain *c);
-unsigned int vring_packed_pop_burst(struct vq *vq, struct vq_chain *c,
-				    unsigned int max, int *err);
+unsigned int vring_packed_pop_run(struct vq *vq, struct vq_chain *c,
+				  unsigned int max);
 void vring_packed_unpop(struct vq *vq, uint32_t slots);
 bool vring_packed_flush(struct vq *vq);
 bool vring_packed_avail_pending(struct vq *vq);

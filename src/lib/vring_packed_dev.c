@@ -229,42 +229,31 @@ static unsigned int packed_pop_batch(struct vq *vq, struct vq_chain *c)
 }
 
 /**
- * vring_packed_pop_burst() - Take up to @max chains from a packed ring
+ * vring_packed_pop_run() - Take the run of one-descriptor chains next
  * @vq:		Virtqueue (device side), configured, not broken
  * @c:		Array of @max chains to fill
  * @max:	Chains to take at most
- * @err:	Output: why it stopped short (as vring_packed_pop()), or 0
  *
- * Runs of one-descriptor chains (every TX frame of a guest without
- * indirect tables, every RX buffer of a mergeable one) go PACKED_BATCH at
- * a time through packed_pop_batch(); everything else, and the slot a batch
- * stopped at, through vring_packed_pop(). Same chains, same checks, same
- * errors as @max vring_packed_pop() calls.
+ * Every TX frame of a guest without indirect tables, every RX buffer of a
+ * mergeable one: PACKED_BATCH at a time through packed_pop_batch(), while
+ * a whole batch fits @max, lies before the ring's end and fits in flight.
+ * vq_pop_burst() pops the slot a run stops at with vring_packed_pop().
  *
- * Return: chains popped, c[0 .. n)
+ * Return: chains popped, c[0 .. n), possibly none
  */
-unsigned int vring_packed_pop_burst(struct vq *vq, struct vq_chain *c,
-				    unsigned int max, int *err)
+unsigned int vring_packed_pop_run(struct vq *vq, struct vq_chain *c,
+				  unsigned int max)
 {
-	unsigned int n = 0;
-	int ret = 0;
+	unsigned int n = 0, k;
 
-	while (n < max) {
-		if (max - n >= PACKED_BATCH &&
-		    vq->last_avail + PACKED_BATCH <= vq->num &&
-		    vq->inflight + vq->nbatch + PACKED_BATCH <= vq->num) {
-			unsigned int k = packed_pop_batch(vq, &c[n]);
-
-			n += k;
-			if (k == PACKED_BATCH)
-				continue;
-		}
-		ret = vring_packed_pop(vq, &c[n]);
-		if (ret)
+	while (max - n >= PACKED_BATCH &&
+	       vq->last_avail + PACKED_BATCH <= vq->num &&
+	       vq->inflight + vq->nbatch + PACKED_BATCH <= vq->num) {
+		k = packed_pop_batch(vq, &c[n]);
+		n += k;
+		if (k < PACKED_BATCH)
 			break;
-		n++;
 	}
-	*err = ret;
 	return n;
 }
 

@@ -30,8 +30,8 @@ static inline uint16_t *vring_split_avail_event(const struct vq *vq)
 
 /* vring_split_dev.c */
 int vring_split_pop(struct vq *vq, struct vq_chain *c);
-unsigned int vring_split_pop_burst(struct vq *vq, struct vq_chain *c,
-				   unsigned int max, int *err);
+unsigned int vring_split_pop_run(struct vq *vq, struct vq_chain *c,
+				 unsigned int max);
 bool vring_split_flush(struct vq *vq);
 bool vring_split_avail_pending(struct vq *vq);
 void vring_split_disable_notify(struct vq *vq);

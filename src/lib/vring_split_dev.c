@@ -134,8 +134,14 @@ static void split_prefetch(const struct vq *vq, uint16_t from, uint16_t to)
 	}
 }
 
-/* vring_split_pop(), inline in it and in vring_split_pop_burst() */
-static inline int split_pop(struct vq *vq, struct vq_chain *c)
+/**
+ * vring_split_pop() - Take the next available chain from a split ring
+ * @vq:		Virtqueue (device side), configured
+ * @c:		Chain to fill
+ *
+ * Return: 0, -EAGAIN, -EBADMSG, -ENOSPC (see vq_pop())
+ */
+int vring_split_pop(struct vq *vq, struct vq_chain *c)
 {
 	uint16_t avail_idx = vq->avail_shadow, head;
 	struct split_desc d;
@@ -177,29 +183,24 @@ static inline int split_pop(struct vq *vq, struct vq_chain *c)
 }
 
 /**
- * vring_split_pop() - Take the next available chain from a split ring
- * @vq:		Virtqueue (device side), configured
- * @c:		Chain to fill
+ * vring_split_pop_run() - Take the run of one-descriptor chains next
+ * @vq:		Virtqueue (device side), configured, not broken
+ * @c:		Array of @max chains to fill
+ * @max:	Chains to take at most
  *
- * Return: 0, -EAGAIN, -EBADMSG, -ENOSPC (see vq_pop())
+ * Among the avail entries the driver published (up to avail_shadow, read
+ * with acquire ordering by an earlier vring_split_pop()), in order, up to
+ * the first entry that is not one: a head outside the table, NEXT or
+ * INDIRECT set, a buffer that vq_chain_one() would not take (empty,
+ * outside the hint region), or the in-flight limit. Each field is read
+ * once; the hint region is copied once for the run. vq_pop_burst() pops
+ * the entry a run stops at, and reads a new avail index, with
+ * vring_split_pop().
+ *
+ * Return: chains popped, c[0 .. n), possibly none
  */
-int vring_split_pop(struct vq *vq, struct vq_chain *c)
-{
-	return split_pop(vq, c);
-}
-
-/*
- * Pop the one-descriptor chains among the next @max avail entries the
- * driver published (up to avail_shadow, read with acquire ordering by an
- * earlier split_pop()), in order, stopping at the first entry that is not
- * one: a head outside the table, NEXT or INDIRECT set, a buffer that
- * vq_chain_one() would not take (empty, outside the hint region), or the
- * in-flight limit. Each field is read once. Straight-line: the hint region
- * copied once for the run. Return: chains popped into c[0 ..); split_pop()
- * handles the entry it stopped at, with the full checks
- */
-static unsigned int split_pop_batch(struct vq *vq, struct vq_chain *c,
-				    unsigned int max)
+unsigned int vring_split_pop_run(struct vq *vq, struct vq_chain *c,
+				 unsigned int max)
 {
 	const struct gmem_region *hint = vq_hint_region(vq);
 	const uint16_t mask = vq->num - 1;
@@ -234,39 +235,6 @@ static unsigned int split_pop_batch(struct vq *vq, struct vq_chain *c,
 	vq_chain_commit_one(vq, k);
 	vq->last_avail = (uint16_t)(vq->last_avail + k);
 	return k;
-}
-
-/**
- * vring_split_pop_burst() - Take up to @max chains from a split ring
- * @vq:		Virtqueue (device side), configured, not broken
- * @c:		Array of @max chains to fill
- * @max:	Chains to take at most
- * @err:	Output: why it stopped short (as vring_split_pop()), or 0
- *
- * Runs of one-descriptor chains among the entries already published go
- * through split_pop_batch(); everything else, the entry a run stopped at
- * and the read of a new avail index, through split_pop(). Same chains,
- * same checks, same errors as @max vring_split_pop() calls.
- *
- * Return: chains popped, c[0 .. n)
- */
-unsigned int vring_split_pop_burst(struct vq *vq, struct vq_chain *c,
-				   unsigned int max, int *err)
-{
-	unsigned int n = 0;
-	int ret = 0;
-
-	while (n < max) {
-		n += split_pop_batch(vq, &c[n], max - n);
-		if (n == max)
-			break;
-		ret = split_pop(vq, &c[n]);
-		if (ret)
-			break;
-		n++;
-	}
-	*err = ret;
-	return n;
 }
 
 /* Must the driver be notified of used entries old..new? ("Used Buffer
