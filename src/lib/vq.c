@@ -320,6 +320,16 @@ const char *vq_broken_reason(const struct vq *vq)
 
 /* ---------------- device side ---------------- */
 
+/* Can the device side pop at all? 0, -EBADMSG (broken), -EAGAIN (not set up) */
+static inline int vq_pop_ready(const struct vq *vq)
+{
+	if (unlikely(vq->broken))
+		return -EBADMSG;
+	if (unlikely(!vq->mem || !vq->split.desc))
+		return -EAGAIN;
+	return 0;
+}
+
 /**
  * vq_pop() - Take the next available chain
  * @vq:		Virtqueue (device side), owned by the calling thread
@@ -331,10 +341,10 @@ const char *vq_broken_reason(const struct vq *vq)
  */
 int vq_pop(struct vq *vq, struct vq_chain *c)
 {
-	if (unlikely(vq->broken))
-		return -EBADMSG;
-	if (unlikely(!vq->mem || !vq->split.desc))
-		return -EAGAIN;
+	int ret = vq_pop_ready(vq);
+
+	if (ret)
+		return ret;
 	if (vq->layout == VQ_PACKED)
 		return vring_packed_pop(vq, c);
 	return vring_split_pop(vq, c);
@@ -362,17 +372,9 @@ unsigned int vq_pop_burst(struct vq *vq, struct vq_chain *c, unsigned int max,
 {
 	bool packed = vq->layout == VQ_PACKED;
 	unsigned int n = 0;
-	int ret = 0;
+	int ret = vq_pop_ready(vq);
 
-	if (unlikely(vq->broken)) {
-		*err = -EBADMSG;
-		return 0;
-	}
-	if (unlikely(!vq->mem || !vq->split.desc)) {
-		*err = -EAGAIN;
-		return 0;
-	}
-	while (n < max) {
+	while (!ret && n < max) {
 		n += packed ? vring_packed_pop_run(vq, &c[n], max - n) :
 			      vring_split_pop_run(vq, &c[n], max - n);
 		if (n == max)

@@ -78,16 +78,30 @@ static inline uint8_t *vq_hint_ptr(const struct vq *vq, uint64_t addr,
 }
 
 /**
- * vq_chain_set_one() - Make @c the chain of one translated buffer
+ * vq_chain_set_one() - Make @c the chain of one buffer inside region @r
  * @c:		Chain to fill (any content)
- * @p:		Our address of the buffer (vq_region_ptr())
- * @addr:	Its guest address
- * @len:	Its length, not 0
+ * @r:		Region (vq_hint_region(), or a copy of it)
+ * @addr:	Buffer guest address (a read-once copy of guest data)
+ * @len:	Buffer length (likewise)
  * @write:	Device-writable buffer
+ *
+ * The one-buffer chain without the walk: what vq_chain_one() and the
+ * layouts' batch paths (vring_*_pop_run()) take, same checks, same result.
+ *
+ * Return: true if @c now holds the buffer; false (@c unusable, nothing
+ *	   else changed) if it needs the walk: empty, or not all inside @r
  */
-static inline void vq_chain_set_one(struct vq_chain *c, uint8_t *p,
+static inline bool vq_chain_set_one(struct vq_chain *c,
+				    const struct gmem_region *r,
 				    uint64_t addr, uint32_t len, bool write)
 {
+	uint8_t *p;
+
+	if (unlikely(!len))
+		return false;
+	p = vq_region_ptr(r, addr, len);
+	if (unlikely(!p))
+		return false;
 	c->ndesc = 1;
 	c->iov = c->iov_inline;
 	c->gpa = c->gpa_inline;
@@ -98,6 +112,7 @@ static inline void vq_chain_set_one(struct vq_chain *c, uint8_t *p,
 	c->nin = write;
 	c->out_len = write ? 0 : len;
 	c->in_len = write ? len : 0;
+	return true;
 }
 
 /**
@@ -119,15 +134,9 @@ static inline void vq_chain_set_one(struct vq_chain *c, uint8_t *p,
 static inline bool vq_chain_one(struct vq *vq, struct vq_chain *c,
 				uint64_t addr, uint32_t len, bool write)
 {
-	uint8_t *p;
+	const struct gmem_region *r = vq_hint_region(vq);
 
-	if (unlikely(!len))
-		return false;
-	p = vq_hint_ptr(vq, addr, len);
-	if (unlikely(!p))
-		return false;
-	vq_chain_set_one(c, p, addr, len, write);
-	return true;
+	return r && vq_chain_set_one(c, r, addr, len, write);
 }
 
 /**
@@ -147,8 +156,8 @@ static inline void vq_chain_commit(struct vq *vq, const struct vq_chain *c)
 }
 
 /**
- * vq_chain_commit_one() - vq_chain_commit() of @n chains vq_chain_one() or
- *			   vq_chain_set_one() filled: none spilled
+ * vq_chain_commit_one() - vq_chain_commit() of @n chains vq_chain_set_one()
+ *			   filled: none spilled
  * @vq:		Virtqueue (device side)
  * @n:		How many
  */

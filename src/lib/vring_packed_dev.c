@@ -14,8 +14,8 @@
  * Security model: the descriptor ring is written by the guest at any time.
  * Each descriptor field is read once into a host-order local; the head's
  * flags with acquire ordering (a batch of one-descriptor chains: the
- * batch's flags, then one acquire fence), then the rest of the chain. The buffer id
- * is captured during the walk (last descriptor of a direct chain, the ring
+ * batch's flags, then one acquire fence), then the rest of the chain. The
+ * buffer id is captured during the walk (last descriptor of a direct chain, the ring
  * descriptor of an indirect one; ids inside indirect tables are ignored)
  * and the ring is never re-read after it. Checked: every descriptor of a
  * chain is marked available for the current wrap, a chain is at most the
@@ -177,13 +177,13 @@ int vring_packed_pop(struct vq *vq, struct vq_chain *c)
  * last_avail on (the caller checked that they lie before the ring's end
  * and fit in flight), in ring order, stopping at the first slot that is
  * not one: not available, NEXT or INDIRECT set, or a buffer that
- * vq_chain_one() would not take (empty, outside the hint region). Their
+ * vq_chain_set_one() does not take (empty, outside the hint region). Their
  * flags are read first, each once, in ring order up to the first that is
- * not one's, then one acquire fence orders every
- * other field after all of them (pairs with the driver's release store of
- * each head's flags, or of the head it was published with: a slot is
- * taken only after every earlier one in the batch). Straight-line for the
- * compiler: one region for the batch, unrolled loops.
+ * not one's, then one acquire fence orders every other field after all of
+ * them (pairs with the driver's release store of each head's flags, or of
+ * the head it was published with: a slot is taken only after every
+ * earlier one in the batch). Straight-line for the compiler: one region
+ * for the batch, unrolled loops.
  * Return: chains popped into c[0 ..), 0..PACKED_BATCH; vring_packed_pop()
  * handles the slot it stopped at, with the full checks
  */
@@ -214,13 +214,10 @@ static unsigned int packed_pop_batch(struct vq *vq, struct vq_chain *c)
 	smp_rmb();
 #pragma GCC unroll 4
 	for (k = 0; k < n; k++) {
-		uint64_t addr = le64toh(READ_ONCE(d[k].addr));
-		uint32_t len = le32toh(READ_ONCE(d[k].len));
-		uint8_t *p = vq_region_ptr(&r, addr, len);
-
-		if (unlikely(!p || !len))
+		if (!vq_chain_set_one(&c[k], &r, le64toh(READ_ONCE(d[k].addr)),
+				      le32toh(READ_ONCE(d[k].len)),
+				      f[k] & VRING_DESC_F_WRITE))
 			break;
-		vq_chain_set_one(&c[k], p, addr, len, f[k] & VRING_DESC_F_WRITE);
 		c[k].id = le16toh(READ_ONCE(d[k].id));
 	}
 	vq_chain_commit_one(vq, k);

@@ -191,7 +191,7 @@ int vring_split_pop(struct vq *vq, struct vq_chain *c)
  * Among the avail entries the driver published (up to avail_shadow, read
  * with acquire ordering by an earlier vring_split_pop()), in order, up to
  * the first entry that is not one: a head outside the table, NEXT or
- * INDIRECT set, a buffer that vq_chain_one() would not take (empty,
+ * INDIRECT set, a buffer that vq_chain_set_one() does not take (empty,
  * outside the hint region), or the in-flight limit. Each field is read
  * once; the hint region is copied once for the run. vq_pop_burst() pops
  * the entry a run stops at, and reads a new avail index, with
@@ -218,18 +218,15 @@ unsigned int vring_split_pop_run(struct vq *vq, struct vq_chain *c,
 		uint16_t head = le16toh(READ_ONCE(vq->split.avail->ring[
 				(uint16_t)(vq->last_avail + k) & mask]));
 		struct split_desc d;
-		uint8_t *p;
 
 		if (unlikely(head >= vq->num))
 			break;
 		split_read_desc(&vq->split.desc[head], &d);
 		if (d.flags & (VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT))
 			break;
-		p = vq_region_ptr(&r, d.addr, d.len);
-		if (unlikely(!p || !d.len))
+		if (!vq_chain_set_one(&c[k], &r, d.addr, d.len,
+				      d.flags & VRING_DESC_F_WRITE))
 			break;
-		vq_chain_set_one(&c[k], p, d.addr, d.len,
-				 d.flags & VRING_DESC_F_WRITE);
 		c[k].id = head;
 	}
 	vq_chain_commit_one(vq, k);
