@@ -698,25 +698,26 @@ static void net_rx_complete(const struct net_io *io,
 }
 
 /*
- * Give back the chains of a frame that does not fit. Mergeable: unused, they
- * pop again. One chain (no MRG_RXBUF): completed empty, or a buffer too
- * small for every frame would stall the ring; the driver reposts it
- * (Linux counts an rx length error).
+ * Give back the @nc chains from @c on (the latest pops, in pop order) of a
+ * frame that does not fit. Mergeable: unused, they pop again. One chain
+ * (no MRG_RXBUF): completed empty, or a buffer too small for every frame
+ * would stall the ring; the driver reposts it (Linux counts an rx length
+ * error).
  */
-static void net_rx_giveback(const struct net_io *io,
-			    const struct net_rx_bufs *b, bool mrg)
+static void net_rx_giveback(const struct net_io *io, struct vq_chain *c,
+			    unsigned int nc, bool mrg)
 {
-	if (mrg || !b->nc)
-		vq_discard(io->vq, io->s->chains, b->nc);
+	if (mrg || !nc)
+		vq_discard(io->vq, c, nc);
 	else
-		vq_push(io->vq, &io->s->chains[0], 0);
+		vq_push(io->vq, c, 0);
 }
 
 /* The frame is longer than the guest offered: wait for buffers or drop */
 static int net_rx_short(const struct net_io *io, struct net_rx_bufs *b,
 			bool mrg)
 {
-	net_rx_giveback(io, b, mrg);
+	net_rx_giveback(io, io->s->chains, b->nc, mrg);
 	/* Mergeable: more buffers may come; one chain never grows */
 	if (mrg && !b->capped)
 		return -ENOBUFS;
@@ -807,13 +808,10 @@ static inline int net_rx_fit(const struct net_io *io, struct vq_chain *c,
 	}
 	/* no estimate to keep: this host side tells each frame's length */
 	if (len < (ssize_t)io->hdr_len || (size_t)len > c->in_len) {
-		/* as net_rx_giveback() gives back one chain */
-		if (mrg) {
-			vq_discard(io->vq, c, 1 + *ahead);
+		/* mergeable: @c goes back, and the later pops with it */
+		net_rx_giveback(io, c, mrg ? 1 + *ahead : 1, mrg);
+		if (mrg)
 			*ahead = 0;
-		} else {
-			vq_push(io->vq, c, 0);
-		}
 		net_rx_count_bad(io, len, c->in_len, mrg);
 		return 0;
 	}
@@ -867,7 +865,7 @@ static NOINLINE int net_rx_gathered(const struct net_io *io,
 	    (size_t)len <= need && !b.capped)
 		net_rx_extend(io, &b, (size_t)len);	/* else dropped below */
 	if (len < (ssize_t)io->hdr_len || (size_t)len > b.total) {
-		net_rx_giveback(io, &b, mrg);
+		net_rx_giveback(io, io->s->chains, b.nc, mrg);
 		net_rx_count_bad(io, len, b.total, mrg);
 		return 0;
 	}
@@ -938,17 +936,16 @@ static inline int net_rx_frame(const struct net_io *io, struct net_rx_ahead *a,
 		return ret;
 	}
 	/* net_rx_gathered() takes chains[0], the latest pop, and pops on */
+	ret = 0;
 	if (a->have > 1 || a->at) {
 		vq_discard(io->vq, c, a->have - a->at);
 		a->off = true;
 		c = &io->s->chains[0];
 		ret = vq_pop(io->vq, c);
-		if (ret) {
-			a->at = a->have = 0;
-			return ret == -EAGAIN ? -ENOBUFS : ret;
-		}
 	}
 	a->at = a->have = 0;
+	if (ret)
+		return ret == -EAGAIN ? -ENOBUFS : ret;
 	return net_rx_gathered(io, c, peek);
 }
 
