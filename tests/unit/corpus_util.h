@@ -81,10 +81,7 @@ static inline unsigned int corpus_load(const char *dir)
  */
 static inline uint64_t corpus_rng(void)
 {
-	corpus_rng_state ^= corpus_rng_state << 13;
-	corpus_rng_state ^= corpus_rng_state >> 7;
-	corpus_rng_state ^= corpus_rng_state << 17;
-	return corpus_rng_state;
+	return test_xorshift(&corpus_rng_state);
 }
 
 /**

@@ -47,10 +47,7 @@ static struct rt R;
 
 static uint32_t rnd(uint32_t n)
 {
-	R.rng ^= R.rng << 13;
-	R.rng ^= R.rng >> 7;
-	R.rng ^= R.rng << 17;
-	return (uint32_t)(R.rng % n);
+	return (uint32_t)(test_xorshift(&R.rng) % n);
 }
 
 static uint64_t rnd_gpa(uint32_t len)

@@ -278,10 +278,7 @@ static uint64_t burst_rng;
 
 static uint32_t burst_rnd(uint32_t n)
 {
-	burst_rng ^= burst_rng << 13;
-	burst_rng ^= burst_rng >> 7;
-	burst_rng ^= burst_rng << 17;
-	return (uint32_t)(burst_rng % n);
+	return (uint32_t)(test_xorshift(&burst_rng) % n);
 }
 
 /* Add one buffer of kind @k (token @tok) to the driver side of @t */

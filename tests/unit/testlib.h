@@ -10,12 +10,29 @@
 #define VNET_TESTLIB_H
 
 #include <dirent.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int t_num, t_failed, t_skipped, t_case_failed, t_case_skipped;
 static char t_skip_reason[256];
+
+/**
+ * test_xorshift() - The next number of a fixed-seed generator (xorshift64)
+ * @state:	Its state, not 0; advanced
+ *
+ * Random tests and corpus mutations replay the same sequence every run.
+ *
+ * Return: 64 pseudo-random bits
+ */
+static inline uint64_t test_xorshift(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
 
 #define CHECK(cond)							\
 	do {								\
