@@ -90,9 +90,21 @@ struct host_ops {
 	/**
 	 * @rx_peek_len: length of the next frame waiting on @pair including
 	 * the vnet header, 0 if none, -errno if unknown (the caller then
-	 * offers buffers for the largest frame).
+	 * offers buffers for the largest frame, or asks @rx_fill first).
 	 */
 	ssize_t (*rx_peek_len)(struct host *host, unsigned int pair);
+	/**
+	 * @rx_fill: optional (NULL: @rx reads the host queue frame by frame):
+	 * read what waits on @pair's host queue, up to the host's batch, into
+	 * the host's own buffers through the calling thread's @ring, in one
+	 * call; @rx_peek_len then tells each held frame's length and @rx
+	 * copies it out, in queue order. Called when @rx_peek_len says
+	 * -errno (nothing held).
+	 * Return: frames held (> 0), 0 if the queue was empty, -errno if
+	 * nothing was tried (read this frame with @rx).
+	 */
+	int (*rx_fill)(struct host *host, unsigned int pair,
+		       struct tap_uring *ring);
 	/**
 	 * @rx_fd: descriptor that polls readable when @pair may have a frame
 	 * for the guest; -1 if the host side never produces frames, or

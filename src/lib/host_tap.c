@@ -10,9 +10,21 @@
  * Frames move with one readv/writev syscall straight from and to guest memory;
  * guest TX bursts may instead go through the worker's io_uring (tx_batch,
  * tap_uring.c): one syscall for the burst.
- * The tun driver cannot tell the length of the next frame, so
- * rx_peek_len() says -EOPNOTSUPP and net.c offers room for the largest one
- * plus a byte: a frame that fills the buffers completely was truncated.
+ * The tun driver cannot tell the length of the next frame, so without
+ * frames held rx_peek_len() says -EOPNOTSUPP and net.c offers room for the
+ * largest one plus a byte: a frame that fills the buffers completely was
+ * truncated.
+ *
+ * RX through the worker's io_uring (rx_fill, "RX batch" below): one
+ * io_uring_enter() reads up to TAP_RX_BATCH frames into this queue's own
+ * buffers; rx_peek_len() then tells each one's length, so net.c pops the
+ * guest buffers ahead and copies each frame into the chain that holds it.
+ * One syscall a batch instead of one readv() a frame, for one copy of the
+ * frame in our memory: small frames at high rates only. After a batch with
+ * a frame over TAP_RX_COPY_MAX (a TSO stream) the next TAP_RX_DIRECT
+ * frames are read straight into guest memory again, as above, and so is
+ * every frame while the queue empties every few dozen frames
+ * (TAP_RX_STRETCH).
  * Adopted fds belong to the parent: close() leaves them open.
  *
  * A TAP this file creates is brought up (IFF_UP) at once: a down TAP fails
@@ -29,6 +41,7 @@
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <linux/if_tun.h>
@@ -40,8 +53,9 @@
 #include "reason.h"
 #include "tap_uring.h"
 #include "util.h"
+#include "vnet_hdr.h"
 
-/* #syscalls: read write readv writev ioctl */
+/* #syscalls: read write readv writev ioctl mmap munmap */
 
 /*
  * readv()/writev() through syscall(): glibc's wrappers are cancellation
@@ -56,6 +70,53 @@ static ssize_t host_tap_iov(long nr, int fd, const struct iovec *iov,
 
 #define TAP_OFFLOADS	(TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN)
 
+/*
+ * RX batch: frames one fill reads at most, the reads of a first fill,
+ * each buffer's size (the largest frame with its header, and a byte to
+ * see a cut one) and their distance: not a multiple of 4 KiB, so the
+ * first cache lines of the buffers do not all fall in one cache set.
+ * A fill with a frame over TAP_RX_COPY_MAX bytes sends the next
+ * TAP_RX_DIRECT frames straight to guest memory. Batches are read only
+ * while the queue gives at least TAP_RX_STRETCH frames from one time it
+ * is found empty to the next: below that (a wake every few dozen frames)
+ * the batch's copy and its reads that find the queue empty cost more than
+ * the readv() syscalls they save (docs/performance.md).
+ */
+#define TAP_RX_BATCH		32
+#define TAP_RX_FIRST		4
+#define TAP_RX_SLOT		(VNET_FRAME_MAX + VNET_HDR_MAX + 1)
+#define TAP_RX_STRIDE		((TAP_RX_SLOT + 4095) / 4096 * 4096 + 128)
+#define TAP_RX_COPY_MAX		2048
+#define TAP_RX_DIRECT		64
+#define TAP_RX_STRETCH		64
+_Static_assert(TAP_RX_BATCH <= TAP_URING_ENTRIES, "RX batch larger than the ring");
+
+/**
+ * struct tap_rxq - One queue's RX batch (worker thread of the pair only)
+ * @buf:	TAP_RX_BATCH buffers, TAP_RX_STRIDE apart (reserved, pages
+ *		committed as frames touch them)
+ * @len:	Held frame k: its length, or -EMSGSIZE if it was cut
+ * @slot:	Held frame k: the buffer it is in
+ * @at:		Next held frame to give
+ * @n:		Frames held
+ * @want:	Reads the next fill asks for (TAP_RX_FIRST..TAP_RX_BATCH)
+ * @run:	Frames read (batched or not) since the queue was last found
+ *		empty
+ * @last:	Frames between the last two times it was found empty
+ * @direct:	Frames still to read straight into guest memory
+ */
+struct tap_rxq {
+	uint8_t *buf;
+	int32_t len[TAP_RX_BATCH];
+	uint8_t slot[TAP_RX_BATCH];
+	unsigned int at;
+	unsigned int n;
+	unsigned int want;
+	unsigned int run;
+	unsigned int last;
+	unsigned int direct;
+};
+
 /**
  * struct tap_priv - The TAP queues of one port
  * @fds:	Queue fd of each pair
@@ -63,6 +124,7 @@ static ssize_t host_tap_iov(long nr, int fd, const struct iovec *iov,
  * @npairs:	Queues open
  * @name:	Interface name, for messages
  * @eio:	A write failed with EIO (link down) since host_tap_take_eio()
+ * @rxq:	RX batch of each pair
  */
 struct tap_priv {
 	int fds[VNET_MAX_PAIRS];
@@ -70,6 +132,7 @@ struct tap_priv {
 	bool eio;
 	unsigned int npairs;
 	char name[IFNAMSIZ];
+	struct tap_rxq rxq[VNET_MAX_PAIRS];
 };
 
 static void host_tap_close(struct host *host)
@@ -82,6 +145,9 @@ static void host_tap_close(struct host *host)
 	for (i = 0; i < p->npairs; i++)
 		if (!p->adopted && p->fds[i] >= 0)
 			close(p->fds[i]);
+	for (i = 0; i < VNET_MAX_PAIRS; i++)
+		if (p->rxq[i].buf)
+			munmap(p->rxq[i].buf, (size_t)TAP_RX_BATCH * TAP_RX_STRIDE);
 	free(p);
 	host->priv = NULL;
 	host->npairs = 0;
@@ -198,6 +264,25 @@ err:
 			  name, strerror(-ret));
 }
 
+/* Reserve a queue's RX batch buffers: no page is committed until used */
+static int host_tap_rxq_init(const struct tap_priv *p, struct tap_rxq *q,
+			     struct reason *why)
+{
+	int ret;
+
+	q->buf = mmap(NULL, (size_t)TAP_RX_BATCH * TAP_RX_STRIDE,
+		      PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (q->buf == MAP_FAILED) {
+		ret = -errno;
+		q->buf = NULL;
+		return reason_set(why, ret, "tap %s: RX buffers: %s", p->name,
+				  strerror(-ret));
+	}
+	q->want = TAP_RX_FIRST;
+	return 0;
+}
+
 static int host_tap_open(struct host *host, const struct host_cfg *cfg,
 		       struct reason *why)
 {
@@ -234,6 +319,9 @@ static int host_tap_open(struct host *host, const struct host_cfg *cfg,
 		if (ret < 0)
 			goto err_close;
 		p->npairs = i + 1;
+		ret = host_tap_rxq_init(p, &p->rxq[i], why);
+		if (ret)
+			goto err_close;
 	}
 	if (created) {
 		ret = host_tap_link_up(p->name, why);
@@ -385,21 +473,133 @@ const char *host_tap_take_eio(struct host *host)
 	return p->name;
 }
 
+/* The queue was found empty: the stretch since the last time ends (an
+ * empty one, a read that found nothing at all, keeps the estimate) */
+static void host_tap_rx_empty(struct tap_rxq *q)
+{
+	if (q->run)
+		q->last = q->run;
+	q->run = 0;
+}
+
+/*
+ * How many reads the next fill asks for. A read that finds the queue
+ * empty costs nearly what one that gets a frame does, so the fills of one
+ * wake should together ask for one more than the frames waiting. At a
+ * steady rate a wake finds about what the one before found (@q->last,
+ * from one empty queue to the next): ask for what is left of that, plus
+ * one; just past it, for TAP_RX_FIRST (frames that came in meanwhile);
+ * further past it (the rate went up), for twice the last fill. @asked:
+ * reads the fill just made, @q->n of them got a frame.
+ */
+static void host_tap_rx_plan(struct tap_rxq *q, unsigned int asked)
+{
+	unsigned int left;
+
+	q->run += q->n;
+	if (q->n < asked) {
+		host_tap_rx_empty(q);
+		left = q->last;
+	} else if (q->last > q->run) {
+		left = q->last - q->run;
+	} else {
+		/* past the estimate: a few came in meanwhile, or the rate
+		 * went up (a full fill past it already: double) */
+		left = q->run > q->last + asked ? 2 * asked - 1 : TAP_RX_FIRST - 1;
+	}
+	q->want = MIN(MAX(left + 1, (unsigned int)TAP_RX_FIRST),
+		      (unsigned int)TAP_RX_BATCH);
+}
+
+/*
+ * Read what waits on the queue into the batch buffers, one io_uring_enter()
+ * for up to @q->want reads (host_tap_rx_plan()). The reads run in order, so
+ * the frames they got are in queue order by buffer even if a frame came in
+ * just after a read found the queue empty.
+ */
+static int host_tap_rx_fill(struct host *host, unsigned int pair,
+			    struct tap_uring *ring)
+{
+	struct tap_priv *p = host->priv;
+	int res[TAP_RX_BATCH], err = 0, ret;
+	struct tap_rxq *q;
+	bool big = false;
+	unsigned int k;
+
+	if (!p || pair >= p->npairs || !p->rxq[pair].buf)
+		return -EINVAL;
+	q = &p->rxq[pair];
+	if (q->at < q->n)
+		return (int)(q->n - q->at);
+	if (q->direct || q->last < TAP_RX_STRETCH)
+		return -EOPNOTSUPP;
+	ret = tap_uring_read(ring, p->fds[pair], q->buf, TAP_RX_STRIDE,
+			     TAP_RX_SLOT, q->want, res);
+	if (ret)
+		return ret;
+	q->at = q->n = 0;
+	for (k = 0; k < q->want; k++) {
+		if (res[k] <= 0) {
+			/* 0: no frame; EAGAIN: empty; else an error */
+			if (res[k] < 0 && res[k] != -EAGAIN)
+				err = res[k];
+			continue;
+		}
+		big |= res[k] > TAP_RX_COPY_MAX;
+		q->slot[q->n] = (uint8_t)k;
+		q->len[q->n++] = res[k] >= (int)TAP_RX_SLOT ? -EMSGSIZE : res[k];
+	}
+	host_tap_rx_plan(q, k);
+	if (big)
+		q->direct = TAP_RX_DIRECT;
+	/* an error with nothing read: the per-frame read reports it */
+	if (!q->n && err)
+		return err;
+	return (int)q->n;
+}
+
+/* Give the next held frame: copy it into @iov (it is consumed either way) */
+static ssize_t host_tap_rx_held(struct tap_rxq *q, const struct iovec *iov,
+				unsigned int iovcnt)
+{
+	const uint8_t *src = q->buf + (size_t)q->slot[q->at] * TAP_RX_STRIDE;
+	int32_t len = q->len[q->at++];
+	size_t off = 0, n;
+	unsigned int i;
+
+	if (len < 0)
+		return len;
+	for (i = 0; i < iovcnt && off < (size_t)len; i++) {
+		n = MIN((size_t)len - off, iov[i].iov_len);
+		memcpy(iov[i].iov_base, src + off, n);
+		off += n;
+	}
+	return off < (size_t)len ? -EMSGSIZE : len;
+}
+
 static ssize_t host_tap_rx(struct host *host, unsigned int pair,
 			 const struct iovec *iov, unsigned int iovcnt)
 {
 	struct tap_priv *p = host->priv;
+	struct tap_rxq *q;
 	size_t room = 0;
 	unsigned int i;
 	ssize_t n;
 
 	if (!p || pair >= p->npairs)
 		return -EINVAL;
+	q = &p->rxq[pair];
+	if (q->at < q->n)
+		return host_tap_rx_held(q, iov, iovcnt);
+	q->direct -= q->direct > 0;
 	n = host_tap_iov(SYS_readv, p->fds[pair], iov, iovcnt);
-	if (n < 0)
-		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
-	if (n == 0)
+	if (n <= 0 && (!n || errno == EWOULDBLOCK)) {
+		host_tap_rx_empty(q);
 		return -EAGAIN;
+	}
+	if (n < 0)
+		return -errno;
+	q->run++;
 	/*
 	 * A frame that did not fit is cut: older kernels report its full
 	 * length, newer ones what they copied. Callers offer one byte more
@@ -412,11 +612,18 @@ static ssize_t host_tap_rx(struct host *host, unsigned int pair,
 	return n;
 }
 
+/* A held frame's length (a cut one: the largest, net.c then drops it) */
 static ssize_t host_tap_rx_peek_len(struct host *host, unsigned int pair)
 {
-	(void)host;
-	(void)pair;
-	return -EOPNOTSUPP;
+	const struct tap_priv *p = host->priv;
+	const struct tap_rxq *q;
+
+	if (!p || pair >= p->npairs)
+		return -EINVAL;
+	q = &p->rxq[pair];
+	if (q->at == q->n)
+		return -EOPNOTSUPP;
+	return q->len[q->at] < 0 ? (ssize_t)TAP_RX_SLOT : q->len[q->at];
 }
 
 static int host_tap_fd(struct host *host, unsigned int pair)
@@ -437,6 +644,7 @@ const struct host_ops host_tap_ops = {
 	.tx_batch = host_tap_tx_batch,
 	.rx = host_tap_rx,
 	.rx_peek_len = host_tap_rx_peek_len,
+	.rx_fill = host_tap_rx_fill,
 	.rx_fd = host_tap_fd,
 	.queue_fd = host_tap_fd,
 	.close = host_tap_close,

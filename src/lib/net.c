@@ -949,6 +949,26 @@ static inline int net_rx_frame(const struct net_io *io, struct net_rx_ahead *a,
 	return net_rx_gathered(io, c, peek);
 }
 
+/*
+ * The next frame's length, as rx_peek_len() says. A host side that holds
+ * nothing and can read a batch into its own buffers (tap with the
+ * thread's io_uring: rx_fill) reads one first, so that its frames, too,
+ * come with their lengths (NET_RX_AHEAD pops, net_rx_fit()).
+ */
+static inline ssize_t net_rx_peek(const struct net_io *io)
+{
+	const struct host_ops *ops = io->host->ops;
+	ssize_t peek = ops->rx_peek_len(io->host, io->pair);
+	int got;
+
+	if (peek >= 0 || !io->s->uring || !ops->rx_fill)
+		return peek;
+	got = ops->rx_fill(io->host, io->pair, io->s->uring);
+	if (got < 0)
+		return peek;
+	return got ? ops->rx_peek_len(io->host, io->pair) : 0;
+}
+
 /**
  * net_rx_one() - Receive one frame from the host side into guest RX buffers
  * @io:		RX ring of the pair
@@ -992,7 +1012,7 @@ unsigned int net_rx_burst(const struct net_io *io, unsigned int max,
 
 	*bytes = 0;
 	while (n < max && *bytes < max_bytes) {
-		peek = io->host->ops->rx_peek_len(io->host, io->pair);
+		peek = net_rx_peek(io);
 		if (!peek) {
 			ret = -EAGAIN;
 			break;

@@ -1,25 +1,33 @@
 // SPDX-License-Identifier: MIT
 /*
- * tap_uring.c - batched TAP TX through io_uring (liburing, the field's
+ * tap_uring.c - batched TAP I/O through io_uring (liburing, the field's
  * standard userspace library for it): each data path thread owns one small
- * ring, created when the thread starts and torn down when it ends; a burst
- * of guest frames becomes that many independent IORING_OP_WRITEV requests
- * handed over with one io_uring_enter(). The tun driver copies each frame
- * inline during the submission, so one syscall replaces one writev() per
- * frame. Requests are not linked: a linked chain leaves io_uring's inline
- * path (measured -9 %, docs/performance.md).
+ * ring, created when the thread starts and torn down when it ends.
+ * - TX: a burst of guest frames becomes that many independent
+ *   IORING_OP_WRITEV requests handed over with one io_uring_enter(). The
+ *   tun driver copies each frame inline during the submission, so one
+ *   syscall replaces one writev() per frame.
+ * - RX: up to a batch of IORING_OP_READ requests, each into its own buffer
+ *   of the caller's, read what waits on a TAP queue with one
+ *   io_uring_enter(); on the O_NONBLOCK queue a read that finds it empty
+ *   completes with -EAGAIN instead of waiting.
+ * Requests are not linked: a linked chain leaves io_uring's inline path
+ * (measured -9 %, docs/performance.md).
  *
  * Security model: io_uring operations are not seen by seccomp, so the ring
  * itself is confined. It is created IORING_SETUP_R_DISABLED, registers
- * IORING_REGISTER_RESTRICTIONS allowing exactly one SQE op (WRITEV), no
- * SQE flags (no fixed files, links, drains or async punts) and no register
- * op, and only then IORING_REGISTER_ENABLE_RINGS: any other op completes
- * with -EACCES and no further register call is accepted. Nothing the guest
- * sends reaches this file but frame iovecs that net.c validated.
+ * IORING_REGISTER_RESTRICTIONS allowing exactly two SQE ops (WRITEV,
+ * READ), no SQE flags (no fixed files, links, drains or async punts) and
+ * no register op, and only then IORING_REGISTER_ENABLE_RINGS: any other op
+ * completes with -EACCES and no further register call is accepted. The
+ * two ops are what the thread's own writev()/read() syscalls may do
+ * anyway. Nothing the guest sends reaches this file but frame iovecs that
+ * net.c validated; reads land in host_tap.c's buffers, never in guest
+ * memory.
  *
  * What it leaves to others: which frames to send and what a failure means
- * (net.c), the TAP fds (host_tap.c), when a thread starts (worker.c),
- * which engine the operator asked for (vnetd --tap-io).
+ * (net.c), the TAP fds and the RX buffers (host_tap.c), when a thread
+ * starts (worker.c), which engine the operator asked for (vnetd --tap-io).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -133,16 +141,18 @@ static int tap_uring_register(struct io_uring *ring, unsigned int op,
 	       -errno : 0;
 }
 
-/* Only WRITEV, no SQE flag, no register op once enabled */
+/* Only WRITEV and READ, no SQE flag, no register op once enabled */
 static int tap_uring_restrict(struct io_uring *ring)
 {
-	struct io_uring_restriction res[2];
+	struct io_uring_restriction res[3];
 
 	memset(res, 0, sizeof(res));
 	res[0].opcode = IORING_RESTRICTION_SQE_OP;
 	res[0].sqe_op = IORING_OP_WRITEV;
-	res[1].opcode = IORING_RESTRICTION_SQE_FLAGS_ALLOWED;
-	res[1].sqe_flags = 0;
+	res[1].opcode = IORING_RESTRICTION_SQE_OP;
+	res[1].sqe_op = IORING_OP_READ;
+	res[2].opcode = IORING_RESTRICTION_SQE_FLAGS_ALLOWED;
+	res[2].sqe_flags = 0;
 	return tap_uring_register(ring, IORING_REGISTER_RESTRICTIONS, res,
 				  ARRAY_SIZE(res));
 }
@@ -283,6 +293,40 @@ static unsigned int tap_uring_reap(struct tap_uring *u, unsigned int n, int *res
 	return seen;
 }
 
+/*
+ * Hand the @n requests just queued to the kernel and wait until every one
+ * completed, their results in @res (indexed by user_data).
+ */
+static void tap_uring_run(struct tap_uring *u, unsigned int n, int *res)
+{
+	unsigned int got = 0;
+	int ret;
+
+	do {
+		/*
+		 * Submits what the kernel has not consumed yet and waits for
+		 * the rest. EINTR, EAGAIN (no memory for requests) and EBUSY
+		 * are transient; anything else is a misuse of the ring (wrong
+		 * thread, closed fd), our bug, and requests pointing into
+		 * the caller's memory may still be pending: stop here.
+		 */
+		ret = io_uring_submit_and_wait(&u->ring, n - got);
+		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
+			abort();
+		got += tap_uring_reap(u, n, res);
+	} while (got < n);
+}
+
+/* The next SQE: every earlier request was reaped, so the SQ has room */
+static struct io_uring_sqe *tap_uring_sqe(struct tap_uring *u)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+
+	if (!sqe)
+		abort();
+	return sqe;
+}
+
 /**
  * tap_uring_writev() - Write @n frames to @fd, each as its own writev
  * @u:		Ring of the calling thread
@@ -305,34 +349,62 @@ static unsigned int tap_uring_reap(struct tap_uring *u, unsigned int n, int *res
 int tap_uring_writev(struct tap_uring *u, int fd, struct iovec *const *iov,
 		     const unsigned int *cnt, unsigned int n, int *res)
 {
-	unsigned int k, got = 0;
-	int ret;
+	unsigned int k;
 
 	if (!u || !n || n > TAP_URING_ENTRIES)
 		return -EINVAL;
 	for (k = 0; k < n; k++) {
-		struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+		struct io_uring_sqe *sqe = tap_uring_sqe(u);
 
-		/* every earlier request was reaped: the SQ has room for 64 */
-		if (!sqe)
-			abort();
 		io_uring_prep_writev(sqe, fd, iov[k], cnt[k], 0);
 		io_uring_sqe_set_data64(sqe, k);
 		res[k] = -ECANCELED;
 	}
-	do {
-		/*
-		 * Submits what the kernel has not consumed yet and waits for
-		 * the rest. EINTR, EAGAIN (no memory for requests) and EBUSY
-		 * are transient; anything else is a misuse of the ring (wrong
-		 * thread, closed fd), our bug, and requests pointing into
-		 * the caller's stack may still be pending: stop here.
-		 */
-		ret = io_uring_submit_and_wait(&u->ring, n - got);
-		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
-			abort();
-		got += tap_uring_reap(u, n, res);
-	} while (got < n);
+	tap_uring_run(u, n, res);
+	return 0;
+}
+
+/**
+ * tap_uring_read() - Read up to @n frames from @fd, each into its own buffer
+ * @u:		Ring of the calling thread
+ * @fd:		TAP queue fd, O_NONBLOCK: a read that finds the queue empty
+ *		completes at once with -EAGAIN, it never waits
+ * @base:	Buffer k starts at @base + k * @stride
+ * @stride:	Distance between buffers
+ * @len:	Bytes each buffer holds, at most @stride
+ * @n:		Reads, 1..TAP_URING_ENTRIES
+ * @res:	Output: per buffer, the read's result (bytes or -errno)
+ *
+ * Independent requests, as tap_uring_writev()'s: the kernel runs them in
+ * submission order, so the frames that were read are in queue order by
+ * buffer index, a buffer whose read found the queue empty in between
+ * (-EAGAIN) notwithstanding. Returns only when every read completed.
+ *
+ * Context: the thread that created @u; no allocation, no lock; one
+ * io_uring_enter() unless interrupted
+ * Return: 0 (@res says what each read got), -EINVAL if @n or @len is out
+ *	   of range
+ */
+int tap_uring_read(struct tap_uring *u, int fd, uint8_t *base, size_t stride,
+		   size_t len, unsigned int n, int *res)
+{
+	unsigned int k;
+
+	if (!u || !n || n > TAP_URING_ENTRIES || len > stride ||
+	    len > UINT32_MAX)
+		return -EINVAL;
+	for (k = 0; k < n; k++) {
+		struct io_uring_sqe *sqe = tap_uring_sqe(u);
+
+		io_uring_prep_read(sqe, fd, base + k * stride, (unsigned int)len,
+				   0);
+		/* io_uring arms a poll for an empty pollable file, whatever
+		 * its O_NONBLOCK: RWF_NOWAIT makes the read say EAGAIN */
+		sqe->rw_flags = RWF_NOWAIT;
+		io_uring_sqe_set_data64(sqe, k);
+		res[k] = -ECANCELED;
+	}
+	tap_uring_run(u, n, res);
 	return 0;
 }
 
@@ -342,8 +414,8 @@ int tap_uring_writev(struct tap_uring *u, int fd, struct iovec *const *iov,
  * @opcode:	IORING_OP_*
  * @sqe_flags:	IOSQE_* flags
  *
- * The unit test's proof of the restrictions: every op but WRITEV, and
- * WRITEV with any flag, must complete with -EACCES. The request has no
+ * The unit test's proof of the restrictions: every op but WRITEV and
+ * READ, and those with any flag, must complete with -EACCES. The request has no
  * fd or buffer (-1, NULL, 0).
  *
  * Context: the thread that created @u, never on the data path
@@ -416,6 +488,19 @@ int tap_uring_writev(struct tap_uring *u, int fd, struct iovec *const *iov,
 	(void)fd;
 	(void)iov;
 	(void)cnt;
+	(void)n;
+	(void)res;
+	return -EOPNOTSUPP;
+}
+
+int tap_uring_read(struct tap_uring *u, int fd, uint8_t *base, size_t stride,
+		   size_t len, unsigned int n, int *res)
+{
+	(void)u;
+	(void)fd;
+	(void)base;
+	(void)stride;
+	(void)len;
 	(void)n;
 	(void)res;
 	return -EOPNOTSUPP;

@@ -138,6 +138,11 @@ int vu_dev_drain_pair(struct vnet_pair *p, struct host *host,
 	int ret = -ENOBUFS;
 
 	for (n = 0; n < VU_UP_DRAIN_MAX; n++) {
+		/* what it holds, not what waits in a kernel queue (tap) */
+		if (host->ops->rx_peek_len(host, p->index) <= 0) {
+			ret = -EAGAIN;
+			break;
+		}
 		ret = net_rx_one(&io);
 		if (ret == -ENOSPC)
 			vu_up_flush(&p->rx);	/* chains in flight hold scratch */
@@ -160,9 +165,10 @@ int vu_dev_drain_pair(struct vnet_pair *p, struct host *host,
  *
  * A host whose queues are kernel objects (TAP: handed over as fds) keeps
  * its frames across the hand-over by itself; a generator's frames are made
- * up. A host that holds its guest's own frames in our memory (it has a
- * reset(), host.h: loop) would lose them with this process: each started,
- * enabled RX ring takes what it has buffers for (vu_dev_drain_pair()). Does
+ * up. A host that holds frames in our memory (it has a reset(), host.h:
+ * loop; or an rx_fill(): the frames a TAP batch read and no guest buffer
+ * took yet) would lose them with this process: each started, enabled RX
+ * ring takes what it has buffers for (vu_dev_drain_pair()). Does
  * not wait: the caller calls again while the result is not 0, as long as
  * it may keep the workers parked (vnetd's upgrade.c).
  *
@@ -175,7 +181,8 @@ unsigned int vu_dev_drain_host(struct vu_dev *d)
 	struct net_scratch *s = NULL;
 	unsigned int i, left = 0;
 
-	if (!host || !host->ops->reset || !host->ops->rx_peek_len)
+	if (!host || (!host->ops->reset && !host->ops->rx_fill) ||
+	    !host->ops->rx_peek_len)
 		return 0;
 	for (i = 0; i < d->cfg.queues; i++) {
 		struct vnet_pair *p = &d->pairs[i];

@@ -192,7 +192,7 @@ struct worker_pool;
  *		(control thread only)
  * @poll_us:	Busy-poll window: the largest of its ports' --poll-us
  * @wp:		Them
- * @s:		net.c scratch (@s.uring: the thread's TAP TX io_uring,
+ * @s:		net.c scratch (@s.uring: the thread's TAP io_uring,
  *		tap_uring.h, made when the thread starts; NULL: writev)
  * @rl:		Rate limit of ring break lines
  */
@@ -855,7 +855,9 @@ static void worker_pair_setup(struct worker *w, struct wpair *wp)
 	wp->tx_blocked = false;
 	wp->host_armed = false;
 	wp->host_fd = host->ops->rx_fd(host, p->index);
-	wp->rx_peek = host->ops->rx_peek_len(host, p->index) >= 0;
+	/* a host with an fd tells lengths only of frames it holds (tap) */
+	wp->rx_peek = wp->host_fd < 0 &&
+		      host->ops->rx_peek_len(host, p->index) >= 0;
 	if (wp->host_fd >= 0 && !wp->rx_peek)
 		w->need_poll_events = true;
 	if (p->rx.started && !p->kernel)
@@ -1047,10 +1049,11 @@ static void worker_loop(struct worker *w)
 _Static_assert(NET_TX_BURST <= TAP_URING_ENTRIES, "TX burst larger than the TAP TX ring");
 
 /*
- * The thread's TAP TX ring, for its whole life (never made on the hot
- * path): a port's own thread makes one if the port's host batches, a
- * group's thread always (any port may come). A refusal, unless the
- * operator chose writev, is one line; the thread then writes per frame.
+ * The thread's TAP ring (TX bursts, RX batches), for its whole life
+ * (never made on the hot path): a port's own thread makes one if the
+ * port's host batches, a group's thread always (any port may come). A
+ * refusal, unless the operator chose writev, is one line; the thread then
+ * writes and reads per frame.
  */
 
 static void worker_uring_init(struct worker *w)
@@ -1064,10 +1067,10 @@ static void worker_uring_init(struct worker *w)
 	if (!ret || ret == -EOPNOTSUPP)
 		return;
 	if (w->pool)
-		log_warn("port %s: worker %u: tap TX uses writev: %s",
+		log_warn("port %s: worker %u: tap I/O uses readv/writev: %s",
 			 w->pool->name, w->id, why.msg);
 	else
-		log_warn("worker group thread %u: tap TX uses writev: %s",
+		log_warn("worker group thread %u: tap I/O uses readv/writev: %s",
 			 w->id, why.msg);
 }
 

@@ -262,7 +262,7 @@ static int main_tap_io(const struct vnetd_cfg *cfg)
 		return ret;
 	}
 	if (cfg->tap_io == TAP_IO_AUTO && ret == TAP_IO_WRITEV && why.msg[0])
-		log_warn("--tap-io auto: TAP TX uses writev: %s", why.msg);
+		log_warn("--tap-io auto: TAP I/O uses readv/writev: %s", why.msg);
 	return 0;
 }
 

@@ -227,8 +227,8 @@ static void metrics_migration_text(struct sbuf *b, const struct vnetd_port *p)
 static const char *metrics_tap_io(void)
 {
 	return tap_uring_mode() == TAP_IO_URING ?
-	       "io_uring, a burst per io_uring_enter (--tap-io)" :
-	       "writev, one per frame (--tap-io)";
+	       "io_uring, a TX burst or an RX batch per io_uring_enter (--tap-io)" :
+	       "readv/writev, one per frame (--tap-io)";
 }
 
 /**
@@ -258,7 +258,7 @@ void metrics_status_text(struct sbuf *b, struct vnetd_port *ports,
 			    p->cfg.queues, vhost_mode_name(p->cfg.vhost_net));
 		metrics_printf(b, "  vhost-net: %s\n", p->vhost.reason);
 		if (!strcmp(p->cfg.backend, "tap"))
-			metrics_printf(b, "  tap TX: %s\n", metrics_tap_io());
+			metrics_printf(b, "  tap I/O: %s\n", metrics_tap_io());
 		metrics_printf(b, "  connections %llu, refused %llu, closed on error %llu\n",
 			    (unsigned long long)p->connects,
 			    (unsigned long long)p->refused,

@@ -62,7 +62,7 @@ else
 fi
 if [ "$URING" = 1 ]; then
 	send_check "$TMP/a.sock" "$TAPA" "$TMP/a.ctl" pa uring
-	"$VNETCTL" status --socket "$TMP/a.ctl" | grep -q "tap TX: io_uring" &&
+	"$VNETCTL" status --socket "$TMP/a.ctl" | grep -q "tap I/O: io_uring" &&
 		ok "vnetctl status names the engine" ||
 		not_ok "status: $("$VNETCTL" status --socket "$TMP/a.ctl")"
 	# a port added after the sandbox, its own thread: ring made under seccomp
@@ -76,7 +76,7 @@ if [ "$URING" = 1 ]; then
 	fi
 	kill -0 "$PID" 2>/dev/null && ! grep -q "seccomp" "$TMP/a.log" &&
 		ok "vnetd alive, no seccomp trap" || not_ok "vnetd died: $(cat "$TMP/a.log")"
-	grep -q "tap TX uses writev" "$TMP/a.log" &&
+	grep -q "tap I/O uses readv/writev" "$TMP/a.log" &&
 		not_ok "a worker fell back: $(cat "$TMP/a.log")" || ok "no worker fell back to writev"
 fi
 

@@ -4,7 +4,8 @@
  * host_tap's tx_batch and net_tx_burst): a worker sends bursts through its
  * io_uring and the frames come out of the TAP in ring order, exactly once;
  * anti-spoofing still drops what it must on that path; the ring refuses
- * every op but WRITEV (and any SQE flag, and register calls); --tap-io
+ * every op but WRITEV and READ (RX batches: test_tap_rx_batch.c), any SQE
+ * flag, and register calls; --tap-io
  * writev still sends, with no ring made; so does auto where a seccomp
  * filter refuses io_uring_setup (as a container's profile does), while
  * --tap-io uring then fails with the reason. Bursts of chains with ~100
@@ -327,7 +328,7 @@ static void test_writev_fallback(void)
 	RUN_NETNS(case_writev);
 }
 
-/* Only WRITEV, no SQE flag, no register call */
+/* Only WRITEV and READ, no SQE flag, no register call */
 static void test_restricted(void)
 {
 	const char *why = test_uring_refused();
@@ -340,10 +341,14 @@ static void test_restricted(void)
 	CHECK_EQ(tap_uring_try(u, IORING_OP_NOP, 0), -EACCES);
 	CHECK_EQ(tap_uring_try(u, IORING_OP_OPENAT, 0), -EACCES);
 	CHECK_EQ(tap_uring_try(u, IORING_OP_READV, 0), -EACCES);
+	CHECK_EQ(tap_uring_try(u, IORING_OP_WRITE, 0), -EACCES);
 	CHECK_EQ(tap_uring_try(u, IORING_OP_WRITEV, IOSQE_IO_LINK), -EACCES);
 	CHECK_EQ(tap_uring_try(u, IORING_OP_WRITEV, IOSQE_FIXED_FILE), -EACCES);
-	/* the allowed op gets past the restriction: fd -1 is the next check */
+	CHECK_EQ(tap_uring_try(u, IORING_OP_READ, IOSQE_FIXED_FILE), -EACCES);
+	CHECK_EQ(tap_uring_try(u, IORING_OP_READ, IOSQE_BUFFER_SELECT), -EACCES);
+	/* the allowed ops get past the restriction: fd -1 is the next check */
 	CHECK_EQ(tap_uring_try(u, IORING_OP_WRITEV, 0), -EBADF);
+	CHECK_EQ(tap_uring_try(u, IORING_OP_READ, 0), -EBADF);
 	CHECK_EQ(tap_uring_try_register(u), -EACCES);
 	tap_uring_destroy(u);
 }
