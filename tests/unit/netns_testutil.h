@@ -99,6 +99,25 @@ static inline int test_if_up(const char *name)
 	return ret;
 }
 
+/*
+ * Set an int of interface @name with ioctl @req (SIOCSIFMTU, SIOCSIFTXQLEN:
+ * both take the union's int); 0 or -1
+ */
+static inline int test_if_set_int(const char *name, unsigned long req, int v)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM, 0), ret;
+
+	if (s < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	ifr.ifr_ifru.ifru_ivalue = v;
+	ret = ioctl(s, req, &ifr);
+	close(s);
+	return ret;
+}
+
 /* Non-blocking AF_PACKET socket bound to @name, all protocols; -1 on error */
 static inline int test_packet_sock(const char *name)
 {

@@ -176,9 +176,37 @@ static int tap_stream(struct dp_env *e, int s, unsigned long total)
 	return 0;
 }
 
-static int tap_uring_case(void)
+/*
+ * Run @run for 20,000 frames while counting allocations and locks, then
+ * close @s and @e. Return: 0 if the stream went through with none, else 1
+ * (and a line naming @what)
+ */
+static int tap_count(struct dp_env *e, int s,
+		     int (*run)(struct dp_env *, int, unsigned long),
+		     const char *what)
 {
 	unsigned long a, f, k;
+	int ret;
+
+	__atomic_store_n(&alloc_n_alloc, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&alloc_n_free, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&n_lock, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&alloc_counting, 1, __ATOMIC_SEQ_CST);
+	ret = run(e, s, 20000);
+	__atomic_store_n(&alloc_counting, 0, __ATOMIC_SEQ_CST);
+	a = alloc_n_alloc;
+	f = alloc_n_free;
+	k = n_lock;
+	close(s);
+	dp_cleanup(e);
+	if (ret || a || f || k)
+		fprintf(stderr, "  %s: stream %d, %lu allocations, %lu frees, "
+			"%lu mutex locks\n", what, ret, a, f, k);
+	return ret || a || f || k;
+}
+
+static int tap_uring_case(void)
+{
 	int s, ret, big = 8 << 20;
 	struct dp_env e;
 
@@ -196,21 +224,7 @@ static int tap_uring_case(void)
 			ret);
 		return 1;
 	}
-	__atomic_store_n(&alloc_n_alloc, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&alloc_n_free, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&n_lock, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&alloc_counting, 1, __ATOMIC_SEQ_CST);
-	ret = tap_stream(&e, s, 20000);
-	__atomic_store_n(&alloc_counting, 0, __ATOMIC_SEQ_CST);
-	a = alloc_n_alloc;
-	f = alloc_n_free;
-	k = n_lock;
-	close(s);
-	dp_cleanup(&e);
-	if (ret || a || f || k)
-		fprintf(stderr, "  tap/io_uring: stream %d, %lu allocations, %lu frees, "
-			"%lu mutex locks\n", ret, a, f, k);
-	return ret || a || f || k;
+	return tap_count(&e, s, tap_stream, "tap TX/io_uring");
 }
 
 static void test_tap_uring_tx(void) { RUN_NETNS_URING(tap_uring_case); }
@@ -253,9 +267,8 @@ static int tap_rx_stream(struct dp_env *e, int s, unsigned long total)
 static int tap_uring_rx_case(void)
 {
 	int fd = open("/proc/sys/net/ipv6/conf/default/disable_ipv6", O_WRONLY);
-	unsigned long a, f, k;
 	struct dp_env e;
-	int s, ret;
+	int s;
 
 	/* no frames of the kernel's own (IPv6 ND) among ours */
 	if (fd >= 0 && (write(fd, "1", 1) != 1 || close(fd)))
@@ -268,21 +281,7 @@ static int tap_uring_rx_case(void)
 	dp_post_rx(&e, 0);
 	if (tap_rx_stream(&e, s, 2000))	/* warm up */
 		return 1;
-	__atomic_store_n(&alloc_n_alloc, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&alloc_n_free, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&n_lock, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&alloc_counting, 1, __ATOMIC_SEQ_CST);
-	ret = tap_rx_stream(&e, s, 20000);
-	__atomic_store_n(&alloc_counting, 0, __ATOMIC_SEQ_CST);
-	a = alloc_n_alloc;
-	f = alloc_n_free;
-	k = n_lock;
-	close(s);
-	dp_cleanup(&e);
-	if (ret || a || f || k)
-		fprintf(stderr, "  tap RX/io_uring: stream %d, %lu allocations, "
-			"%lu frees, %lu mutex locks\n", ret, a, f, k);
-	return ret || a || f || k;
+	return tap_count(&e, s, tap_rx_stream, "tap RX/io_uring");
 }
 
 static void test_tap_uring_rx(void) { RUN_NETNS_URING(tap_uring_rx_case); }

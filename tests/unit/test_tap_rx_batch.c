@@ -63,19 +63,6 @@ static int no_ipv6(void)
 	return n == 1 ? 0 : -1;
 }
 
-static int set_mtu(const char *name, int mtu)
-{
-	struct ifreq ifr;
-	int s = socket(AF_INET, SOCK_DGRAM, 0), ret;
-
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	ifr.ifr_mtu = mtu;
-	ret = ioctl(s, SIOCSIFMTU, &ifr);
-	close(s);
-	return ret;
-}
-
 /* Send frame @k (@len bytes, byte i = k + i) into the TAP from the host */
 static int host_send(int s, unsigned int k, size_t len)
 {
@@ -211,7 +198,7 @@ static int case_host(void)
 	if (no_ipv6() || !h.ops || h.ops->open(&h, &cfg, &why) ||
 	    h.ops->configure(&h, F_V1, HDR))
 		TFAIL("tap open: %s", why.msg);
-	if (set_mtu(TAPN, MTU))
+	if (test_if_set_int(TAPN, SIOCSIFMTU, MTU))
 		TFAIL("mtu %d: %s", MTU, strerror(errno));
 	s = test_packet_sock(TAPN);
 	if (s < 0 || tap_uring_create(&u, &why))
@@ -280,6 +267,14 @@ static int case_host(void)
 	return 0;
 }
 
+/* One pair on TAP TAPN (no IPv6) in @e; the host's packet socket, or -1 */
+static int tap_env(struct dp_env *e)
+{
+	if (no_ipv6() || dp_init_cfg(e, VQ_SPLIT, F_V1, 1, "tap", TAPN))
+		return -1;
+	return test_packet_sock(TAPN);
+}
+
 /* A worker moves a stream from the TAP into the guest, in order, once */
 #define NSTREAM		3000u
 
@@ -292,13 +287,9 @@ static int case_worker(void)
 	int s, rings = -1;
 
 	alarm(60);
-	if (no_ipv6() || dp_init_cfg(&e, VQ_SPLIT, F_V1, 1, "tap", TAPN))
-		TFAIL("dp_init_cfg: tap %s", TAPN);
-	s = test_packet_sock(TAPN);
-	if (s < 0)
-		TFAIL("packet socket: %s", strerror(errno));
-	if (dp_start(&e, &o))
-		TFAIL("worker pool");
+	s = tap_env(&e);
+	if (s < 0 || dp_start(&e, &o))
+		TFAIL("tap %s, packet socket or worker pool", TAPN);
 	dp_post_rx(&e, 0);
 	deadline = dp_now_ns() + 20000000000ull;
 	while (got < NSTREAM && dp_now_ns() < deadline) {
@@ -358,9 +349,7 @@ static int case_drain(void)
 	int s, n;
 
 	alarm(20);
-	if (no_ipv6() || dp_init_cfg(&e, VQ_SPLIT, F_V1, 1, "tap", TAPN))
-		TFAIL("dp_init_cfg: tap %s", TAPN);
-	s = test_packet_sock(TAPN);
+	s = tap_env(&e);
 	if (s < 0 || tap_uring_create(&u, &why) || net_scratch_init(&sc))
 		TFAIL("packet socket, ring or scratch");
 	if (prime(&e.host, u, s, &seq))

@@ -163,17 +163,7 @@ static int send_steady(struct dp_env *e, int s, unsigned long *seq,
 /* A queue long enough that a preempted worker loses nothing */
 static int tap_qlen(const char *name, int qlen)
 {
-	struct ifreq ifr;
-	int s = socket(AF_INET, SOCK_DGRAM, 0), ret;
-
-	if (s < 0)
-		return -1;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	ifr.ifr_qlen = qlen;
-	ret = ioctl(s, SIOCSIFTXQLEN, &ifr);
-	close(s);
-	return ret;
+	return test_if_set_int(name, SIOCSIFTXQLEN, qlen);
 }
 
 /* Pin the calling thread to the @nth CPU it may use; false if none */
