@@ -612,7 +612,12 @@ static ssize_t host_tap_rx(struct host *host, unsigned int pair,
 	return n;
 }
 
-/* A held frame's length (a cut one: the largest, net.c then drops it) */
+/*
+ * A held frame's length. A cut one (which the tun driver's 64 KiB frames
+ * never are) says 1: net.c offers it one buffer and rx() refuses it with
+ * -EMSGSIZE, counted as too big, instead of gathering 64 KiB of buffers
+ * for nothing.
+ */
 static ssize_t host_tap_rx_peek_len(struct host *host, unsigned int pair)
 {
 	const struct tap_priv *p = host->priv;
@@ -623,7 +628,7 @@ static ssize_t host_tap_rx_peek_len(struct host *host, unsigned int pair)
 	q = &p->rxq[pair];
 	if (q->at == q->n)
 		return -EOPNOTSUPP;
-	return q->len[q->at] < 0 ? (ssize_t)TAP_RX_SLOT : q->len[q->at];
+	return q->len[q->at] < 0 ? 1 : q->len[q->at];
 }
 
 static int host_tap_fd(struct host *host, unsigned int pair)
