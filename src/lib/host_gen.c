@@ -149,21 +149,12 @@ static ssize_t host_gen_rx(struct host *host, unsigned int pair,
 			 const struct iovec *iov, unsigned int iovcnt)
 {
 	const struct host_gen *g = host->priv;
-	const uint8_t *src;
-	size_t left, n;
-	unsigned int i;
 
 	if (!g || pair >= host->npairs)
 		return -EINVAL;
-	src = host_gen_tmpl(g, host->hdr_len);
-	left = g->len;
-	for (i = 0; i < iovcnt && left; i++) {
-		n = MIN(iov[i].iov_len, left);
-		memcpy(iov[i].iov_base, src, n);
-		src += n;
-		left -= n;
-	}
-	return left ? -EMSGSIZE : (ssize_t)g->len;
+	if (host_copy_out(iov, iovcnt, host_gen_tmpl(g, host->hdr_len), g->len))
+		return -EMSGSIZE;
+	return (ssize_t)g->len;
 }
 
 static ssize_t host_gen_rx_peek_len(struct host *host, unsigned int pair)

@@ -187,8 +187,7 @@ static ssize_t host_loop_rx(struct host *host, unsigned int pair,
 	struct loop_priv *p = host->priv;
 	const uint8_t *slot;
 	struct loop_q *q;
-	size_t len, off = 0, n;
-	unsigned int i;
+	size_t len;
 
 	if (!p || pair >= p->npairs)
 		return -EINVAL;
@@ -197,13 +196,8 @@ static ssize_t host_loop_rx(struct host *host, unsigned int pair,
 		return -EAGAIN;
 	slot = q->buf + (size_t)(q->tail % LOOP_SLOTS) * LOOP_SLOT_SIZE;
 	len = q->len[q->tail % LOOP_SLOTS];
-	for (i = 0; i < iovcnt && off < len; i++) {
-		n = len - off < iov[i].iov_len ? len - off : iov[i].iov_len;
-		memcpy(iov[i].iov_base, slot + off, n);
-		off += n;
-	}
 	q->tail++;
-	if (off < len) {
+	if (host_copy_out(iov, iovcnt, slot, len)) {
 		q->dropped++;
 		return -EMSGSIZE;
 	}

@@ -564,17 +564,12 @@ static ssize_t host_tap_rx_held(struct tap_rxq *q, const struct iovec *iov,
 {
 	const uint8_t *src = q->buf + (size_t)q->slot[q->at] * TAP_RX_STRIDE;
 	int32_t len = q->len[q->at++];
-	size_t off = 0, n;
-	unsigned int i;
 
 	if (len < 0)
 		return len;
-	for (i = 0; i < iovcnt && off < (size_t)len; i++) {
-		n = MIN((size_t)len - off, iov[i].iov_len);
-		memcpy(iov[i].iov_base, src + off, n);
-		off += n;
-	}
-	return off < (size_t)len ? -EMSGSIZE : len;
+	if (host_copy_out(iov, iovcnt, src, (size_t)len))
+		return -EMSGSIZE;
+	return len;
 }
 
 static ssize_t host_tap_rx(struct host *host, unsigned int pair,

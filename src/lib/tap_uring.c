@@ -9,8 +9,9 @@
  *   syscall replaces one writev() per frame.
  * - RX: up to a batch of IORING_OP_READ requests, each into its own buffer
  *   of the caller's, read what waits on a TAP queue with one
- *   io_uring_enter(); on the O_NONBLOCK queue a read that finds it empty
- *   completes with -EAGAIN instead of waiting.
+ *   io_uring_enter(); each has RWF_NOWAIT, so a read that finds the queue
+ *   empty completes with -EAGAIN instead of waiting (io_uring would poll
+ *   an empty queue, O_NONBLOCK or not).
  * Requests are not linked: a linked chain leaves io_uring's inline path
  * (measured -9 %, docs/performance.md).
  *
@@ -367,8 +368,8 @@ int tap_uring_writev(struct tap_uring *u, int fd, struct iovec *const *iov,
 /**
  * tap_uring_read() - Read up to @n frames from @fd, each into its own buffer
  * @u:		Ring of the calling thread
- * @fd:		TAP queue fd, O_NONBLOCK: a read that finds the queue empty
- *		completes at once with -EAGAIN, it never waits
+ * @fd:		TAP queue fd; a read that finds the queue empty completes
+ *		at once with -EAGAIN (RWF_NOWAIT), it never waits
  * @base:	Buffer k starts at @base + k * @stride
  * @stride:	Distance between buffers
  * @len:	Bytes each buffer holds, at most @stride
