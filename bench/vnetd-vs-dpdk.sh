@@ -43,8 +43,14 @@
 # machine), so it is off by default and dpdk_ns prints "?". With
 # BENCH_DPDK_CYCLES=1 the run is a separate, instrumented one: dpdk_ns is
 # then measured, and dpdk_mpps (and the ratio) are labelled instrumented.
-# Output: one line per round, then a table (medians over the rounds):
-#   mode size vnetd_mpps dpdk_mpps ratio vnetd_ns dpdk_ns
+# Output: the CPU and the load average (a "# start:" line), one line per
+# round, the same "# end:" line, then a table (medians over the rounds):
+#   mode size vnetd_mpps dpdk_mpps ratio pair_ratio vnetd_ns dpdk_ns
+# ratio is the median vnetd round over the median DPDK round; pair_ratio is
+# the median of the per-round ratios (each vnetd round over the DPDK round
+# that ran right after it, seconds apart): where the machine drifts between
+# slow and fast phases over minutes, as this shared VM does, the two sides
+# of a pair meet the same phase and pair_ratio moves less from run to run.
 # *_ns is the backend's CPU time per frame: for vnetd the busy_ns counters
 # (time its worker spent moving frames; busy-polling an empty ring is not
 # counted) over the frames of the measured ring; for DPDK testpmd's
@@ -202,7 +208,22 @@ median() {
 		      else printf "%.3f\n", (v[n / 2 - 1] + v[n / 2]) / 2 }'
 }
 
-declare -A R C
+# pair_ratios "V1 V2 .." "D1 D2 ..": each round's vnetd Mpps over the DPDK
+# round run right after it, one per line ("fail" for a failed round)
+pair_ratios() {
+	paste -d ' ' <(tr ' ' '\n' <<<"$1" | grep .) <(tr ' ' '\n' <<<"$2" | grep .) |
+	awk '$1 == "fail" || $2 == "fail" || !($2 > 0) { print "fail"; next }
+	     { printf "%.4f\n", $1 / $2 }'
+}
+
+# the machine and its load, at the start and at the end: figures from
+# different runs or machines do not compare
+machine() {
+	echo "# $1: $(sed -n 's/^model name[[:space:]]*: //p;' /proc/cpuinfo | head -n 1)," \
+	     "$(nproc) CPUs, load average $(cut -d ' ' -f 1-3 /proc/loadavg)"
+}
+machine start
+declare -A R C P
 for mode in $MODES; do
 	for size in $SIZES; do
 		for round in $(seq "$ROUNDS"); do
@@ -219,6 +240,7 @@ for mode in $MODES; do
 				cleanup
 			done
 		done
+		P[$mode.$size]=$(pair_ratios "${R[$mode.$size.vnetd]}" "${R[$mode.$size.dpdk]}" | median)
 		for side in vnetd dpdk; do
 			R[$mode.$size.$side]=$(tr ' ' '\n' <<<"${R[$mode.$size.$side]}" | grep . | median)
 			C[$mode.$size.$side]=$(tr ' ' '\n' <<<"${C[$mode.$size.$side]}" | grep -v '^?*$' | median)
@@ -228,8 +250,9 @@ done
 
 rc=0
 echo
+machine end
 [ -n "$DPDK_CYCLES" ] && echo "# DPDK instrumented (--record-core-cycles): its Mpps and the ratio understate DPDK; use dpdk_ns only"
-printf '%-7s %6s %11s %11s %7s %9s %9s\n' mode size vnetd_mpps dpdk_mpps ratio vnetd_ns dpdk_ns
+printf '%-7s %6s %11s %11s %7s %10s %9s %9s\n' mode size vnetd_mpps dpdk_mpps ratio pair_ratio vnetd_ns dpdk_ns
 for mode in $MODES; do
 	for size in $SIZES; do
 		v=${R[$mode.$size.vnetd]} d=${R[$mode.$size.dpdk]}
@@ -238,7 +261,9 @@ for mode in $MODES; do
 		else
 			ratio=$(awk -v a="$v" -v b="$d" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
 		fi
-		printf '%-7s %6s %11s %11s %7s %9s %9s\n' "$mode" "$size" "$v" "$d" "$ratio" \
+		pr=${P[$mode.$size]}
+		[ "$pr" = fail ] || pr=$(awk -v r="$pr" 'BEGIN { printf "%.2f", r }')
+		printf '%-7s %6s %11s %11s %7s %10s %9s %9s\n' "$mode" "$size" "$v" "$d" "$ratio" "$pr" \
 			"${C[$mode.$size.vnetd]/fail/?}" "${C[$mode.$size.dpdk]/fail/?}"
 	done
 done
