@@ -49,11 +49,12 @@
 
 #include <liburing.h>
 
+#include "bench_tap.h"
+
 #ifndef IORING_OP_READ_MULTISHOT
 #define IORING_OP_READ_MULTISHOT	49	/* Linux 6.7 */
 #endif
 
-#define HDR_LEN		12
 #define BUF_SIZE	2048
 #define NBUF		256	/* a power of two: the provided buffer ring */
 #define BGID		1
@@ -83,34 +84,6 @@ static double cpu_ns(void)
 	getrusage(RUSAGE_SELF, &u);
 	return ((double)u.ru_utime.tv_sec + (double)u.ru_stime.tv_sec) * 1e9 +
 	       ((double)u.ru_utime.tv_usec + (double)u.ru_stime.tv_usec) * 1e3;
-}
-
-/* A TAP queue as vnetd opens one (vnet header, multiqueue, offloads), up */
-static int tap_open(const char *name)
-{
-	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR |
-					  IFF_MULTI_QUEUE };
-	int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	int len = HDR_LEN, s = -1;
-
-	if (fd < 0)
-		return -1;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	if (ioctl(fd, TUNSETIFF, &ifr) || ioctl(fd, TUNSETVNETHDRSZ, &len) ||
-	    ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6) ||
-	    (s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0 ||
-	    ioctl(s, SIOCGIFFLAGS, &ifr))
-		goto fail;
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(s, SIOCSIFFLAGS, &ifr))
-		goto fail;
-	close(s);
-	return fd;
-fail:
-	if (s >= 0)
-		close(s);
-	close(fd);
-	return -1;
 }
 
 static int epoll_for(int fd)
@@ -286,7 +259,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	hold.tv_nsec = hold_us * 1000;
-	fd = tap_open(argv[1]);
+	fd = bench_tap_open(argv[1]);
 	if (fd < 0) {
 		fprintf(stderr, "tap-read: TAP %s: %s\n", argv[1], strerror(errno));
 		return 1;

@@ -31,8 +31,10 @@
 
 #include <liburing.h>
 
+#include "bench_tap.h"
+
 #define FRAMES	256
-#define HDR_LEN	12
+#define HDR_LEN	BENCH_TAP_HDR_LEN
 #define LEN	64
 
 static unsigned char frame[FRAMES][LEN];
@@ -45,34 +47,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-/* A TAP queue as vnetd opens one (vnet header, multiqueue, offloads), up */
-static int tap_open(const char *name)
-{
-	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR |
-					  IFF_MULTI_QUEUE };
-	int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	int len = HDR_LEN, s = -1;
-
-	if (fd < 0)
-		return -1;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	if (ioctl(fd, TUNSETIFF, &ifr) || ioctl(fd, TUNSETVNETHDRSZ, &len) ||
-	    ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6) ||
-	    (s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0 ||
-	    ioctl(s, SIOCGIFFLAGS, &ifr))
-		goto fail;
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(s, SIOCSIFFLAGS, &ifr))
-		goto fail;
-	close(s);
-	return fd;
-fail:
-	if (s >= 0)
-		close(s);
-	close(fd);
-	return -1;
 }
 
 static long run_writev(int fd, double secs)
@@ -134,7 +108,7 @@ int main(int argc, char **argv)
 			FRAMES);
 		return 1;
 	}
-	fd = tap_open(argv[1]);
+	fd = bench_tap_open(argv[1]);
 	if (fd < 0) {
 		fprintf(stderr, "tap-write: TAP %s: %s\n", argv[1], strerror(errno));
 		return 1;
