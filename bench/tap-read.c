@@ -32,19 +32,14 @@
  *	   kernel refuses the engine (no io_uring, no multishot read: < 6.7)
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/if.h>
-#include <linux/if_tun.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/uio.h>
 
 #include <liburing.h>

@@ -19,6 +19,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib/common.sh
+. bench/lib.sh
 ROUNDS=${BENCH_ROUNDS:-5}
 SECS=${BENCH_SECS:-2}
 RATES=${BENCH_RATES:-100000 200000 500000}
@@ -44,12 +45,8 @@ TAP=vntr$$
 netns_new "$NS" || skip_all "cannot create a network namespace (needs root)"
 OUT=$(mktemp /tmp/vnet-tap-read.XXXXXX)
 cleanup_path "$OUT"
-machine() {
-	echo "# $1: $(sed -n 's/^model name[[:space:]]*: //p;' /proc/cpuinfo | head -n 1)," \
-	     "$(nproc) CPUs, load average $(cut -d ' ' -f 1-3 /proc/loadavg)"
-}
 
-machine start
+bench_machine start
 declare -A NS_PF=() FPW=()
 for r in $(seq "$ROUNDS"); do
 	for rate in $RATES; do
@@ -75,7 +72,7 @@ for r in $(seq "$ROUNDS"); do
 		done
 	done
 done
-machine end
+bench_machine end
 med() { tr ' ' '\n' | grep . | sort -g | awk '{ v[n++] = $1 } END { print n ? v[int(n / 2)] : "?" }'; }
 printf '%-8s %-10s %12s %16s\n' rate mode ns_per_frame frames_per_wake
 for rate in $RATES; do

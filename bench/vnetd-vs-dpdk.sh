@@ -63,6 +63,7 @@
 # Exit: 0 done, 77 skipped (no root / testpmd / vnetd), 1 a case failed.
 set -u
 cd "$(dirname "$0")/.." || exit 1
+. bench/lib.sh
 SECS=${1:-5}
 ROUNDS=${2:-3}
 WARMUP=2
@@ -216,13 +217,7 @@ pair_ratios() {
 	     { printf "%.4f\n", $1 / $2 }'
 }
 
-# the machine and its load, at the start and at the end: figures from
-# different runs or machines do not compare
-machine() {
-	echo "# $1: $(sed -n 's/^model name[[:space:]]*: //p;' /proc/cpuinfo | head -n 1)," \
-	     "$(nproc) CPUs, load average $(cut -d ' ' -f 1-3 /proc/loadavg)"
-}
-machine start
+bench_machine start
 declare -A R C P
 for mode in $MODES; do
 	for size in $SIZES; do
@@ -250,7 +245,7 @@ done
 
 rc=0
 echo
-machine end
+bench_machine end
 [ -n "$DPDK_CYCLES" ] && echo "# DPDK instrumented (--record-core-cycles): its Mpps and the ratio understate DPDK; use dpdk_ns only"
 printf '%-7s %6s %11s %11s %7s %10s %9s %9s\n' mode size vnetd_mpps dpdk_mpps ratio pair_ratio vnetd_ns dpdk_ns
 for mode in $MODES; do

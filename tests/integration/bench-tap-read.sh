@@ -16,6 +16,8 @@ BENCH_ROUNDS=1 BENCH_SECS=1 BENCH_RATES=50000 timeout 120 bench/tap-read.sh > "$
 rc=$?
 [ "$rc" = 77 ] && skip_all "$(tail -n 1 "$OUT")"
 check "bench/tap-read.sh exits 0 (got $rc)" [ "$rc" = 0 ]
+enough() { [ -n "$frames" ] && [ "$frames" -ge 25000 ]; }
+timed() { awk -v v="$nspf" 'BEGIN { exit !(v > 0) }'; }
 for m in readv batch multishot; do
 	if grep -q "^# $m: refused here" "$OUT"; then
 		ok_skip "$m" "$(grep "^# $m: refused here" "$OUT")"
@@ -23,8 +25,6 @@ for m in readv batch multishot; do
 	fi
 	frames=$(awk -v m="$m:" '$1 == "round" && $4 == m { print $5 }' "$OUT")
 	nspf=$(awk -v m="$m" '$1 == "50000" && $2 == m { print $3 }' "$OUT")
-	enough() { [ -n "$frames" ] && [ "$frames" -ge 25000 ]; }
-	timed() { awk -v v="$nspf" 'BEGIN { exit !(v > 0) }'; }
 	check "$m read ${frames:-no} frames of 50000 offered" enough
 	check "$m: ${nspf:-no} ns of CPU a frame" timed
 done
