@@ -48,7 +48,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
@@ -162,6 +161,8 @@ int vu_dev_drain_pair(struct vnet_pair *p, struct host *host,
  *			 process's memory (the loop backend's FIFOs) to the
  *			 guest's RX rings before the hand-over
  * @d:		Device, quiesced
+ * @s:		Scratch for the frames (net_scratch_init()), the caller's:
+ *		one for every call of a drain, not one per call
  *
  * A host whose queues are kernel objects (TAP: handed over as fds) keeps
  * its frames across the hand-over by itself; a generator's frames are made
@@ -175,10 +176,9 @@ int vu_dev_drain_pair(struct vnet_pair *p, struct host *host,
  * Context: control thread, every worker parked: the rings are ours
  * Return: pairs whose frames still wait for guest buffers
  */
-unsigned int vu_dev_drain_host(struct vu_dev *d)
+unsigned int vu_dev_drain_host(struct vu_dev *d, struct net_scratch *s)
 {
 	struct host *host = d->cfg.host;
-	struct net_scratch *s = NULL;
 	unsigned int i, left = 0;
 
 	if (!host || (!host->ops->reset && !host->ops->rx_fill) ||
@@ -191,18 +191,7 @@ unsigned int vu_dev_drain_host(struct vu_dev *d)
 		    vq_is_broken(&p->rx.vq) ||
 		    host->ops->rx_peek_len(host, p->index) <= 0)
 			continue;
-		if (!s) {
-			s = malloc(sizeof(*s));
-			if (!s || net_scratch_init(s)) {
-				free(s);
-				return 0;	/* no memory: the frames go */
-			}
-		}
 		left += vu_dev_drain_pair(p, host, s) == -ENOBUFS;
-	}
-	if (s) {
-		net_scratch_cleanup(s);
-		free(s);
 	}
 	return left;
 }

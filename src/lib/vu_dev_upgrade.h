@@ -20,7 +20,7 @@ struct vu_dev;
 
 void vu_dev_quiesce(struct vu_dev *d);
 void vu_dev_unquiesce(struct vu_dev *d);
-unsigned int vu_dev_drain_host(struct vu_dev *d);
+unsigned int vu_dev_drain_host(struct vu_dev *d, struct net_scratch *s);
 int vu_dev_drain_pair(struct vnet_pair *p, struct host *host,
 		    struct net_scratch *s);
 int vu_dev_export(struct vu_dev *d, struct upgrade_state *st,

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "net.h"
 #include "upgrade_state.h"
 #include "vnetd.h"
 #include "vu_dev_upgrade.h"
@@ -315,20 +316,29 @@ static void upg_drain(void)
 	uint64_t end = vu_conn_now_ms() + UPGRADE_DRAIN_MS;
 	unsigned int i, n, waiting;
 	struct vnetd_port *ports = reload_ports(&n);
+	struct net_scratch *s = malloc(sizeof(*s));
 
+	memset(upg.drain_left, 0, sizeof(upg.drain_left));
+	if (!s || net_scratch_init(s)) {
+		free(s);
+		log_warn("upgrade: out of memory for the drain: frames a loop port holds for its guest are dropped at the hand-over");
+		return;
+	}
 	n = MIN(n, VNETD_MAX_PORTS);
 	for (;;) {
 		waiting = 0;
 		for (i = 0; i < n; i++) {
 			upg.drain_left[i] = ports[i].used &&
 					    port_connected(&ports[i]) ?
-					    vu_dev_drain_host(ports[i].dev) : 0;
+					    vu_dev_drain_host(ports[i].dev, s) : 0;
 			waiting += upg.drain_left[i];
 		}
 		if (!waiting || vu_conn_now_ms() >= end)
-			return;
+			break;
 		(void)poll(NULL, 0, 1);
 	}
+	net_scratch_cleanup(s);
+	free(s);
 }
 
 /* Committed: one line per port whose guest had no RX buffer for its frames */
