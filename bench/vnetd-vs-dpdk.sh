@@ -64,6 +64,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
+. tests/lib/common.sh
 SECS=${1:-5}
 ROUNDS=${2:-3}
 WARMUP=2
@@ -88,14 +89,14 @@ TMP=$(mktemp -d /tmp/vnetd-bench.XXXXXX)
 BPID='' FPID=''
 cleanup() {
 	local p
-	for p in $FPID $BPID; do stop_pid "$p"; done
+	for p in $FPID $BPID; do stop_pid "$p" INT; done
 	# a frontend started by frontend_run's subshell, should the script be killed
-	[ -s "$TMP/fe.pid" ] && stop_pid "$(cat "$TMP/fe.pid")" && rm -f "$TMP/fe.pid"
+	[ -s "$TMP/fe.pid" ] && stop_pid "$(cat "$TMP/fe.pid")" INT && rm -f "$TMP/fe.pid"
 	FPID='' BPID=''
 	rm -rf /var/run/dpdk/vbench-$$-*
 	ip netns del "$NS" 2>/dev/null
 }
-trap 'cleanup; rm -rf "$TMP"' EXIT
+trap 'cleanup; cleanup_all; rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 
 SOCK=$TMP/vhost.sock
@@ -103,8 +104,6 @@ NS=vbench$$ TAPN=vbt$$	# taptx: the TAP lives in its own namespace
 EAL_COMMON=(--no-pci --no-huge -m 1024 --no-shconf --log-level=lib.eal:notice)
 APP_COMMON=(--no-mlockall --burst=32 --rxq=1 --txq=1 --nb-cores=1
 	    --total-num-mbufs=32768 --port-topology=loop --stats-period 1)
-
-wait_sock() { for _ in $(seq 100); do [ -S "$SOCK" ] && return 0; sleep 0.1; done; return 1; }
 
 # backend_start vnetd|dpdk MODE SIZE
 backend_start() {
@@ -133,7 +132,7 @@ backend_start() {
 			${DPDK_CYCLES:+--record-core-cycles} --auto-start > "$TMP/be.log" 2>&1 < /dev/null &
 	fi
 	BPID=$!
-	wait_sock
+	wait_sock "$SOCK" 10 "$BPID"
 }
 
 # backend_cost vnetd|dpdk MODE: the backend's CPU time per frame in ns over
@@ -153,19 +152,12 @@ backend_cost() {
 			} }
 			END { if (pk) printf "%.1f\n", busy / pk; else print "?" }'
 	else
-		stop_pid "$BPID"; BPID=''
+		stop_pid "$BPID" INT; BPID=''
 		sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$TMP/be.log" |
 		awk '/CPU cycles\/packet=/ { split($2, a, "="); c = a[2]
 			for (i = 1; i < NF; i++) if ($(i + 1) == "MHz") m = $i }
 			END { if (c && m) printf "%.1f\n", c * 1000 / m; else print "?" }'
 	fi
-}
-
-# stop_pid PID: SIGINT (testpmd closes its port), SIGKILL after 3 s
-stop_pid() {
-	kill -INT "$1" 2>/dev/null
-	for _ in $(seq 30); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$1" 2>/dev/null; wait "$1" 2>/dev/null
 }
 
 # frontend_run MODE SIZE: prints "mean min max" Mpps over the window, or
@@ -190,7 +182,7 @@ frontend_run() {
 		[ "$n" -ge "$need" ] && break
 		[ $((SECONDS - t0)) -gt $((need + 30)) ] && break
 	done
-	stop_pid "$FPID"
+	stop_pid "$FPID" INT	# testpmd closes its port on SIGINT
 	rm -f "$TMP/fe.pid"
 	rm -rf "/var/run/dpdk/vbench-$$-fe"
 	sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$TMP/fe.log" |
