@@ -17,6 +17,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib/common.sh
+. bench/lib.sh
 read -r -a PAIRS <<< "${BENCH_PAIRS:-1 2 4 8 16}"
 ROUNDS=${ROUNDS:-3}
 SECS=${SECS:-3}
@@ -33,7 +34,7 @@ median() { sort -g | awk '{a[NR] = $1} END {print NR ? (NR % 2 ? a[(NR + 1) / 2]
 field() { [ "$MODE" = tx-only ] && bench_field tx_mpps "$1" || bench_field rx_mpps "$1"; }
 
 echo "# mq-scaling: $MODE ${SIZE} B, pairs ${PAIRS[*]}, ${SECS}s windows, $ROUNDS rounds, $(nproc) CPUs${POLL:+, busy poll}"
-echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_machine start
 FAILED=0
 for ((round = 1; round <= ROUNDS; round++)); do
 	order=("${PAIRS[@]}")
@@ -53,14 +54,16 @@ for ((round = 1; round <= ROUNDS; round++)); do
 		echo "# round $round, $p pair(s): $m Mpps"
 	done
 done
-echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
-base=$(median < "$D/${PAIRS[0]}" 2> /dev/null)
+bench_machine end
+# rate P: the median of P pairs' good runs, "-" if none was good
+rate() { if [ -s "$D/$1" ]; then median < "$D/$1"; else echo -; fi; }
+base=$(rate "${PAIRS[0]}")
 {
 	echo "pairs mpps speedup per_pair_eff"
 	for p in "${PAIRS[@]}"; do
-		m=$(median < "$D/$p" 2> /dev/null)
-		awk -v p="$p" -v m="$m" -v b="$base" -v p0="${PAIRS[0]}" 'BEGIN {
-			s = (b > 0 ? m / b : 0)
+		awk -v p="$p" -v m="$(rate "$p")" -v b="$base" -v p0="${PAIRS[0]}" 'BEGIN {
+			if (m == "-" || b == "-") { printf "%s %s - -\n", p, m; exit }
+			s = m / b
 			printf "%s %s %.2f %.2f\n", p, m, s, s / (p / p0) }'
 	done
 } | column -t
