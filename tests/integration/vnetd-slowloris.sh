@@ -13,8 +13,9 @@
 # session), `vnetctl status` (the worst of 5; during the control attacks a
 # quick refusal counts as an answer) and B's data rate (vnet-bench
 # bidirectional, best of three 1 s runs, against the same taken just before
-# the attack starts; if short of 90 %, medians of 7 alternating 1 s rounds
-# with the attacker running and stopped, against 80 %). Passes if every B
+# the attack starts; if short of 90 %, 7 pairs of 1 s rounds, the attacker
+# running then stopped, and the median over the pairs of running / stopped
+# against 80 %). Passes if every B
 # request is answered in < 50 ms, B's rate holds, and the attackers were
 # closed with one log line each naming the port and PID.
 # Prints the numbers and TAP lines.
@@ -150,9 +151,12 @@ rate() {
 }
 median() { python3 -c "import statistics,sys; print(statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
 # B's data rate with attacker $1 running and stopped, in 7 alternating
-# rounds: "MEDIAN_ATTACKED MEDIAN_STOPPED". Alternating puts the load of
-# the moment on both sides alike; a stopped attacker still holds its
-# connection, so the gap left is what the attacker's activity costs B.
+# pairs of rounds: "MEDIAN_ATTACKED MEDIAN_STOPPED PAIR_RATIO", the last the
+# median over the pairs of attacked / stopped. The machine's speed drifts
+# by 2-3x in phases of some seconds (a shared host), so the two medians
+# can come from different phases; the two rounds of a pair, one second
+# apart, share one. A stopped attacker still holds its connection, so the
+# gap left is what the attacker's activity costs B.
 rate_alternating() {
 	local apid=$1 i on=() off=()
 	for i in 1 2 3 4 5 6 7; do
@@ -160,7 +164,11 @@ rate_alternating() {
 		kill -STOP "$apid"; off+=("$(rate1)"); kill -CONT "$apid"
 	done
 	echo "# rounds attacked: ${on[*]}; stopped: ${off[*]}" >&2
-	echo "$(median "${on[@]}") $(median "${off[@]}")"
+	echo "$(median "${on[@]}") $(median "${off[@]}") $(python3 -c '
+import statistics, sys
+on, off = sys.argv[1].split(), sys.argv[2].split()
+print("%.3f" % statistics.median(float(a) / float(b) if float(b) > 0 else 0 for a, b in zip(on, off)))' \
+		"${on[*]}" "${off[*]}")"
 }
 lt() { python3 -c "import sys; sys.exit(0 if float('$1') < float('$2') else 1)" 2>/dev/null; }
 ge() { python3 -c "import sys; sys.exit(0 if float('$1') >= float('$2') else 1)" 2>/dev/null; }
@@ -184,14 +192,19 @@ for atk in half drip noread ctl-idle ctl-drip; do
 	# each attack lasts past the 5 s deadline (2 s for control clients)
 	# One 1 s rate on this shared 2-vCPU machine swings by +-25 % even
 	# pinned (CI runs saw the drip, a byte every 0.5 s, at 89 % and 86 %).
-	# Short of 90 %: measure both sides in alternating rounds and compare
-	# the medians against 80 %. An attack that costs vnetd CPU takes half
-	# of CPU 0 from the worker serving B, and stays far below that.
+	# Short of 90 %: measure both sides in alternating pairs of rounds and
+	# compare the median pair ratio against 80 %. An attack that costs
+	# vnetd CPU takes half of CPU 0 from the worker serving B, and stays
+	# far below that.
 	pct=90
 	if ! ge "$r" "$(python3 -c "print($pct / 100 * $r0)")"; then
 		echo "# $atk: B $r Mpps against $r0 without attack: alternating rounds"
-		read -r r r0 <<< "$(rate_alternating "$apid")"
+		read -r r r0 ratio <<< "$(rate_alternating "$apid")"
 		pct=80
+		detail="median pair ratio $ratio; medians $r attacked, $r0 stopped Mpps"
+		ge "$ratio" 0.80 && r_ok=1 || r_ok=0
+	else
+		detail="$r of $r0 Mpps" r_ok=1
 	fi
 	while [ $((SECONDS - start)) -lt 7 ]; do sleep 0.2; done
 	echo "# $atk: B GET_FEATURES worst $g ms, session $s ms, vnetctl status worst $t ms, B $r Mpps (no attack: $r0)"
@@ -199,7 +212,7 @@ for atk in half drip noread ctl-idle ctl-drip; do
 		eval 'lt "$g" "$LIMIT_MS" && lt "$s" "$LIMIT_MS"'
 	check "$atk: vnetctl status answered (or refused) in < $LIMIT_MS ms + process start ($t ms)" \
 		lt "$t" $((LIMIT_MS + 50))
-	check "$atk: B's data rate >= $pct % ($r of $r0 Mpps)" ge "$r" "$(python3 -c "print($pct / 100 * $r0)")"
+	check "$atk: B's data rate >= $pct % ($detail)" [ "$r_ok" = 1 ]
 	kill -KILL "$apid" 2>/dev/null; wait "$apid" 2>/dev/null
 done
 grep -q "port a: frontend pid [0-9]*: message incomplete after 5000 ms" "$TMP/vnetd.log"
