@@ -28,6 +28,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib/common.sh
+. bench/lib.sh
 VMS=${VMS:-64}
 ROUNDS=${ROUNDS:-3}
 SECS=${SECS:-3}
@@ -42,7 +43,6 @@ cleanup_path "$D"
 pin() { local cpus=$1; shift; if [ -n "$cpus" ]; then exec taskset -c "$cpus" "$@"; else exec "$@"; fi; }
 export -f pin
 stat_kib() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
-median() { sort -g | awk '{a[NR] = $1} END {print NR ? (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) : "nan"}'; }
 jfield() { sed -n "s/.*\"$1\": \([0-9.]*\).*/\1/p" <<< "$2" | head -n 1; }
 
 echo "# many-vms: $VMS VMs, 1 pair each, loop backend, ${SECS}s windows, $ROUNDS rounds, $(nproc) CPUs"
@@ -117,16 +117,16 @@ for ((round = 1; round <= ROUNDS; round++)); do
 	for c in "${order[@]}"; do run_case "$c"; done
 done
 
-S=$(median < "$D/single.mpps")
+S=$(bench_median < "$D/single.mpps")
 echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 {
 	echo "case vms threads rss_port_kib anon_port_kib agg_mpps vs_single fairness"
 	echo "single 1 - - - $S 1.00 -"
 	for c in $MODELS; do
-		m=$(median < "$D/$c.mpps")
-		echo "$c $VMS $(median < "$D/$c.thr") $(median < "$D/$c.rss") $(median < "$D/$c.anon")" \
+		m=$(bench_median < "$D/$c.mpps")
+		echo "$c $VMS $(bench_median < "$D/$c.thr") $(bench_median < "$D/$c.rss") $(bench_median < "$D/$c.anon")" \
 			"$m $(awk -v a="$m" -v b="$S" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')" \
-			"$(median < "$D/$c.fair")"
+			"$(bench_median < "$D/$c.fair")"
 	done
 } | column -t
 exit $FAILED

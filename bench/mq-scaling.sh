@@ -30,7 +30,6 @@ export VNETD
 POLL=(); [ "${BENCH_POLL:-0}" = 1 ] && POLL=(--poll)
 D=$(mktemp -d /tmp/mq-scaling.XXXXXX)
 cleanup_path "$D"
-median() { sort -g | awk '{a[NR] = $1} END {print NR ? (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) : "nan"}'; }
 field() { [ "$MODE" = tx-only ] && bench_field tx_mpps "$1" || bench_field rx_mpps "$1"; }
 
 echo "# mq-scaling: $MODE ${SIZE} B, pairs ${PAIRS[*]}, ${SECS}s windows, $ROUNDS rounds, $(nproc) CPUs${POLL:+, busy poll}"
@@ -56,7 +55,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
 done
 bench_machine end
 # rate P: the median of P pairs' good runs, "-" if none was good
-rate() { if [ -s "$D/$1" ]; then median < "$D/$1"; else echo -; fi; }
+rate() { if [ -s "$D/$1" ]; then bench_median < "$D/$1"; else echo -; fi; }
 base=$(rate "${PAIRS[0]}")
 {
 	echo "pairs mpps speedup per_pair_eff"

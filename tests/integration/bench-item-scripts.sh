@@ -27,10 +27,6 @@ need_built build/vnetd build/vnet-bench
 D=$(mktemp -d /tmp/bench-items.XXXXXX)
 cleanup_path "$D"
 
-# median of the numbers on stdin
-med() { sort -g | awk '{ v[n++] = $1 } END { if (n % 2) print v[(n - 1) / 2]; else print (v[n / 2 - 1] + v[n / 2]) / 2 }'; }
-# close A B [TOL]: |A - B| < TOL (0.015)
-close() { awk -v a="$1" -v b="$2" -v t="${3:-0.015}" 'BEGIN { d = a - b; exit !(d < t && d > -t) }'; }
 div() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.4f", a / b; else print "nan" }'; }
 three() { [ "$(wc -w <<< "$1")" = 3 ]; }
 positive() { awk '!($1 > 0) { bad = 1 } END { exit bad || !NR }' <<< "$1"; }
@@ -50,11 +46,11 @@ check "mq-scaling: every round moved frames" positive "$R1"$'\n'"$R2"
 read -r _ t1 _ _ <<< "$(mq_row 1)"
 read -r _ t2 s2 e2 <<< "$(mq_row 2)"
 m1=$(med <<< "$R1") m2=$(med <<< "$R2")
-check "mq-scaling: 1 pair ${t1:-none} Mpps = median of its rounds $m1" close "${t1:-0}" "$m1" 0.0002
-check "mq-scaling: 2 pairs ${t2:-none} Mpps = median of its rounds $m2" close "${t2:-0}" "$m2" 0.0002
+check "mq-scaling: 1 pair ${t1:-none} Mpps = median of its rounds $m1" near "${t1:-0}" "$m1" 0.0002
+check "mq-scaling: 2 pairs ${t2:-none} Mpps = median of its rounds $m2" near "${t2:-0}" "$m2" 0.0002
 want=$(div "$m2" "$m1")
-check "mq-scaling: speedup ${s2:-none} = $m2 / $m1 = $want" close "${s2:-0}" "$want" 0.006
-check "mq-scaling: per_pair_eff ${e2:-none} = speedup / 2" close "${e2:-0}" "$(div "$want" 2)" 0.006
+check "mq-scaling: speedup ${s2:-none} = $m2 / $m1 = $want" near "${s2:-0}" "$want" 0.006
+check "mq-scaling: per_pair_eff ${e2:-none} = speedup / 2" near "${e2:-0}" "$(div "$want" 2)" 0.006
 VNETD=/bin/false BENCH_PAIRS=1 ROUNDS=1 SECS=1 timeout 60 bench/mq-scaling.sh > "$D/mq-fail" 2>&1
 rc=$?
 check "mq-scaling: a run that fails (VNETD=/bin/false) makes it exit 1 (got $rc) and say FAILED" \
@@ -77,13 +73,13 @@ check "many-vms: every round moved frames" positive "$S"$'\n'"$P"
 read -r _ _ _ rss anon agg vs fair <<< "$(awk '$1 == "pool" && $2 == 4 { print; exit }' "$D/vms")"
 read -r _ _ _ _ _ sagg _ <<< "$(awk '$1 == "single" && $2 == 1 { print; exit }' "$D/vms")"
 ms=$(med <<< "$S") mp=$(med <<< "$P")
-check "many-vms: single ${sagg:-none} Mpps = median of its rounds $ms" close "${sagg:-0}" "$ms" 0.0002
-check "many-vms: pool ${agg:-none} Mpps = median of its rounds $mp" close "${agg:-0}" "$mp" 0.0002
+check "many-vms: single ${sagg:-none} Mpps = median of its rounds $ms" near "${sagg:-0}" "$ms" 0.0002
+check "many-vms: pool ${agg:-none} Mpps = median of its rounds $mp" near "${agg:-0}" "$mp" 0.0002
 want=$(div "$mp" "$ms")
-check "many-vms: vs_single ${vs:-none} = $mp / $ms = $want" close "${vs:-0}" "$want" 0.006
+check "many-vms: vs_single ${vs:-none} = $mp / $ms = $want" near "${vs:-0}" "$want" 0.006
 want=$(vms_rounds pool 4 | med)
 check "many-vms: fairness ${fair:-none} = median slowest/mean of the pool rounds $want" \
-	close "${fair:-0}" "$want" 0.0002
+	near "${fair:-0}" "$want" 0.0002
 # per_port FIELD: each round's (pool - single) / 3 ports, integer KiB, as the script does
 per_port() {
 	paste -d ' ' <(vms_rounds pool "$1") <(vms_rounds single "$1") |
@@ -91,10 +87,10 @@ per_port() {
 }
 want=$(per_port 1 | med)
 check "many-vms: rss_port_kib ${rss:-none} = median of (pool RSS - single RSS) / 3 ports = $want" \
-	close "${rss:-0}" "$want" 0.06
+	near "${rss:-0}" "$want" 0.06
 want=$(paste -d ' ' <(per_port 1) <(per_port 2) | awk '{ print $1 - $2 }' | med)
 check "many-vms: anon_port_kib ${anon:-none} = the same without RssShmem = $want" \
-	close "${anon:-0}" "$want" 1.01
+	near "${anon:-0}" "$want" 1.01
 
 # --- item 4: bench/tap-rx-load.sh
 rc=77
@@ -119,12 +115,12 @@ else
 	read -r _ _ _ rkpps loss _ upf <<< "$(awk '$1 == 1 && $2 == 100000 { print; exit }' "$D/rx")"
 	want=$(med <<< "$G" | awk '{ printf "%.1f", $1 / 1000 }')
 	check "tap-rx-load: received_kpps ${rkpps:-none} = median of the rounds / 1000 = $want" \
-		close "${rkpps:-0}" "$want" 0.06
+		near "${rkpps:-0}" "$want" 0.06
 	want=$(rx_rounds 3 | med)
-	check "tap-rx-load: loss_% ${loss:-none} = median of the rounds $want" close "${loss:-x}" "$want" 0.006
+	check "tap-rx-load: loss_% ${loss:-none} = median of the rounds $want" near "${loss:-x}" "$want" 0.006
 	want=$(rx_rounds 5 | med)
 	check "tap-rx-load: us_per_frame ${upf:-none} = median of the rounds $want (> 0)" \
-		eval 'close "${upf:-0}" "$want" 0.006 && positive "$want"'
+		eval 'near "${upf:-0}" "$want" 0.006 && positive "$want"'
 fi
 [ "$FAILED" = 0 ] || for f in "$D"/*; do sed "s|^|# $(basename "$f"): |" "$f"; done
 exit "$FAILED"

@@ -16,6 +16,10 @@
 #   netns_new NS                 ip netns add NS + lo up, deleted at exit
 #   cleanup_pid PID / cleanup_path PATH / cleanup_run CMD...   at exit: stop, rm -rf, run
 #   bench_field NAME JSON        a number from the "total" object of vnet-bench --json
+#   med                          the median of the numbers on stdin (two middle ones: their
+#                                mean), for tests that re-derive a benchmark's table; kept
+#                                apart from bench/lib.sh's so that a bug there shows
+#   near A B [TOL]               |A - B| < TOL (0.015)
 
 # shellcheck disable=SC2034  # N, FAILS, FAILED are read by the scripts that source this
 N=0 FAILS=0 FAILED=0
@@ -113,3 +117,6 @@ trap cleanup_all EXIT
 bench_field() {
 	sed -n 's/.*"total": {\(.*\)}.*/\1/p' <<< "$2" | grep -o "\"$1\": [0-9.]*" | awk '{print $2}'
 }
+
+med() { sort -g | awk '{ v[n++] = $1 } END { if (n % 2) print v[(n - 1) / 2]; else print (v[n / 2 - 1] + v[n / 2]) / 2 }'; }
+near() { awk -v a="$1" -v b="$2" -v t="${3:-0.015}" 'BEGIN { d = a - b; exit !(d < t && d > -t) }'; }
