@@ -22,12 +22,15 @@
  * @tap_name:	tap: interface to create or attach to ("" = kernel picks)
  * @tap_fds:	tap: already-open queue fds from the parent, or NULL
  * @ntap_fds:	tap: how many in @tap_fds (must equal @npairs when given)
+ * @mac:	tap: the guest's MAC; a TAP the host side creates gets
+ *		mac_tap() of it. NULL: the tun driver's random MAC
  */
 struct host_cfg {
 	unsigned int npairs;
 	const char *tap_name;
 	const int *tap_fds;
 	unsigned int ntap_fds;
+	const uint8_t *mac;
 };
 
 struct host;

@@ -27,9 +27,10 @@
  * (TAP_RX_STRETCH).
  * Adopted fds belong to the parent: close() leaves them open.
  *
- * A TAP this file creates is brought up (IFF_UP) at once: a down TAP fails
- * every write with EIO. One that existed already is left as the operator
- * set it; a write failing with EIO raises a flag (one store, no syscall)
+ * A TAP this file creates gets its MAC from the guest's (mac_tap(): 0xfe
+ * first, so that it never becomes a bridge's MAC) and is brought up (IFF_UP)
+ * at once: a down TAP fails every write with EIO. One that existed already,
+ * or came as fds, is left as the operator set it (MAC and link state); a write failing with EIO raises a flag (one store, no syscall)
  * that host_tap_take_eio() lets the control thread turn into a log line.
  */
 #include <errno.h>
@@ -50,6 +51,7 @@
 #include "host.h"
 #include "host_priv.h"
 #include "host_tap.h"
+#include "mac.h"
 #include "reason.h"
 #include "tap_uring.h"
 #include "util.h"
@@ -324,7 +326,8 @@ static int host_tap_open(struct host *host, const struct host_cfg *cfg,
 			goto err_close;
 	}
 	if (created) {
-		ret = host_tap_link_up(p->name, why);
+		ret = (cfg->mac ? mac_tap_set(p->fds[0], p->name, cfg->mac, why) : 0) ?:
+		      host_tap_link_up(p->name, why);
 		if (ret)
 			goto err_close;
 	}

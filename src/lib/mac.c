@@ -5,11 +5,27 @@
  * zeros. A virtio-net device's own MAC must be unicast: a guest refuses (or
  * the network drops) frames from a group address. Callers word the message
  * with their flag; this file only says what is wrong.
+ *
+ * Also the MAC of a TAP that carries a guest's frames: MAC_TAP_FIRST, then
+ * the last five bytes of the guest's MAC. A Linux bridge whose MAC was never
+ * set takes the lowest MAC of its ports, so a TAP with a low random MAC (the
+ * tun driver's default) becomes the bridge's MAC, and when that TAP goes
+ * away (vnetd stops) the bridge's MAC changes under every guest's ARP cache.
+ * With 0xfe first the TAP never wins against a real port; and since the
+ * guest's MAC is the same after a restart, so is the TAP's, so a bridge of
+ * vnetd's TAPs only gets its old MAC back.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <net/if.h>
+#include <net/if_arp.h>
+#include <sys/ioctl.h>
 
 #include "mac.h"
+#include "reason.h"
+
+/* #syscalls: ioctl */
 
 /**
  * mac_parse() - Parse "xx:xx:xx:xx:xx:xx" into @mac, checking it is usable
@@ -40,4 +56,47 @@ const char *mac_parse(const char *s, uint8_t mac[6])
 	for (i = 0; i < 6; i++)
 		mac[i] = (uint8_t)b[i];
 	return NULL;
+}
+
+/**
+ * mac_tap() - The MAC for a TAP that carries @guest's frames
+ * @guest:	The guest's MAC (or any six bytes: only the last five are used)
+ * @tap:	MAC_TAP_FIRST and @guest's last five bytes (output)
+ */
+void mac_tap(const uint8_t guest[6], uint8_t tap[6])
+{
+	memmove(&tap[1], &guest[1], 5);
+	tap[0] = MAC_TAP_FIRST;
+}
+
+/**
+ * mac_tap_set() - Give a TAP the MAC mac_tap() makes of @guest
+ * @tun_fd:	A queue fd of the TAP (TUNSETIFF done)
+ * @ifname:	The TAP's name, for @why
+ * @guest:	The guest's MAC
+ * @why:	On failure, one sentence for the operator
+ *
+ * Context: for a TAP its caller created; an operator's own TAP keeps the
+ * MAC the operator gave it. Works on the tun fd, so needs no capability
+ * beyond the one that created the TAP.
+ *
+ * Return: 0 or -errno
+ */
+int mac_tap_set(int tun_fd, const char *ifname, const uint8_t guest[6],
+		struct reason *why)
+{
+	struct ifreq ifr;
+	uint8_t m[6];
+	int ret;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	mac_tap(guest, m);
+	ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
+	memcpy(ifr.ifr_hwaddr.sa_data, m, sizeof(m));
+	if (ioctl(tun_fd, SIOCSIFHWADDR, &ifr) == 0)
+		return 0;
+	ret = -errno;
+	return reason_set(why, ret, "tap %s: cannot set its MAC to %02x:%02x:%02x:%02x:%02x:%02x: %s",
+			  ifname, m[0], m[1], m[2], m[3], m[4], m[5], strerror(-ret));
 }

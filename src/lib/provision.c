@@ -4,8 +4,8 @@
  *
  * A multi-queue TAP is made with /dev/net/tun (TUNSETIFF with IFF_TAP |
  * IFF_NO_PI | IFF_VNET_HDR | IFF_MULTI_QUEUE, then TUNSETPERSIST,
- * TUNSETOWNER, TUNSETGROUP) and every requested queue is attached once to
- * prove it can be; a macvtap is made with rtnetlink and its /dev/tapN is
+ * TUNSETOWNER, TUNSETGROUP, and the MAC of mac_tap()) and every requested
+ * queue is attached once to prove it can be; a macvtap is made with rtnetlink and its /dev/tapN is
  * opened once per queue. Bridge membership and link state go through
  * rtnetlink. Every create is all-or-nothing: a step that fails undoes what
  * this call made (never a device that was already there). Repeating a
@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -40,6 +41,7 @@
 #include <linux/rtnetlink.h>
 
 #include "devperm.h"
+#include "mac.h"
 #include "provision.h"
 #include "reason.h"
 #include "util.h"
@@ -362,6 +364,27 @@ static int prov_tap_setup(const struct prov_tap_req *req, int *fds,
 }
 
 /*
+ * A TAP this call created: its MAC from the guest's (mac.c says why), or
+ * from random bytes when the guest's is not known. A TAP that existed keeps
+ * the MAC its creator gave it.
+ */
+static int prov_tap_mac(const struct prov_tap_req *req, int fd,
+			struct reason *why)
+{
+	uint8_t rnd[6];
+	int ret;
+
+	if (req->mac)
+		return mac_tap_set(fd, req->name, req->mac, why);
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		ret = -errno;
+		return reason_set(why, ret, "%s: no random bytes for its MAC: %s",
+				  req->name, strerror(-ret));
+	}
+	return mac_tap_set(fd, req->name, rnd, why);
+}
+
+/*
  * An existing TAP with queues attached belongs to a running VM or vnetd:
  * attaching more queues to check them would change its queue steering, so
  * only verify that owner and group already are what was asked.
@@ -426,6 +449,8 @@ static int prov_tap_create_tap(const struct prov_tap_req *req,
 		ret = prov_tap_in_use(req, &l, why);
 	else
 		ret = prov_tap_setup(req, fds, &nfds, why);
+	if (!ret && !res->existed)
+		ret = prov_tap_mac(req, fds[0], why);
 	if (ret)
 		goto err_undo;
 	res->ifindex = (int)if_nametoindex(req->name);

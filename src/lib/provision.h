@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "reason.h"
@@ -36,6 +37,8 @@ enum prov_macvtap_mode {
  * @mode:	macvtap mode
  * @filtered_node: The node requires frames to pass a filter (bridge rules,
  *		MAC filters): refuse an unfiltered macvtap on a bridge port
+ * @mac:	TAP only: the guest's MAC, or NULL; a TAP this call creates
+ *		gets mac_tap() of it (of random bytes if NULL)
  */
 struct prov_tap_req {
 	const char *name;
@@ -48,6 +51,7 @@ struct prov_tap_req {
 	const char *parent;
 	enum prov_macvtap_mode mode;
 	bool filtered_node;
+	const uint8_t *mac;
 };
 
 /**

@@ -331,7 +331,30 @@ static void plan_tap_create_args(const struct plan_opts *o,
 		a->argv[n++] = "--bridge";
 		a->argv[n++] = o->vm.bridge;
 	}
+	if (o->vm.mac) {
+		a->argv[n++] = "--mac";
+		a->argv[n++] = o->vm.mac;
+	}
 	a->argc = n;
+}
+
+/*
+ * The command that pins the MAC of the bridge the plan names. A bridge
+ * whose MAC was never set takes the lowest MAC of its ports, so a port that
+ * leaves or joins (a VM stops, vnetd restarts) can change it, and every guest
+ * on it then cannot reach the host until its ARP entry expires. Pinning it to
+ * the MAC it has now changes nothing on the wire. "" when no bridge is named.
+ */
+static void plan_bridge_pin(const struct plan_opts *o, char *buf, size_t size)
+{
+	if (o->vm.bridge)
+		snprintf(buf, size, "ip link set %s address \"$(cat /sys/class/net/%s/address)\"",
+			 o->vm.bridge, o->vm.bridge);
+	else if (o->ovs_bridge)
+		snprintf(buf, size, "ovs-vsctl set bridge %s other-config:hwaddr=\"$(cat /sys/class/net/%s/address)\"",
+			 o->ovs_bridge, o->ovs_bridge);
+	else
+		*buf = 0;
 }
 
 static void plan_print_msgs(const struct plan_opts *o,
@@ -354,6 +377,7 @@ struct plan_rendered {
 	char xml[2048];
 	char xml_mem[512];
 	char hint[64];
+	char pin[160];
 };
 
 static int plan_render(const struct plan_opts *o, const struct plan_policy_out *pol,
@@ -371,6 +395,7 @@ static int plan_render(const struct plan_opts *o, const struct plan_policy_out *
 	ret = plan_vnetd_args(&o->vm, pol, &r->vnetd);
 	r->has_vnetd = !ret;
 	plan_tap_create_args(o, pol, &r->tapc);
+	plan_bridge_pin(o, r->pin, sizeof(r->pin));
 	return ret == -ENOENT ? 0 : ret;
 }
 
@@ -415,6 +440,9 @@ static void plan_print_human(const struct plan_opts *o,
 		       o->ovs_bridge, PLAN_NO_TX_OFFLOADS);
 	if (all && o->ovs_bridge)
 		printf("ovs-vsctl add-port %s %s\n", o->ovs_bridge, o->vm.tap);
+	if (all && *r->pin)
+		printf("# once per bridge: pin its MAC, or a port leaving changes it and the guests lose the host\n%s\n",
+		       r->pin);
 	if ((all || !strcmp(o->output, "vnetd")) && r->has_vnetd)
 		plan_print_args(&r->vnetd, "", true);
 	else if (!strcmp(o->output, "vnetd"))
@@ -481,6 +509,7 @@ static void plan_print_json(const struct plan_opts *o,
 
 		plan_json_array("ovs_add_port", 4, ov);
 	}
+	plan_json_str("bridge_mac_pin", *r->pin ? r->pin : NULL, ",");
 	if (r->has_vnetd)
 		plan_json_array("vnetd", r->vnetd.argc, r->vnetd.argv);
 	else

@@ -9,17 +9,22 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "mac.h"
 #include "plan.h"
 #include "provision.h"
 
 static const char tap_usage[] =
 	"usage: vnetctl tap create NAME [--queues N] [--user U] [--group G] [--bridge BR]\n"
+	"                          [--mac MAC]\n"
 	"       vnetctl tap create NAME --macvtap-parent DEV [--mode bridge|passthru]\n"
 	"                          [--filtered yes|no] [--queues N] [--user U] [--group G]\n"
 	"       vnetctl tap delete NAME [--force]\n"
 	"  --queues N      queues to provision and check (1..256, default 1)\n"
 	"  --user/--group  owner, so vnetd or QEMU can open the queues unprivileged\n"
 	"  --bridge BR     enslave the TAP to bridge BR\n"
+	"  --mac MAC       the guest's MAC: a new TAP gets fe: and its last five bytes\n"
+	"                  (default: fe: and five random bytes), so it never becomes\n"
+	"                  a bridge's MAC\n"
 	"  --filtered      the node filters VM traffic (default yes): refuses a\n"
 	"                  passthru macvtap on a parent that is a bridge port\n"
 	"  --force         delete a TAP even while a VM or vnetd has queues attached\n";
@@ -32,7 +37,8 @@ static const char probe_usage[] =
 
 struct tap_opts {
 	const char *name, *queues, *user, *group, *bridge, *parent, *mode;
-	const char *filtered;
+	const char *filtered, *mac;
+	uint8_t guest_mac[6];
 };
 
 static int tap_usage_err(const char *cmd, const char *fmt, const char *a,
@@ -50,7 +56,7 @@ static int tap_parse(int argc, char **argv, struct tap_opts *o)
 		{ "--queues", &o->queues }, { "--user", &o->user },
 		{ "--group", &o->group }, { "--bridge", &o->bridge },
 		{ "--macvtap-parent", &o->parent }, { "--mode", &o->mode },
-		{ "--filtered", &o->filtered },
+		{ "--filtered", &o->filtered }, { "--mac", &o->mac },
 	};
 	bool missing;
 	size_t k;
@@ -83,9 +89,10 @@ static int tap_parse(int argc, char **argv, struct tap_opts *o)
 }
 
 /* Flags to a request: every bad value is named with what is allowed */
-static int tap_build_req(const struct tap_opts *o, struct prov_tap_req *r)
+static int tap_build_req(struct tap_opts *o, struct prov_tap_req *r)
 {
 	struct reason why = { 0 };
+	const char *bad;
 
 	r->name = o->name;
 	if (strlen(o->name) > 15 || strchr(o->name, '/') || strchr(o->name, '%'))
@@ -118,6 +125,12 @@ static int tap_build_req(const struct tap_opts *o, struct prov_tap_req *r)
 		return tap_usage_err("tap create", "--filtered '%s' is not one of %s",
 				     o->filtered, "yes, no");
 	r->filtered_node = !o->filtered || !strcmp(o->filtered, "yes");
+	if (o->mac && o->parent)
+		return tap_usage_err("tap create", "--mac %s: only for a TAP; a macvtap%s",
+				     o->mac, " is the guest's NIC and QEMU gives it the guest's MAC");
+	if (o->mac && (bad = mac_parse(o->mac, o->guest_mac)))
+		return tap_usage_err("tap create", "--mac '%s': %s", o->mac, bad);
+	r->mac = o->mac ? o->guest_mac : NULL;
 	return 0;
 }
 

@@ -18,7 +18,7 @@ static const char vnetctl_usage[] =
 	"\n"
 	"  plan --vcpus N [--backend vhost-user|tap] [--socket PATH] [--queues N] ...\n"
 	"                       queue pairs and QEMU/libvirt/cloud-hypervisor/vnetd arguments\n"
-	"  tap create NAME --queues N [--user U] [--group G] [--bridge BR]\n"
+	"  tap create NAME --queues N [--user U] [--group G] [--bridge BR] [--mac MAC]\n"
 	"  tap create NAME --macvtap-parent DEV [--mode bridge|passthru] --queues N ...\n"
 	"  tap delete NAME      create or delete a multi-queue TAP or a macvtap (root)\n"
 	"  probe vhost-net [--user U] [--dev PATH]\n"

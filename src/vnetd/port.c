@@ -508,6 +508,7 @@ static int port_open_backend(struct vnetd_port *p, struct reason *why)
 		.tap_name = p->cfg.tap,
 		.tap_fds = p->cfg.ntap_fds ? p->cfg.tap_fds : NULL,
 		.ntap_fds = p->cfg.ntap_fds,
+		.mac = p->cfg.mac,
 	};
 	struct reason inner = { 0 };
 	int ret;
