@@ -2,7 +2,9 @@
 /*
  * test_mac.c - mac_parse(), the one MAC check vnetd --mac and vnetctl plan
  * --mac share: what it accepts, what it refuses (multicast, all zeros, bad
- * shapes), and that a refusal leaves the output untouched.
+ * shapes), and that a refusal leaves the output untouched; mac_tap(), the
+ * MAC of a TAP: fe first (unicast, local, above any vendor's), the guest's
+ * last five bytes after it.
  */
 #include <string.h>
 
@@ -44,9 +46,27 @@ static void test_mac_refused(void)
 	CHECK(!memcmp(m, "\x01\x02\x03\x04\x05\x06", 6));
 }
 
+static void test_mac_tap(void)
+{
+	static const uint8_t guest[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+	uint8_t t[6], same[6];
+
+	mac_tap(guest, t);
+	CHECK(!memcmp(t, "\xfe\x54\x00\x12\x34\x56", 6));
+	CHECK_EQ(t[0] & 1, 0);		/* unicast */
+	CHECK_EQ(t[0] & 2, 2);		/* locally administered */
+	/* above any MAC whose first byte is not fe or ff (ff is multicast) */
+	CHECK(memcmp(t, "\xfd\xff\xff\xff\xff\xff", 6) > 0);
+	/* in place, as the caller may pass one buffer */
+	memcpy(same, guest, 6);
+	mac_tap(same, same);
+	CHECK(!memcmp(same, t, 6));
+}
+
 int main(void)
 {
 	RUN(test_mac_ok);
 	RUN(test_mac_refused);
+	RUN(test_mac_tap);
 	return test_exit();
 }
