@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# many-vms.sh - many VMs on one vnetd (issue 14 item 5). One vnetd with VMS
+# many-vms.sh - many VMs on one vnetd. One vnetd with VMS
 # ports (loop backend, one queue pair each), driven by one vnet-bench --vms VMS
 # (one emulated VM per port, each its own connection and memory), against one
 # VM alone on one vnetd port, on the same cores, in the same run: ROUNDS rounds,

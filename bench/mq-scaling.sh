@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# mq-scaling.sh - multiqueue scaling of one VM (issue 14 item 6): aggregate
+# mq-scaling.sh - multiqueue scaling of one VM: aggregate
 # frames/s of one vnet-bench VM with P queue pairs against one vnetd port with
 # --queues P (loop backend; the pairs on vnetd's worker pool, one thread per CPU,
 # so P threads while P <= CPUs), for each P of BENCH_PAIRS, and the speedup over 1 pair. Rounds alternate the order of the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# soak.sh [ROUNDS] [SESSIONS] - the long soak of issue 17 item 5, the
-# make-check tests with bigger counts and the same checks:
+# soak.sh [ROUNDS] [SESSIONS] - the long soak: two make-check tests with
+# bigger counts and the same checks:
 #   tests/integration/vnetd-soak-ctl.sh with ROUNDS (default 100,000)
 #   rounds each of memory hotplug, dirty log on/off and a TX ring disabled/
 #   enabled under traffic, split and packed (no loss to memory or log

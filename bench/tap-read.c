@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * tap-read.c - what one CPU pays, per frame, to read host -> guest frames
- * out of a TAP at a given offered rate: the syscall-level question behind
- * issue 14's item 4 ("cheap at moderate load"), asked before building the
+ * out of a TAP at a given offered rate: whether host -> guest reads can be
+ * made cheap at moderate load, asked at the syscall level before building an
  * engine into vnetd, as bench/tap-write.c asked it for TX. Frames come from
  * bench/tap-sender (paced, on another CPU); this program reads them with
  * one of three engines and prints its own CPU time (user + system) per

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tap-read.sh - the read side of issue 14's item 4 at the syscall level:
-# the CPU one thread pays per frame to read 64 B frames out of a TAP at an
+# tap-read.sh - host -> guest TAP reads at moderate load, at the syscall
+# level, without vnetd: the CPU one thread pays per frame to read 64 B frames out of a TAP at an
 # offered rate, with one readv() per frame, batched io_uring READs, or one
 # multishot io_uring READ into provided buffers (bench/tap-read.c says what
 # each does). bench/tap-sender offers the frames from the TAP's host side

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * tap-write.c - what one CPU can write into a TAP, per frame: the question
- * behind issue 14's "batched submission" lever. vnetd sends each guest TX
+ * tap-write.c - what one CPU can write into a TAP, per frame: whether
+ * submitting a batch of writes at once would pay. vnetd sends each guest TX
  * frame with one writev() (host_tap.c); io_uring could submit a whole
  * batch in one io_uring_enter(). This program writes 64 B frames with a
  * 12-byte virtio-net header (as vnetd does) into a TAP it creates, either

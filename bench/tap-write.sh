@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tap-write.sh - the batched-submission lever of issue 14, measured: frames/s
+# tap-write.sh - batched submission into a TAP, measured: frames/s
 # one CPU writes into a TAP with one writev() per frame (what vnetd does)
 # against io_uring, BATCH writev SQEs per io_uring_enter() (bench/tap-write.c).
 # The TAP lives in a private network namespace; rounds alternate the two

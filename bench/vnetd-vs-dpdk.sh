@@ -14,7 +14,7 @@
 #           reflects every frame (vnetd --backend loop / testpmd net_vhost in
 #           io mode, loop topology). Reported: the frontend's Rx-pps. Both
 #           ring directions per frame.
-#   taptx:  guest TX into a TAP (issue 14 item 3): the frontend transmits; the
+#   taptx:  guest TX into a TAP: the frontend transmits; the
 #           backend writes every frame into a TAP in a private network
 #           namespace (vnetd --backend tap / testpmd net_vhost <-> net_tap,
 #           io forwarding between the two ports on one lcore). Reported:
