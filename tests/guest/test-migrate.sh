@@ -272,9 +272,17 @@ fi
 
 # ---- netns, bridge, host peer, two vnetd --------------------------------------------------
 vt_netns
+# br0 has no set MAC, so it takes the lowest MAC of its ports, and an uplink as a host's
+# bridge has (a veth to nowhere, with a MAC above nearly any the tun driver draws at
+# random). vnetd's TAPs must never take br0's MAC from it: when such a TAP goes (vnetd 1
+# stops) br0's MAC changes, and a guest on vnetd 2 that asks for the host then gets a MAC
+# that is no longer br0's once vnetd 1 is back, and loses the host for its ARP timeout.
 ip -n "$VT_NS" link add br0 mtu 9000 type bridge &&
+	ip -n "$VT_NS" link add mgup0 mtu 9000 address fc:00:00:00:00:01 type veth peer name mgup1 &&
+	ip -n "$VT_NS" link set mgup0 master br0 up && ip -n "$VT_NS" link set mgup1 up &&
 	ip -n "$VT_NS" addr add "$VT_HOST_IP/24" dev br0 && ip -n "$VT_NS" link set br0 up ||
 	{ vt_notok "bridge in $VT_NS"; vt_finish; }
+BR_MAC=$(ip -n "$VT_NS" -o link show br0 | grep -o 'link/ether [0-9a-f:]*')
 head -c 4000000 /dev/urandom > "$VT_W/blob"
 SUM=$(sha256sum "$VT_W/blob" | cut -d' ' -f1)
 vt_bg python3 "$VT_LIB/mig-peer.py" "$VT_W/blob" "$VT_W/done" 8080
@@ -290,6 +298,8 @@ if mg_want split-1pair && mg_case split-1pair 1 a; then
 	mg_vnetd_stop 1
 	mg_vnetd 1 "$VT_VNETD" '' a b
 	vt_step "vnetd 1 restarted"
+	vt_check "br0 kept its MAC while vnetd 1 stopped and started ($BR_MAC)" \
+		test "$(ip -n "$VT_NS" -o link show br0 | grep -o 'link/ether [0-9a-f:]*')" = "$BR_MAC"
 	mg_migrate split-1pair 2 c a
 	mg_case_end
 fi

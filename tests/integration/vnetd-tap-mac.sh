@@ -10,7 +10,8 @@
 #      MAC the tun driver would give); vnetd starts with two ports (one with mac=) whose
 #      TAPs join br0, stops, starts again: br0's MAC is the uplink's throughout
 #   2. bridge br1 with vnetd's TAPs only (a host-only bridge): after a restart br1 has
-#      the MAC it had before, and the TAPs theirs
+#      the MAC it had before, and the TAPs theirs (in between it had another: such a
+#      bridge needs its MAC pinned, which vnetctl plan prints)
 #   3. vnetctl tap create --bridge br0, with and without --mac: fe: TAPs, br0 unchanged
 #   4. a TAP the operator made, with a MAC of their choice: vnetd and vnetctl keep it
 set -u

@@ -30,6 +30,8 @@ gping_wait() {
 	while ! ping -c 1 -W 1 "$1" > /dev/null 2>&1; do
 		_i=$((_i + 1)); [ $_i -ge "$2" ] && return 1
 	done
+	# not the loop's status: that is the body's last test, false after one lost ping
+	return 0
 }
 gcombined() {
 	ethtool -l eth0 | awk '/Current hardware settings/{c=1} c && /^Combined:/{print $2; exit}'
