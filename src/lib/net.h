@@ -4,7 +4,7 @@
  * guest offload metadata (the header's length and feature rules are
  * vnet_hdr.h's), guest TX of one chain to the host side and host RX of one
  * frame into guest buffers (mergeable or not). Knows rings only through vq.h and the host only
- * through host.h; threads, epoll and notifications are worker.c's.
+ * through host.h; threads, epoll and notifications are worker_loop.c's.
  */
 #ifndef VNET_NET_H
 #define VNET_NET_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_worker_hold.c - the RX hold of worker.c with the tap backend, in a
+ * test_worker_hold.c - the RX hold (rx_policy.h, worker_loop.c) with the tap backend, in a
  * private network namespace: a steady stream of frames written into the
  * TAP from an AF_PACKET socket must all reach the guest's RX ring, once and
  * in order, with few used-ring batches (the hold gathers frames into batches
