@@ -36,7 +36,7 @@ static void port_usage(FILE *f)
 "                     attaches to an existing persistent TAP (vnetctl tap create)\n"
 "  del NAME           stop the port NAME and remove its socket\n"
 "  list               one line per running port\n"
-"  -s, --socket CTL   vnetd control socket (default: %s)\n"
+"  -s, --socket CTL   vnetd control socket (default: %s); also --ctl-socket\n"
 "  -h, --help         this text\n", ctl_default_path());
 }
 
@@ -65,8 +65,7 @@ int cmd_port(int argc, char **argv)
 		return CMD_USAGE;
 	}
 	for (i = 1; i < argc; i++) {
-		if ((v = cmd_opt(argc, argv, &i, "--socket", &missing)) ||
-		    (!missing && (v = cmd_opt(argc, argv, &i, "-s", &missing)))) {
+		if ((v = cmd_ctl_opt(argc, argv, &i, &missing))) {
 			path = v;
 		} else if (missing) {
 			fprintf(stderr, "vnetctl port: %s: needs a value (the control socket path)\n",

@@ -26,7 +26,7 @@ static void status_usage(FILE *f)
 "Usage: vnetctl status [--socket CTL] [--json | --prometheus]\n"
 "Show every port and queue of a running vnetd: connection, negotiated\n"
 "features, data path, and per-queue counters.\n"
-"  -s, --socket CTL   vnetd control socket (default: %s)\n"
+"  -s, --socket CTL   vnetd control socket (default: %s); also --ctl-socket\n"
 "  -j, --json         one JSON document\n"
 "  -p, --prometheus   Prometheus text exposition\n"
 "  -h, --help         this text\n", ctl_default_path());
@@ -47,8 +47,7 @@ int cmd_status(int argc, char **argv)
 	int i;
 
 	for (i = 0; i < argc; i++) {
-		if ((v = cmd_opt(argc, argv, &i, "--socket", &missing)) ||
-		    (!missing && (v = cmd_opt(argc, argv, &i, "-s", &missing)))) {
+		if ((v = cmd_ctl_opt(argc, argv, &i, &missing))) {
 			path = v;
 		} else if (missing) {
 			fprintf(stderr, "vnetctl status: %s: needs a value\n",

@@ -41,7 +41,7 @@ static void upgrade_usage(FILE *f)
 "serving as before and the reason is printed.\n"
 "  -b, --binary PATH  the new vnetd (default: the path the running vnetd was\n"
 "                     started as)\n"
-"  -s, --socket CTL   vnetd control socket (default: %s)\n"
+"  -s, --socket CTL   vnetd control socket (default: %s); also --ctl-socket\n"
 "  -h, --help         this text\n", ctl_default_path());
 }
 
@@ -206,10 +206,9 @@ int cmd_upgrade(int argc, char **argv)
 	}
 	for (i = 0; i < argc; i++) {
 		if ((v = cmd_opt(argc, argv, &i, "--binary", &missing)) ||
-		    (v = cmd_opt(argc, argv, &i, "-b", &missing)))
+		    (!missing && (v = cmd_opt(argc, argv, &i, "-b", &missing))))
 			bin = v;
-		else if ((v = cmd_opt(argc, argv, &i, "--socket", &missing)) ||
-			 (v = cmd_opt(argc, argv, &i, "-s", &missing)))
+		else if (!missing && (v = cmd_ctl_opt(argc, argv, &i, &missing)))
 			ctl = v;
 		if (missing || !v) {
 			fprintf(stderr, "vnetctl upgrade: %s '%s'\n",

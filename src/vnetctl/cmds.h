@@ -24,6 +24,7 @@ int ctl_query(const char *who, const char *path, const char *req);	/* ctl_query.
 
 const char *cmd_opt(int argc, char **argv, int *i, const char *name,
 		    bool *missing);
+const char *cmd_ctl_opt(int argc, char **argv, int *i, bool *missing);
 bool cmd_is_help(const char *arg);
 bool cmd_wants_help(int argc, char **argv);
 

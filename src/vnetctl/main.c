@@ -64,6 +64,30 @@ const char *cmd_opt(int argc, char **argv, int *i, const char *name,
 }
 
 /**
+ * cmd_ctl_opt() - Match the control socket option at argv[*i]: --socket,
+ *		   -s, or --ctl-socket (vnetd's name for the same socket)
+ * @argc:	Argument count
+ * @argv:	Arguments
+ * @i:		As cmd_opt()
+ * @missing:	As cmd_opt()
+ *
+ * Return: the path, or NULL as cmd_opt()
+ */
+const char *cmd_ctl_opt(int argc, char **argv, int *i, bool *missing)
+{
+	static const char *const names[] = { "--socket", "-s", "--ctl-socket" };
+	const char *v = NULL;
+	size_t k;
+
+	for (k = 0; k < sizeof(names) / sizeof(names[0]) && !v; k++) {
+		v = cmd_opt(argc, argv, i, names[k], missing);
+		if (*missing)
+			return NULL;
+	}
+	return v;
+}
+
+/**
  * cmd_is_help() - Is @arg a request for help?
  * @arg:	An argument
  *

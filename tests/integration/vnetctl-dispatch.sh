@@ -37,6 +37,13 @@ t "--version" 0 "vnetctl " --version
 t "status --json --prometheus refused, both named" 2 "--json and --prometheus: give one output format" status --json --prometheus
 t "status -p --json refused, both named" 2 "-p and --json: give one output format" status -p --json
 t "plan refuses a multicast MAC, as vnetd does" 2 "--mac '01:00:5e:00:00:01': must be a unicast MAC" plan --vcpus 2 --socket /tmp/x.sock --mac 01:00:5e:00:00:01
+# the control socket as vnetd names it (--ctl-socket) works in every command
+t "status --ctl-socket: the path given is the one tried" 1 "/nonexistent/c.ctl" status --ctl-socket /nonexistent/c.ctl
+t "status --ctl-socket=PATH" 1 "/nonexistent/d.ctl" status --ctl-socket=/nonexistent/d.ctl
+t "port list --ctl-socket" 1 "/nonexistent/e.ctl" port list --ctl-socket /nonexistent/e.ctl
+t "status --ctl-socket without a value" 2 "--ctl-socket: needs a value" status --ctl-socket
+t "tap create --mac: not a MAC" 2 "--mac 'x': must be a MAC like 52:54:00:12:34:56" tap create t0 --mac x
+t "tap create --mac with a macvtap" 2 "--mac 52:54:00:12:34:56: only for a TAP" tap create t0 --macvtap-parent eth0 --mac 52:54:00:12:34:56
 # status belongs to cmd_status.c: only check that the dispatcher hands it over
 out=$("$BIN" status 2>&1)
 check "status reaches cmd_status" test "${out/unknown command/}" = "$out"
