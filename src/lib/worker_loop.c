@@ -194,8 +194,9 @@ static void worker_break(struct worker *w, struct wpair *wp, struct wring *t)
 	if (t == &wp->rx)
 		worker_host_arm(w, wp, false);
 	if (log_ratelimit(&w->rl))
-		log_warn("port %s: queue %u broken, stopped: %s",
-			 w->cur->name, t->qidx, vq_broken_reason(t->io.vq));
+		log_warn("port %s: virtqueue %u (pair %u %s) broken, stopped: %s",
+			 w->cur->name, t->qidx, t->qidx / 2, t->qidx % 2 ? "TX" : "RX",
+			 vq_broken_reason(t->io.vq));
 }
 
 static void worker_notify_off(struct wring *t)
