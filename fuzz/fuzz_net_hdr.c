@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "iov.h"
 #include "net.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -42,9 +43,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = net_tx_prepare(in, nin, hdr_len, features, &hdr, out, 9);
 	if (n <= 0)
 		return 0;
-	total = net_iov_len(in, nin);
+	total = iov_len(in, nin);
 	if (out[0].iov_base != &hdr || out[0].iov_len != hdr_len ||
-	    net_iov_len(out, (unsigned int)n) != total ||
+	    iov_len(out, (unsigned int)n) != total ||
 	    net_hdr_check(&hdr, features, (uint32_t)(total - hdr_len)))
 		__builtin_trap();
 	return 0;

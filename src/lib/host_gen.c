@@ -152,7 +152,7 @@ static ssize_t host_gen_rx(struct host *host, unsigned int pair,
 
 	if (!g || pair >= host->npairs)
 		return -EINVAL;
-	if (host_copy_out(iov, iovcnt, host_gen_tmpl(g, host->hdr_len), g->len))
+	if (iov_fill(iov, iovcnt, host_gen_tmpl(g, host->hdr_len), g->len))
 		return -EMSGSIZE;
 	return (ssize_t)g->len;
 }

@@ -197,7 +197,7 @@ static ssize_t host_loop_rx(struct host *host, unsigned int pair,
 	slot = q->buf + (size_t)(q->tail % LOOP_SLOTS) * LOOP_SLOT_SIZE;
 	len = q->len[q->tail % LOOP_SLOTS];
 	q->tail++;
-	if (host_copy_out(iov, iovcnt, slot, len)) {
+	if (iov_fill(iov, iovcnt, slot, len)) {
 		q->dropped++;
 		return -EMSGSIZE;
 	}

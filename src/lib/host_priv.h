@@ -4,21 +4,20 @@
  * ops table (for host.c's list and the unit test of the hosts), the tap
  * host's offload mapping (tested on its own), and the two ops of a host
  * that never reaches a host stack, defined in host_null.c and reused by
- * host_gen.c (tx) and host_loop.c (host_features), and the copy of a frame
- * a host holds in its own memory into the caller's iovecs (gen, loop, a tap
- * RX batch). Not library API: the
+ * host_gen.c (tx) and host_loop.c (host_features). A host that holds a
+ * frame in its own memory (gen, loop, a tap RX batch) copies it out with
+ * iov.h. Not library API: the
  * rest of libvnet and the programs reach hosts through host_find().
  */
 #ifndef VNET_HOST_PRIV_H
 #define VNET_HOST_PRIV_H
 
 #include <stdint.h>
-#include <string.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
 #include "host.h"
-#include "util.h"
+#include "iov.h"
 
 extern const struct host_ops host_null_ops;
 extern const struct host_ops host_loop_ops;
@@ -31,33 +30,5 @@ unsigned int host_tap_offload_flags(uint64_t features);
 uint64_t host_any_offload(struct host *host);
 ssize_t host_discard_tx(struct host *host, unsigned int pair,
 		      const struct iovec *iov, unsigned int iovcnt);
-
-/**
- * host_copy_out() - Copy a frame the host holds into the caller's buffers
- * @iov:	Buffers of an rx() call
- * @iovcnt:	Entries in @iov
- * @src:	The frame
- * @len:	Its length
- *
- * Inline: once per frame on the loop and gen RX paths.
- * Return: bytes that did not fit, 0 if the whole frame did (else the
- *	   caller's rx() says -EMSGSIZE)
- */
-static inline size_t host_copy_out(const struct iovec *iov,
-				   unsigned int iovcnt, const void *src,
-				   size_t len)
-{
-	const uint8_t *p = src;
-	size_t left = len, n;
-	unsigned int i;
-
-	for (i = 0; i < iovcnt && left; i++) {
-		n = MIN(iov[i].iov_len, left);
-		memcpy(iov[i].iov_base, p, n);
-		p += n;
-		left -= n;
-	}
-	return left;
-}
 
 #endif /* VNET_HOST_PRIV_H */

@@ -570,7 +570,7 @@ static ssize_t host_tap_rx_held(struct tap_rxq *q, const struct iovec *iov,
 
 	if (len < 0)
 		return len;
-	if (host_copy_out(iov, iovcnt, src, (size_t)len))
+	if (iov_fill(iov, iovcnt, src, (size_t)len))
 		return -EMSGSIZE;
 	return len;
 }

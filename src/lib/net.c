@@ -27,6 +27,7 @@
 #include <string.h>
 #include <linux/virtio_config.h>
 
+#include "iov.h"
 #include "net.h"
 #include "util.h"
 #include "vnet_hdr.h"
@@ -95,81 +96,6 @@ int net_hdr_check(const struct virtio_net_hdr_v1 *h, uint64_t features,
 	return net_hdr_verify(h, features, frame_len);
 }
 
-/**
- * net_iov_len() - Total bytes of an iovec array
- * @iov:	Array
- * @cnt:	Entries
- *
- * Return: sum of the lengths
- */
-size_t net_iov_len(const struct iovec *iov, unsigned int cnt)
-{
-	size_t n = 0;
-	unsigned int i;
-
-	for (i = 0; i < cnt; i++)
-		n += iov[i].iov_len;
-	return n;
-}
-
-/**
- * net_iov_to_buf() - Copy bytes out of an iovec array
- * @iov:	Source
- * @cnt:	Entries in @iov
- * @off:	Offset into the iovec data to start at
- * @buf:	Destination
- * @len:	Bytes wanted
- *
- * Return: bytes copied (less than @len if the iovecs end first)
- */
-size_t net_iov_to_buf(const struct iovec *iov, unsigned int cnt, size_t off,
-		      void *buf, size_t len)
-{
-	size_t done = 0, n;
-	unsigned int i;
-
-	for (i = 0; i < cnt && done < len; i++) {
-		if (off >= iov[i].iov_len) {
-			off -= iov[i].iov_len;
-			continue;
-		}
-		n = MIN(iov[i].iov_len - off, len - done);
-		memcpy((uint8_t *)buf + done, (uint8_t *)iov[i].iov_base + off, n);
-		done += n;
-		off = 0;
-	}
-	return done;
-}
-
-/**
- * net_iov_from_buf() - Copy bytes into an iovec array
- * @iov:	Destination
- * @cnt:	Entries in @iov
- * @off:	Offset into the iovec data to start at
- * @buf:	Source
- * @len:	Bytes to copy
- *
- * Return: bytes copied (less than @len if the iovecs end first)
- */
-size_t net_iov_from_buf(const struct iovec *iov, unsigned int cnt, size_t off,
-			const void *buf, size_t len)
-{
-	size_t done = 0, n;
-	unsigned int i;
-
-	for (i = 0; i < cnt && done < len; i++) {
-		if (off >= iov[i].iov_len) {
-			off -= iov[i].iov_len;
-			continue;
-		}
-		n = MIN(iov[i].iov_len - off, len - done);
-		memcpy((uint8_t *)iov[i].iov_base + off, (const uint8_t *)buf + done, n);
-		done += n;
-		off = 0;
-	}
-	return done;
-}
-
 /* net_tx_prepare(), inline in the TX path (net_tx_check()) */
 static inline int net_tx_layout(const struct iovec *in, unsigned int nin,
 				unsigned int hdr_len, uint64_t features,
@@ -177,7 +103,7 @@ static inline int net_tx_layout(const struct iovec *in, unsigned int nin,
 				unsigned int max_out)
 {
 	/* the common chain is one buffer: header and frame */
-	size_t total = nin == 1 ? in[0].iov_len : net_iov_len(in, nin);
+	size_t total = nin == 1 ? in[0].iov_len : iov_len(in, nin);
 	size_t skip = hdr_len;
 	unsigned int i, n = 1;
 	int ret;
@@ -195,7 +121,7 @@ static inline int net_tx_layout(const struct iovec *in, unsigned int nin,
 		memcpy(hdr, in[0].iov_base, sizeof(*hdr));
 	} else {
 		memset(hdr, 0, sizeof(*hdr));
-		net_iov_to_buf(in, nin, 0, hdr, hdr_len);
+		iov_to_buf(in, nin, 0, hdr, hdr_len);
 	}
 	hdr->num_buffers = 0;	/* meaningless on TX (5.1.6.2) */
 	ret = net_hdr_verify(hdr, features, (uint32_t)(total - hdr_len));
@@ -284,7 +210,7 @@ static int net_tx_spoof(const struct spoof_policy *p, struct iovec *out,
 			unsigned int n, unsigned int max,
 			uint8_t head[static SPOOF_HDR_MAX])
 {
-	size_t k = net_iov_to_buf(out + 1, n - 1, 0, head, SPOOF_HDR_MAX);
+	size_t k = iov_to_buf(out + 1, n - 1, 0, head, SPOOF_HDR_MAX);
 	size_t skip = k;
 	unsigned int i = 1, rest;
 
@@ -669,7 +595,7 @@ static inline void net_rx_set_nbuf(const struct net_io *io,
 		       offsetof(struct virtio_net_hdr_v1, num_buffers),
 		       &nbuf, sizeof(nbuf));
 	else
-		net_iov_from_buf(iov, niov,
+		iov_from_buf(iov, niov,
 				 offsetof(struct virtio_net_hdr_v1, num_buffers),
 				 &nbuf, sizeof(nbuf));
 }
@@ -770,7 +696,7 @@ static void net_rx_extend(const struct net_io *io, struct net_rx_bufs *b,
 
 	if (net_rx_gather(io, len, true, b) || b->total < len)
 		return;
-	net_iov_from_buf(&io->s->iov[niov], b->niov - niov, 0, io->s->bounce,
+	iov_from_buf(&io->s->iov[niov], b->niov - niov, 0, io->s->bounce,
 			 tail);
 }
 

@@ -72,11 +72,6 @@ struct net_io {
 
 int net_hdr_check(const struct virtio_net_hdr_v1 *h, uint64_t features,
 		  uint32_t frame_len);
-size_t net_iov_len(const struct iovec *iov, unsigned int cnt);
-size_t net_iov_to_buf(const struct iovec *iov, unsigned int cnt, size_t off,
-		      void *buf, size_t len);
-size_t net_iov_from_buf(const struct iovec *iov, unsigned int cnt, size_t off,
-			const void *buf, size_t len);
 int net_tx_prepare(const struct iovec *in, unsigned int nin,
 		   unsigned int hdr_len, uint64_t features,
 		   struct virtio_net_hdr_v1 *hdr, struct iovec *out,

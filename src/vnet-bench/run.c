@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 
 #include "bench.h"
+#include "iov.h"
 
 #define BUMP(x, n)	__atomic_store_n(&(x), (x) + (n), __ATOMIC_RELAXED)
 #define RX_BUDGET	256
@@ -121,29 +122,6 @@ static void bench_frame_init(struct bench_q *q)
 	q->hdr.csum_offset = 16;
 }
 
-/* Copy @len bytes at @off of a frame spread over @iov */
-static bool iov_copy(const struct iovec *iov, unsigned int niov, size_t off,
-		     void *dst, size_t len)
-{
-	uint8_t *d = dst;
-	unsigned int i;
-
-	for (i = 0; i < niov && len; i++) {
-		size_t l = iov[i].iov_len, n;
-
-		if (off >= l) {
-			off -= l;
-			continue;
-		}
-		n = MIN(len, l - off);
-		memcpy(d, (const uint8_t *)iov[i].iov_base + off, n);
-		d += n;
-		len -= n;
-		off = 0;
-	}
-	return !len;
-}
-
 static void bench_seq_check(struct bench_q *q, uint64_t seq)
 {
 	if (seq == q->expect_seq) {
@@ -169,12 +147,12 @@ static void bench_rx_cb(void *opaque, const struct virtio_net_hdr_v1 *hdr,
 	(void)hdr;
 	BUMP(q->rx_frames, 1);
 	BUMP(q->rx_bytes, len);
-	if (!iov_copy(iov, niov, 0, eth, sizeof(eth))) {
+	if (iov_to_buf(iov, niov, 0, eth, sizeof(eth)) != sizeof(eth)) {
 		BUMP(q->foreign, 1);
 		return;
 	}
 	off = (eth[12] << 8 | eth[13]) == BENCH_ETHERTYPE ? 14 : 54;
-	if (!iov_copy(iov, niov, off, &m, sizeof(m)) || m.magic != BENCH_MAGIC) {
+	if (iov_to_buf(iov, niov, off, &m, sizeof(m)) != sizeof(m) || m.magic != BENCH_MAGIC) {
 		BUMP(q->foreign, 1);	/* not ours, e.g. testpmd txonly */
 		return;
 	}

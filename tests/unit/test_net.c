@@ -16,6 +16,7 @@
 
 #include "testlib.h"
 #include "vq_testutil.h"
+#include "iov.h"
 #include "net.h"
 
 #define F(b)		(1ULL << (b))
@@ -171,14 +172,14 @@ static void test_iov_copy(void)
 	const uint8_t src[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
 	struct iovec iov[3] = { { a, 3 }, { b, 5 }, { c, 4 } };
 
-	CHECK_EQ(net_iov_len(iov, 3), 12);
-	CHECK_EQ(net_iov_from_buf(iov, 3, 0, src, 12), 12);
+	CHECK_EQ(iov_len(iov, 3), 12);
+	CHECK_EQ(iov_from_buf(iov, 3, 0, src, 12), 12);
 	CHECK_EQ(b[0], 4);
 	CHECK_EQ(c[3], 12);
-	CHECK_EQ(net_iov_to_buf(iov, 3, 2, out, 12), 10);
+	CHECK_EQ(iov_to_buf(iov, 3, 2, out, 12), 10);
 	CHECK_EQ(out[0], 3);
 	CHECK_EQ(out[9], 12);
-	CHECK_EQ(net_iov_from_buf(iov, 3, 10, src, 4), 2);
+	CHECK_EQ(iov_from_buf(iov, 3, 10, src, 4), 2);
 	CHECK_EQ(c[2], 1);
 }
 
