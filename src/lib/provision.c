@@ -41,6 +41,7 @@
 #include <linux/rtnetlink.h>
 
 #include "devperm.h"
+#include "ids.h"
 #include "mac.h"
 #include "provision.h"
 #include "reason.h"
@@ -651,60 +652,6 @@ int prov_tap_delete(const char *name, bool force, bool *existed, struct reason *
 
 /* ---- users, groups, vhost-net ---------------------------------------------- */
 
-/**
- * prov_user_ids() - Look up a user by name or number
- * @user:	Name, or a decimal uid
- * @uid:	User id (output)
- * @gid:	Primary group id (output; the uid itself if not in passwd)
- *
- * Return: 0 on success, -ENOENT if there is no such user
- */
-int prov_user_ids(const char *user, uid_t *uid, gid_t *gid)
-{
-	struct passwd *pw = getpwnam(user);
-	char *end;
-	unsigned long v;
-
-	if (pw) {
-		*uid = pw->pw_uid;
-		*gid = pw->pw_gid;
-		return 0;
-	}
-	errno = 0;
-	v = strtoul(user, &end, 10);
-	if (!*user || *end || errno || v >= 0xffffffffUL)
-		return -ENOENT;
-	*uid = (uid_t)v;
-	pw = getpwuid(*uid);
-	*gid = pw ? pw->pw_gid : (gid_t)v;
-	return 0;
-}
-
-/**
- * prov_group_id() - Look up a group by name or number
- * @group:	Name, or a decimal gid
- * @gid:	Group id (output)
- *
- * Return: 0 on success, -ENOENT if there is no such group
- */
-int prov_group_id(const char *group, gid_t *gid)
-{
-	struct group *gr = getgrnam(group);
-	char *end;
-	unsigned long v;
-
-	if (gr) {
-		*gid = gr->gr_gid;
-		return 0;
-	}
-	errno = 0;
-	v = strtoul(group, &end, 10);
-	if (!*group || *end || errno || v >= 0xffffffffUL)
-		return -ENOENT;
-	*gid = (gid_t)v;
-	return 0;
-}
-
 static void prov_mode_string(mode_t m, char s[12])
 {
 	static const char rwx[] = "rwxrwxrwx";
@@ -789,8 +736,10 @@ static int prov_probe_user(const char *user, struct prov_vhost_probe *p,
 {
 	if (user) {
 		snprintf(p->user, sizeof(p->user), "%s", user);
-		if (prov_user_ids(user, uid, gid))
+		if (ids_uid(user, uid))
 			return -ENOENT;
+		if (ids_user_gid(*uid, gid))
+			*gid = (gid_t)*uid;	/* no passwd entry: its own group */
 		*self = *uid == geteuid();
 		return 0;
 	}

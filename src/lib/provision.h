@@ -96,7 +96,5 @@ int prov_tap_create(const struct prov_tap_req *req, struct prov_tap_res *res,
 int prov_tap_delete(const char *name, bool force, bool *existed, struct reason *why);
 int prov_vhost_probe(const char *path, const char *user,
 		     struct prov_vhost_probe *p);
-int prov_user_ids(const char *user, uid_t *uid, gid_t *gid);
-int prov_group_id(const char *group, gid_t *gid);
 
 #endif /* VNET_PROVISION_H */

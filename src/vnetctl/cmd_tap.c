@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "ids.h"
 #include "mac.h"
 #include "plan.h"
 #include "provision.h"
@@ -103,11 +104,11 @@ static int tap_build_req(struct tap_opts *o, struct prov_tap_req *r)
 	if (o->queues && plan_parse_uint("--queues", o->queues, 1, PROV_MAX_QUEUES,
 					 &r->queues, &why))
 		return tap_usage_err("tap create", "%s%s", why.msg, "");
-	if (o->user && prov_user_ids(o->user, &r->uid, &r->gid))
+	if (o->user && ids_uid(o->user, &r->uid))
 		return tap_usage_err("tap create", "--user '%s': no such user%s",
 				     o->user, "");
 	r->set_uid = o->user;
-	if (o->group && prov_group_id(o->group, &r->gid))
+	if (o->group && ids_gid(o->group, &r->gid))
 		return tap_usage_err("tap create", "--group '%s': no such group%s",
 				     o->group, "");
 	r->set_gid = o->group;

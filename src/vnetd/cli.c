@@ -24,6 +24,7 @@
 
 #include "log.h"
 #include "vhost_port.h"
+#include "ids.h"
 #include "mac.h"
 #include "spoof.h"
 #include "version.h"
@@ -369,12 +370,12 @@ static const char *cli_set_sock(struct vnetd_port_cfg *pc, int opt,
 		pc->fd = (int)v;
 		return NULL;
 	case OPT_SOCKET_OWNER:
-		if (privdrop_lookup_uid(val, &uid))
+		if (ids_uid(val, &uid))
 			return "no such user (a name or uid; see getent passwd)";
 		pc->sock_uid = uid;
 		return NULL;
 	case OPT_SOCKET_GROUP:
-		if (privdrop_lookup_group(val, &gid))
+		if (ids_gid(val, &gid))
 			return "no such group (a name or gid; see getent group)";
 		pc->sock_gid = gid;
 		return NULL;
@@ -771,7 +772,7 @@ static void cli_defaults(struct vnetd_cfg *cfg, struct vnetd_port_cfg *t)
 	cli_port_defaults(t);
 	cfg->ctl_gid = -1;
 	/* libvirt's qemu:///system runs QEMU as libvirt-qemu, group kvm */
-	if (geteuid() == 0 && !privdrop_lookup_group(SOCK_DEFAULT_GROUP, &gid))
+	if (geteuid() == 0 && !ids_gid(SOCK_DEFAULT_GROUP, &gid))
 		t->sock_gid = gid;
 }
 
@@ -826,7 +827,7 @@ static int cli_process_opt(struct vnetd_cfg *cfg, int opt, const char *val)
 		cfg->user_set = true;
 		return 0;
 	case OPT_CTL_GROUP:
-		if (privdrop_lookup_group(val, &gid)) {
+		if (ids_gid(val, &gid)) {
 			cli_err("--ctl-group %s: no such group (a name or gid; see getent group)",
 				val);
 			return -EINVAL;

@@ -25,7 +25,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,69 +33,8 @@
 #include <unistd.h>
 #include <linux/capability.h>
 
+#include "ids.h"
 #include "vnetd.h"
-
-#define PRIVDROP_BUF	4096
-
-/* A number in 0..2^31-2 (uid_t/gid_t range; -1 means "unchanged") */
-static int privdrop_number(const char *s, unsigned long *v)
-{
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	*v = strtoul(s, &end, 10);
-	if (errno || *end || *v >= 0x7fffffffUL)
-		return -EINVAL;
-	return 0;
-}
-
-/**
- * privdrop_lookup_uid() - A user name or number to a uid
- * @name:	"nobody" or "65534"
- * @uid:	Output
- *
- * Return: 0 or -ENOENT
- */
-int privdrop_lookup_uid(const char *name, uid_t *uid)
-{
-	struct passwd pw, *res = NULL;
-	char buf[PRIVDROP_BUF];
-	unsigned long v;
-
-	if (!privdrop_number(name, &v)) {
-		*uid = (uid_t)v;
-		return 0;
-	}
-	if (getpwnam_r(name, &pw, buf, sizeof(buf), &res) || !res)
-		return -ENOENT;
-	*uid = pw.pw_uid;
-	return 0;
-}
-
-/**
- * privdrop_lookup_group() - A group name or number to a gid
- * @name:	"kvm" or "108"
- * @gid:	Output
- *
- * Return: 0 or -ENOENT
- */
-int privdrop_lookup_group(const char *name, gid_t *gid)
-{
-	struct group gr, *res = NULL;
-	char buf[PRIVDROP_BUF];
-	unsigned long v;
-
-	if (!privdrop_number(name, &v)) {
-		*gid = (gid_t)v;
-		return 0;
-	}
-	if (getgrnam_r(name, &gr, buf, sizeof(buf), &res) || !res)
-		return -ENOENT;
-	*gid = gr.gr_gid;
-	return 0;
-}
 
 /**
  * privdrop_lookup_user() - Parse --user USER[:GROUP]
@@ -110,8 +48,7 @@ int privdrop_lookup_group(const char *name, gid_t *gid)
 int privdrop_lookup_user(const char *spec, uid_t *uid, gid_t *gid,
 			 struct reason *why)
 {
-	struct passwd pw, *res = NULL;
-	char user[256], buf[PRIVDROP_BUF], *colon;
+	char user[256], *colon;
 
 	if (!*spec || strlen(spec) >= sizeof(user)) {
 		return reason_set(why, -EINVAL, "must be USER or USER:GROUP");
@@ -120,21 +57,20 @@ int privdrop_lookup_user(const char *spec, uid_t *uid, gid_t *gid,
 	colon = strchr(user, ':');
 	if (colon)
 		*colon++ = '\0';
-	if (privdrop_lookup_uid(user, uid)) {
+	if (ids_uid(user, uid)) {
 		return reason_set(why, -EINVAL, "no such user (see getent passwd)");
 	}
 	if (colon) {
-		if (privdrop_lookup_group(colon, gid)) {
+		if (ids_gid(colon, gid)) {
 			return reason_set(why, -EINVAL, "no such group %s (see getent group)",
 					  colon);
 		}
 		return 0;
 	}
-	if (getpwuid_r(*uid, &pw, buf, sizeof(buf), &res) || !res) {
+	if (ids_user_gid(*uid, gid)) {
 		return reason_set(why, -EINVAL, "uid %u has no passwd entry: give the group too (USER:GROUP)",
 				  (unsigned int)*uid);
 	}
-	*gid = pw.pw_gid;
 	return 0;
 }
 

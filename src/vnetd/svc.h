@@ -34,8 +34,6 @@ int sock_run_dir(const char *path);
 /* privdrop.c */
 int privdrop_lookup_user(const char *spec, uid_t *uid, gid_t *gid,
 			 struct reason *why);
-int privdrop_lookup_group(const char *name, gid_t *gid);
-int privdrop_lookup_uid(const char *name, uid_t *uid);
 int privdrop_apply(uid_t uid, gid_t gid, struct reason *why);
 int privdrop_join_group(gid_t gid);
 
