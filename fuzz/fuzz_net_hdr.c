@@ -13,6 +13,7 @@
 
 #include "iov.h"
 #include "net.h"
+#include "net_tx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

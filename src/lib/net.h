@@ -20,7 +20,6 @@
 #include "vnet_hdr.h"
 #include "vq.h"
 
-#define NET_ETH_HLEN		14	/* shortest frame we pass on */
 #define NET_MAX_IOV		1024	/* UIO_MAXIOV: what one readv/writev takes */
 #define NET_RX_MAX_CHAINS	64	/* mergeable buffers for one frame */
 #define NET_TX_BURST		16	/* TX chains popped before the first send */
@@ -69,13 +68,6 @@ struct net_io {
 	uint32_t *rx_est;
 	const struct spoof_policy *spoof;
 };
-
-int net_hdr_check(const struct virtio_net_hdr_v1 *h, uint64_t features,
-		  uint32_t frame_len);
-int net_tx_prepare(const struct iovec *in, unsigned int nin,
-		   unsigned int hdr_len, uint64_t features,
-		   struct virtio_net_hdr_v1 *hdr, struct iovec *out,
-		   unsigned int max_out);
 
 int net_scratch_init(struct net_scratch *s);
 void net_scratch_cleanup(struct net_scratch *s);

@@ -42,6 +42,8 @@
 #define UNUSED		__attribute__((unused))
 /* A rare path kept out of its hot caller, so the caller stays small */
 #define NOINLINE	__attribute__((noinline))
+/* A per-frame step the compiler must not leave out of line in its loop */
+#define ALWAYS_INLINE	inline __attribute__((always_inline))
 #define PRINTF_FMT(a, b) __attribute__((format(printf, a, b)))
 
 /**

@@ -18,6 +18,7 @@
 #include "vq_testutil.h"
 #include "iov.h"
 #include "net.h"
+#include "net_tx.h"
 
 #define F(b)		(1ULL << (b))
 #define F_V1		F(VIRTIO_F_VERSION_1)
