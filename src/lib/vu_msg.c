@@ -14,9 +14,11 @@
  * kernel hands out with the first byte of the sendmsg() that carried them,
  * always belong to that message), keeps a partial message for the next
  * call and notes when its first byte came, so the caller can bound a whole
- * message's time (a peer sending a byte every few seconds). Replies the
- * peer does not read are queued up to VU_CONN_TXQ_MAX bytes, then
- * -ENOBUFS tells the caller to drop the peer.
+ * message's time (a peer sending a byte every few seconds). What the
+ * socket does not take of a reply is queued, one reply at most
+ * (VU_CONN_TXQ_MAX): a second reply while one waits is -ENOBUFS, so the
+ * caller stops reading requests until vu_conn_flush() empties the queue,
+ * and a peer that never reads its replies costs vnetd one reply's bytes.
  */
 #include <errno.h>
 #include <string.h>
@@ -456,58 +458,46 @@ size_t vu_conn_tx_pending(const struct vu_conn *c)
 /**
  * vu_conn_send() - Send one message now, or queue what the socket does
  *		    not take
- * @c:		Connection state
+ * @c:		Connection state, with no reply waiting (vu_conn_tx_pending()
+ *		is 0: the caller reads no request while one waits)
  * @m:		Message, without descriptors (a backend's replies carry none)
  *
- * Order is kept: while bytes are queued, new ones go behind them.
- *
- * Return: 0 (sent or queued), -EINVAL for a bad message or one with
- *	   descriptors, -ENOBUFS if the queue would pass VU_CONN_TXQ_MAX,
+ * Return: 0 (sent, or the rest of it queued), -EINVAL for a bad message or
+ *	   one with descriptors, -ENOBUFS if a reply is waiting already,
  *	   other -errno: the peer is gone
  */
 int vu_conn_send(struct vu_conn *c, const struct vu_msg *m)
 {
-	size_t total = sizeof(m->hdr) + m->hdr.size, done = 0, left;
-	const char *src;
+	size_t total = sizeof(m->hdr) + m->hdr.size, done;
+	struct iovec iov[2] = {
+		{ .iov_base = (void *)&m->hdr, .iov_len = sizeof(m->hdr) },
+		{ .iov_base = (void *)&m->payload, .iov_len = m->hdr.size },
+	};
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
 	ssize_t n;
 
 	if (m->hdr.size > sizeof(m->payload) || m->nfds)
 		return -EINVAL;
-	if (!vu_conn_tx_pending(c)) {
-		struct iovec iov[2] = {
-			{ .iov_base = (void *)&m->hdr, .iov_len = sizeof(m->hdr) },
-			{ .iov_base = (void *)&m->payload, .iov_len = m->hdr.size },
-		};
-		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-
-		do {
-			n = sendmsg(c->sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-		} while (n < 0 && errno == EINTR);
-		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-			return -errno;
-		done = n < 0 ? 0 : (size_t)n;
-	}
+	if (vu_conn_tx_pending(c))
+		return -ENOBUFS;
+	do {
+		n = sendmsg(c->sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+		return -errno;
+	done = n < 0 ? 0 : (size_t)n;
 	if (done == total)
 		return 0;
-	left = total - done;
-	if (left > VU_CONN_TXQ_MAX - vu_conn_tx_pending(c))
-		return -ENOBUFS;
-	if (left > VU_CONN_TXQ_MAX - c->tx_len) {	/* compact to the front */
-		memmove(c->txq, c->txq + c->tx_head, vu_conn_tx_pending(c));
-		c->tx_len -= c->tx_head;
-		c->tx_head = 0;
-	}
-	while (done < total) {
-		if (done < sizeof(m->hdr)) {
-			src = (const char *)&m->hdr + done;
-			n = (ssize_t)(sizeof(m->hdr) - done);
-		} else {
-			src = (const char *)&m->payload + (done - sizeof(m->hdr));
-			n = (ssize_t)(total - done);
-		}
-		memcpy(c->txq + c->tx_len, src, (size_t)n);
-		c->tx_len += (size_t)n;
-		done += (size_t)n;
+	/* total <= VU_CONN_TXQ_MAX: the size was checked against the union */
+	c->tx_head = 0;
+	c->tx_len = total - done;
+	if (done < sizeof(m->hdr)) {
+		memcpy(c->txq, (const char *)&m->hdr + done,
+		       sizeof(m->hdr) - done);
+		memcpy(c->txq + sizeof(m->hdr) - done, &m->payload, m->hdr.size);
+	} else {
+		memcpy(c->txq, (const char *)&m->payload + (done - sizeof(m->hdr)),
+		       total - done);
 	}
 	return 0;
 }

@@ -13,8 +13,12 @@
 
 #include "vu_proto.h"
 
-/* Replies a peer does not read are queued up to this, then it is dropped */
-#define VU_CONN_TXQ_MAX		(64 * 1024)
+/*
+ * One reply's worth: what the socket did not take of the one reply that may
+ * wait. The caller reads no request while it waits (vnetd's port.c), so a
+ * peer that never reads holds vnetd to this much, whatever it sends.
+ */
+#define VU_CONN_TXQ_MAX		(sizeof(struct vu_hdr) + sizeof(union vu_payload))
 
 /**
  * struct vu_conn - One peer's half-received message and unsent replies
@@ -24,7 +28,7 @@
  * @rx_start_ms: CLOCK_MONOTONIC ms of @rx's first byte, 0: none pending
  * @tx_head:	First unsent byte in @txq
  * @tx_len:	End of the unsent bytes in @txq
- * @txq:	Reply bytes the socket did not take yet (never fds)
+ * @txq:	Bytes of the one reply the socket did not take yet (never fds)
  */
 struct vu_conn {
 	int sock;

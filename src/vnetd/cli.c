@@ -62,7 +62,7 @@ enum {
 	OPT_CAPS, OPT_LOG_LEVEL, OPT_VERSION, OPT_CONFIG_SPACE,
 	OPT_FD, OPT_SOCKET_OWNER, OPT_SOCKET_GROUP, OPT_SOCKET_MODE,
 	OPT_USER, OPT_CTL_GROUP, OPT_LOG_TARGET, OPT_SANDBOX,
-	OPT_METRICS_LISTEN, OPT_WORKER_THREADS, OPT_TAP_IO,
+	OPT_METRICS_LISTEN, OPT_WORKER_THREADS, OPT_TAP_IO, OPT_STALL_MS,
 };
 
 static const struct option cli_opts[] = {
@@ -100,6 +100,7 @@ static const struct option cli_opts[] = {
 	{ "metrics-listen",	required_argument, NULL, OPT_METRICS_LISTEN },
 	{ "worker-threads",	required_argument, NULL, OPT_WORKER_THREADS },
 	{ "tap-io",		required_argument, NULL, OPT_TAP_IO },
+	{ "frontend-stall-ms",	required_argument, NULL, OPT_STALL_MS },
 	{ "log-level",		required_argument, NULL, OPT_LOG_LEVEL },
 	{ "help",		no_argument,	   NULL, OPT_HELP },
 	{ "version",		no_argument,	   NULL, OPT_VERSION },
@@ -170,6 +171,10 @@ void cli_usage(FILE *f)
 "                           uring: a guest TX burst or a host RX batch per\n"
 "                           io_uring_enter (fails start-up if refused), writev: a\n"
 "                           writev/readv per frame, auto: uring if allowed (default: auto)\n"
+"      --frontend-stall-ms N  a frontend that leaves a message half sent, or its\n"
+"                           replies unread, this long is closed; a second frontend\n"
+"                           waits for that instead of being refused, 100..60000\n"
+"                           (default: 1000)\n"
 "      --log-level LEVEL    error|warn|info|debug (default: info)\n"
 "      --log-target T       auto|stderr|journal|syslog (default: auto: journal format\n"
 "                           when stderr is the journal, else stderr)\n"
@@ -461,7 +466,7 @@ static int cli_key(const char *key)
 		case OPT_CTL: case OPT_CONFIG: case OPT_PORT: case OPT_CAPS:
 		case OPT_SANDBOX: case OPT_METRICS_LISTEN: case OPT_WORKER_THREADS:
 		case OPT_LOG_LEVEL: case OPT_HELP: case OPT_VERSION: case OPT_USER:
-		case OPT_CTL_GROUP: case OPT_LOG_TARGET:
+		case OPT_CTL_GROUP: case OPT_LOG_TARGET: case OPT_STALL_MS:
 			continue;
 		}
 		if (!strcmp(o->name, key))
@@ -767,6 +772,7 @@ static void cli_defaults(struct vnetd_cfg *cfg, struct vnetd_port_cfg *t)
 	cfg->log_level = LOG_INFO;
 	cfg->sandbox = true;
 	cfg->worker_threads = cli_cpus();	/* --worker-threads auto */
+	cfg->frontend_stall_ms = VNETD_STALL_MS_DEFAULT;
 	snprintf(cfg->ctl_path, sizeof(cfg->ctl_path), "%s",
 		 ctl_default_path());
 	cli_port_defaults(t);
@@ -809,13 +815,23 @@ static int cli_worker_threads(struct vnetd_cfg *cfg, const char *val)
 	return 0;
 }
 
-/* --user, --ctl-group, --log-target, --worker-threads, --tap-io */
+/* --user, --ctl-group, --log-target, --worker-threads, --tap-io,
+ * --frontend-stall-ms */
 static int cli_process_opt(struct vnetd_cfg *cfg, int opt, const char *val)
 {
 	struct reason why = { 0 };
+	unsigned long long v;
 	gid_t gid;
 
 	switch (opt) {
+	case OPT_STALL_MS:
+		if (cli_uint(val, VNETD_STALL_MS_MIN, VNETD_STALL_MS_MAX, &v)) {
+			cli_err("--frontend-stall-ms %s: must be %u..%u (milliseconds)",
+				val, VNETD_STALL_MS_MIN, VNETD_STALL_MS_MAX);
+			return -EINVAL;
+		}
+		cfg->frontend_stall_ms = (unsigned int)v;
+		return 0;
 	case OPT_WORKER_THREADS:
 		return cli_worker_threads(cfg, val);
 	case OPT_USER:
@@ -906,7 +922,7 @@ static int cli_options(struct vnetd_cfg *cfg, struct vnetd_port_cfg *tmpl,
 			*config = optarg;
 			break;
 		case OPT_USER: case OPT_CTL_GROUP: case OPT_LOG_TARGET:
-		case OPT_WORKER_THREADS: case OPT_TAP_IO:
+		case OPT_WORKER_THREADS: case OPT_TAP_IO: case OPT_STALL_MS:
 			if (cli_process_opt(cfg, opt, optarg))
 				return -EINVAL;
 			break;

@@ -283,6 +283,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	log_max_level = (enum log_level)v->cfg.log_level;
+	port_set_stall_ms(v->cfg.frontend_stall_ms);
 	if (svc_start(&v->cfg))
 		return 1;	/* svc_start() said why */
 	if (main_tap_io(&v->cfg))

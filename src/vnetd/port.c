@@ -11,17 +11,24 @@
  * Security model: the frontend is untrusted and the main thread serves
  * every port, so nothing here waits on one frontend. Its socket is
  * non-blocking: a partial message is kept in the port's vu_conn and must
- * be whole within PORT_MSG_DEADLINE_MS of its first byte (a byte every
- * few seconds does not keep it alive); replies it does not read are queued
- * (and the frontend is not read meanwhile) and must be taken within the
- * same deadline, else the connection is closed; the queue is bounded by
- * VU_CONN_TXQ_MAX. Any error from
+ * be whole within --frontend-stall-ms of its first byte (a byte every few
+ * hundred ms does not keep it alive); a reply it does not read is queued
+ * (one at most, VU_CONN_TXQ_MAX: the frontend is not read meanwhile) and
+ * must be taken within the same time. A connection past either deadline
+ * is stalled and closed, with one line naming the port, the PID and which
+ * of the two it was. A second frontend that connects while the connection
+ * is mid-message or owes a reply is held, unread, until that connection
+ * either goes idle (the second is refused, as always while a frontend is
+ * connected) or is closed (the second takes the port, as after any
+ * disconnect): one process cannot keep a port from its VM by stalling,
+ * and cannot push a working frontend off it either. Any error from
  * vu_dev_handle() closes that connection only, with one line naming the
  * port, the frontend's PID and the reason.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -38,11 +45,27 @@
 /* #syscalls: accept4 socket connect close setsockopt getsockopt unlink read
  * #syscalls: timerfd_settime epoll_ctl */
 
-#define PORT_MSG_DEADLINE_MS	5000	/* a whole message, from its first byte */
 #define PORT_LISTEN_BACKLOG	128
 
 /* --worker-threads: the threads every port hands its pairs to, NULL: none */
 static struct worker_group *port_wgroup;
+
+/* --frontend-stall-ms: mid-message or owing a reply longer is a stall */
+static unsigned int port_stall_ms = VNETD_STALL_MS_DEFAULT;
+
+static void port_conn_ready(struct vnetd_port *p, uint32_t events);
+
+/**
+ * port_set_stall_ms() - How long a connection may stay mid-message or owe
+ *			 a reply before it counts as stalled
+ * @ms:		--frontend-stall-ms (cli.c checked its range)
+ *
+ * Context: main thread, before the first port_init()
+ */
+void port_set_stall_ms(unsigned int ms)
+{
+	port_stall_ms = ms;
+}
 
 /**
  * port_group_init() - Start the pool of threads all ports share
@@ -321,6 +344,71 @@ static void port_drop(struct vnetd_port *p, int why)
 	}
 }
 
+/*
+ * When the connection's stall clock started: the first byte of its partial
+ * message, or when its reply began to wait (never both: no request is read
+ * while a reply waits). 0: not connected, or idle between whole messages
+ * with nothing owed
+ */
+static uint64_t port_busy_since(const struct vnetd_port *p)
+{
+	if (!port_connected(p))
+		return 0;
+	return p->conn.rx_got ? p->conn.rx_start_ms : p->tx_since_ms;
+}
+
+/* Close a second frontend, counted and logged; @why ends the line */
+static void port_refuse(struct vnetd_port *p, int fd, pid_t pid,
+			const char *why)
+{
+	conn_refuse_log(&p->refuse_rl,
+			"port %s: refusing a second frontend (pid %d) on %s: pid %d is connected%s",
+			p->cfg.name, (int)pid, p->cfg.socket, (int)p->peer_pid,
+			why);
+	p->refused++;
+	p->refused_by[PORT_REFUSE_SECOND]++;
+	close(fd);
+}
+
+/*
+ * The waiting second frontend, once the connection has shown what it is:
+ * seen idle (@idle: it finished its message or took its reply; or it is
+ * idle now), it is a working frontend and keeps the port, the second is
+ * refused; gone (stalled and closed by port_tick(), or hung up), the second
+ * takes the port, set up from scratch as after any disconnect. Still busy
+ * past the second's own deadline without being overdue itself (a clock
+ * restarted by progress), the connection keeps the port too.
+ */
+static void port_wait_resolve(struct vnetd_port *p, bool idle)
+{
+	uint64_t now = vu_conn_now_ms(), since = port_busy_since(p);
+	int fd = p->wait_fd;
+
+	if (fd < 0)
+		return;
+	if (port_connected(p) && !idle && since &&
+	    (now < p->wait_since_ms + port_stall_ms ||
+	     now >= since + port_stall_ms))
+		return;		/* not decided yet, or port_tick() closes it */
+	p->wait_fd = -1;
+	if (port_connected(p)) {
+		port_refuse(p, fd, p->wait_pid,
+			    ", which finished its message or took its reply while this one waited");
+		return;
+	}
+	if (conn_is_dead(fd)) {
+		log_debug("port %s: frontend pid %d, waiting for the port, closed before it got it",
+			  p->cfg.name, (int)p->wait_pid);
+		close(fd);
+		return;
+	}
+	if (port_attach(p, fd)) {
+		p->refused_by[PORT_REFUSE_ATTACH]++;
+		log_err("port %s: cannot watch the new connection of pid %d",
+			p->cfg.name, (int)p->wait_pid);
+	}
+}
+
 static void port_accept(struct vnetd_port *p)
 {
 	pid_t pid;
@@ -339,15 +427,25 @@ static void port_accept(struct vnetd_port *p)
 		log_info("port %s: frontend pid %d connected while the old connection (pid %d) was closing: dropping the old one",
 			 p->cfg.name, (int)pid, (int)p->peer_pid);
 		port_drop(p, -ECONNRESET);
+		port_wait_resolve(p, false);	/* one waiting came first */
+	}
+	/* Judge the connection by what it sent, not by when the loop read it */
+	if (vu_dev_connected(p->dev) && p->wait_fd < 0)
+		port_conn_ready(p, EPOLLIN);
+	if (vu_dev_connected(p->dev) && p->wait_fd < 0 && port_busy_since(p)) {
+		p->wait_fd = fd;
+		p->wait_pid = pid;
+		p->wait_since_ms = vu_conn_now_ms();
+		conn_refuse_log(&p->refuse_rl,
+				"port %s: frontend pid %d connected while pid %d is %s: it waits up to %u ms for that one to finish (then it is refused) or stall (then it takes the port)",
+				p->cfg.name, (int)pid, (int)p->peer_pid,
+				p->conn.rx_got ? "mid-message" : "owing a reply",
+				port_stall_ms);
+		return;
 	}
 	if (vu_dev_connected(p->dev)) {
-		conn_refuse_log(&p->refuse_rl,
-				"port %s: refusing a second frontend (pid %d) on %s: pid %d is connected",
-				p->cfg.name, (int)pid, p->cfg.socket,
-				(int)p->peer_pid);
-		p->refused++;
-		p->refused_by[PORT_REFUSE_SECOND]++;
-		close(fd);
+		port_refuse(p, fd, pid, p->wait_fd >= 0 ?
+			    " (and another frontend waits for the port)" : "");
 		return;
 	}
 	if (port_attach(p, fd)) {
@@ -358,10 +456,11 @@ static void port_accept(struct vnetd_port *p)
 }
 
 /*
- * While replies are queued, watch EPOLLOUT instead of EPOLLIN: a frontend
+ * While a reply is queued, watch EPOLLOUT instead of EPOLLIN: a frontend
  * that does not read its replies is not read either (it cannot make the
- * main thread spin answering a flood), and must take them within
- * PORT_MSG_DEADLINE_MS (port_tick()).
+ * main thread spin answering a flood, nor queue more than one reply), and
+ * must take it within --frontend-stall-ms (port_tick()). The clock runs
+ * from when a reply began to wait with none taken since.
  */
 static int port_watch_out(struct vnetd_port *p)
 {
@@ -371,12 +470,15 @@ static int port_watch_out(struct vnetd_port *p)
 		.data.ptr = &p->conn_ev,
 	};
 
+	if (!want)
+		p->tx_since_ms = 0;
+	else if (!p->tx_since_ms)
+		p->tx_since_ms = vu_conn_now_ms();
 	if (want == p->conn_out)
 		return 0;
 	if (epoll_ctl(p->epfd, EPOLL_CTL_MOD, vu_dev_sock(p->dev), &ev))
 		return -errno;
 	p->conn_out = want;
-	p->tx_since_ms = want ? vu_conn_now_ms() : 0;
 	return 0;
 }
 
@@ -388,10 +490,15 @@ static int port_watch_out(struct vnetd_port *p)
  */
 static void port_conn_ready(struct vnetd_port *p, uint32_t events)
 {
+	bool idle = false;	/* seen between whole messages, owing nothing */
 	int ret = 0;
 
 	if (vu_conn_tx_pending(&p->conn)) {
 		ret = vu_conn_flush(&p->conn);
+		if (!ret) {		/* the frontend took its reply */
+			p->tx_since_ms = 0;
+			idle = true;
+		}
 		if (ret == -EAGAIN)
 			ret = 0;
 	}
@@ -402,6 +509,9 @@ static void port_conn_ready(struct vnetd_port *p, uint32_t events)
 		ret = port_watch_out(p);
 	if (ret < 0)
 		port_drop(p, ret);
+	else if (!port_busy_since(p))
+		idle = true;
+	port_wait_resolve(p, idle);
 }
 
 /**
@@ -409,27 +519,50 @@ static void port_conn_ready(struct vnetd_port *p, uint32_t events)
  * @p:		Port
  * @now_ms:	vu_conn_now_ms()
  *
- * Return: ms until the deadline of the partial message or of the unread
- *	   replies, -1 if neither is pending
+ * Return: ms until the connection would be stalled (mid-message or owing a
+ *	   reply) or a waiting second frontend's wait ends, -1 if neither
+ *	   clock runs
  */
 int port_timeout_ms(const struct vnetd_port *p, uint64_t now_ms)
 {
-	uint64_t since;
+	uint64_t since = port_busy_since(p), at = UINT64_MAX;
 
-	if (!port_connected(p))
+	if (since)
+		at = since + port_stall_ms;
+	if (p->wait_fd >= 0 && p->wait_since_ms + port_stall_ms < at)
+		at = p->wait_since_ms + port_stall_ms;
+	if (at == UINT64_MAX)
 		return -1;
-	since = p->conn.rx_start_ms;
-	if (p->tx_since_ms && (!since || p->tx_since_ms < since))
-		since = p->tx_since_ms;
-	if (!since)
-		return -1;
-	since += PORT_MSG_DEADLINE_MS;
-	return since > now_ms ? (int)(since - now_ms) : 0;
+	return at > now_ms ? (int)MIN(at - now_ms, (uint64_t)INT_MAX) : 0;
+}
+
+/* One line says which stall it was, then the connection goes */
+static void port_stalled(struct vnetd_port *p, uint64_t age_ms)
+{
+	bool rx = p->conn.rx_got != 0;
+	char next[64] = "";
+
+	p->errors_by[rx ? PORT_PERR_MSG_DEADLINE : PORT_PERR_REPLY_DEADLINE]++;
+	if (p->wait_fd >= 0)
+		snprintf(next, sizeof(next), "; pid %d, waiting, takes the port",
+			 (int)p->wait_pid);
+	if (rx)
+		conn_refuse_log(&p->refuse_rl,
+				"port %s: frontend pid %d stalled mid-message: %zu bytes of it in %" PRIu64 " ms (--frontend-stall-ms %u), closing the connection%s",
+				p->cfg.name, (int)p->peer_pid, p->conn.rx_got,
+				age_ms, port_stall_ms, next);
+	else
+		conn_refuse_log(&p->refuse_rl,
+				"port %s: frontend pid %d stalled owing a reply: %zu reply bytes not read in %" PRIu64 " ms (--frontend-stall-ms %u), closing the connection%s",
+				p->cfg.name, (int)p->peer_pid,
+				vu_conn_tx_pending(&p->conn), age_ms,
+				port_stall_ms, next);
+	port_drop(p, -ETIMEDOUT);
 }
 
 /**
- * port_tick() - Close the connection if its partial message or its
- *		 unread replies are overdue
+ * port_tick() - Close the connection if it is stalled, and settle a
+ *		 waiting second frontend
  * @p:		Port
  * @now_ms:	vu_conn_now_ms()
  *
@@ -437,23 +570,20 @@ int port_timeout_ms(const struct vnetd_port *p, uint64_t now_ms)
  */
 void port_tick(struct vnetd_port *p, uint64_t now_ms)
 {
-	if (port_timeout_ms(p, now_ms) != 0)
-		return;
-	p->errors_by[p->tx_since_ms ? PORT_PERR_REPLY_DEADLINE :
-				      PORT_PERR_MSG_DEADLINE]++;
-	if (p->tx_since_ms)
-		conn_refuse_log(&p->refuse_rl,
-				"port %s: frontend pid %d: %zu reply bytes not read within %u ms, closing the connection",
-				p->cfg.name, (int)p->peer_pid,
-				vu_conn_tx_pending(&p->conn),
-				(unsigned int)PORT_MSG_DEADLINE_MS);
-	else
-		conn_refuse_log(&p->refuse_rl,
-				"port %s: frontend pid %d: message incomplete after %u ms (%zu bytes of it), closing the connection",
-				p->cfg.name, (int)p->peer_pid,
-				(unsigned int)PORT_MSG_DEADLINE_MS,
-				p->conn.rx_got);
-	port_drop(p, -ETIMEDOUT);
+	uint64_t since = port_busy_since(p);
+
+	if (since && now_ms >= since + port_stall_ms) {
+		/*
+		 * Take what the socket holds first: bytes or room that came
+		 * while the loop was busy elsewhere are not the frontend's
+		 * stall
+		 */
+		port_conn_ready(p, EPOLLIN);
+		since = port_busy_since(p);
+		if (since && now_ms >= since + port_stall_ms)
+			port_stalled(p, now_ms - since);
+	}
+	port_wait_resolve(p, false);
 }
 
 /**
@@ -599,6 +729,7 @@ int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
 	p->epfd = epfd;
 	p->listen_fd = -1;
 	p->timer_fd = -1;
+	p->wait_fd = -1;
 	p->conn_ev = (struct vnetd_ev){ EV_CONN, p };
 	p->listen_ev = (struct vnetd_ev){ EV_LISTEN, p };
 	p->timer_ev = (struct vnetd_ev){ EV_TIMER, p };
@@ -640,6 +771,10 @@ int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
 void port_cleanup(struct vnetd_port *p)
 {
 	p->used = false;
+	if (p->wait_fd >= 0) {
+		close(p->wait_fd);
+		p->wait_fd = -1;
+	}
 	if (p->dev) {
 		if (vu_dev_connected(p->dev)) {
 			epoll_ctl(p->epfd, EPOLL_CTL_DEL, vu_dev_sock(p->dev),

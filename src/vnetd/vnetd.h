@@ -34,6 +34,16 @@
 #define VNETD_PATH_LEN		sizeof(((struct sockaddr_un *)0)->sun_path)
 #define VNETD_EXIT_USAGE	2	/* bad command line or config file */
 
+/*
+ * --frontend-stall-ms: how long a frontend may leave a message half sent or
+ * its replies unread (port.c). A VMM writes each message whole and reads
+ * each reply before it sends on, so neither state lasts past a few
+ * scheduling delays for one; a second is plenty on a loaded host.
+ */
+#define VNETD_STALL_MS_DEFAULT	1000
+#define VNETD_STALL_MS_MIN	100
+#define VNETD_STALL_MS_MAX	60000
+
 /* Client-mode reconnect backoff (ms) */
 #define VNETD_BACKOFF_MIN_MS	100
 #define VNETD_BACKOFF_MAX_MS	5000
@@ -107,6 +117,7 @@ struct vnetd_port_cfg {
  * @worker_threads:	--worker-threads: threads of the pool all ports share,
  *			0: each port its own (worker_opts.nthreads)
  * @tap_io:		--tap-io: how guest TX is written into TAPs
+ * @frontend_stall_ms:	--frontend-stall-ms (port_set_stall_ms())
  */
 struct vnetd_cfg {
 	struct vnetd_port_cfg ports[VNETD_MAX_PORTS];
@@ -127,6 +138,7 @@ struct vnetd_cfg {
 	socklen_t metrics_addr_len;
 	unsigned int worker_threads;
 	enum tap_io tap_io;
+	unsigned int frontend_stall_ms;
 };
 
 /* What an epoll event's data.ptr points to */
@@ -256,6 +268,11 @@ struct client_head *client_set_expired(const struct client_set *s,
  * @peer_pid:	The connected frontend's PID (SO_PEERCRED), 0: unknown
  * @conn_out:	EPOLLOUT is being watched (replies queued in @conn)
  * @tx_since_ms: When replies began to wait in @conn, 0: none waiting
+ * @wait_fd:	A second frontend that connected while @conn was mid-message
+ *		or owed replies: it gets the port if that connection stalls,
+ *		is refused if it goes idle (port_wait_resolve()); -1: none
+ * @wait_pid:	Its PID (SO_PEERCRED), for the log
+ * @wait_since_ms: When it was accepted (vu_conn_now_ms())
  * @refuse_rl:	Rate limit of this port's refusal and drop lines
  * @used:	The slot holds a running port (port_init() succeeded, not
  *		yet port_cleanup()): renderers and loops skip free slots
@@ -282,6 +299,9 @@ struct vnetd_port {
 	pid_t peer_pid;
 	bool conn_out;
 	uint64_t tx_since_ms;
+	int wait_fd;
+	pid_t wait_pid;
+	uint64_t wait_since_ms;
 	struct log_ratelimit refuse_rl;
 	bool used;
 };
@@ -307,6 +327,7 @@ int port_unix_listen(const char *path, struct reason *why);
 int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
 	      struct reason *why);
 void port_cleanup(struct vnetd_port *p);
+void port_set_stall_ms(unsigned int ms);
 int port_group_init(unsigned int nthreads);
 void port_group_cleanup(void);
 const struct worker_group *port_group(void);

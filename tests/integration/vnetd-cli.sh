@@ -60,6 +60,10 @@ expect_usage "--config missing file" "--config $TMP/none.conf: No such file" --c
 expect_usage "--config a directory" "^vnetd: --config $TMP: is a directory" --config "$TMP"
 expect_usage "--config-space bad" '--config-space maybe: must be on or off' --socket "$S" --config-space maybe
 expect_usage "--port config-space= bad" "--port 'config-space=1': must be on or off" --port "socket=$S,config-space=1"
+expect_usage "--frontend-stall-ms 99" '^vnetd: --frontend-stall-ms 99: must be 100\.\.60000 \(milliseconds\)$' --socket "$S" --frontend-stall-ms 99
+expect_usage "--frontend-stall-ms 60001" '--frontend-stall-ms 60001: must be 100\.\.60000' --socket "$S" --frontend-stall-ms 60001
+expect_usage "--frontend-stall-ms 1s" '--frontend-stall-ms 1s: must be 100\.\.60000' --socket "$S" --frontend-stall-ms 1s
+expect_usage "--port frontend-stall-ms= is a process option" "--port 'frontend-stall-ms': unknown key" --port "socket=$S,frontend-stall-ms=500"
 
 # --version: "vnetd VERSION", exit 0, nothing on stderr
 out=$("$VNETD" --version 2>"$TMP/err"); rc=$?
