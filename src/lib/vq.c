@@ -3,8 +3,8 @@
  * vq.c - the layout-neutral virtqueue, device side: lifetime,
  * configuration, dispatch to the layouts (vring_*_dev.c), discards,
  * completions and their dirty logging; and the ring-area head both sides
- * share (vq_area_*(), vq_ring_sizes(): the driver side, vq_drv.c, calls
- * them).
+ * share (vq_area_*(), vq_ring_sizes(): the driver side,
+ * src/driver/vq_drv.c, calls them).
  *
  * Leaves to others: ring layouts (vring_*.c), filling chains and breaking
  * a queue (vq_chain.c), address translation (gmem.c), notifications by

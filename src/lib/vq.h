@@ -8,9 +8,9 @@
  * vq_chain.c. Dependencies point one way: vq -> vring_* -> vq_chain ->
  * gmem; the types live in vq_types.h below all of them. Nothing here knows
  * of sockets, TAP or vhost-user. The driver side (our own rings: the
- * frontend, the benchmark, the tests) is apart, vq_drv.h; it shares only
- * the ring-area head (vq_area_init(), vq_area_set_addr(), vq_ring_sizes())
- * and the layouts' inline helpers.
+ * frontend, the benchmark, the tests) is apart, src/driver/vq_drv.h; it
+ * shares only the ring-area head (vq_area_init(), vq_area_set_addr(),
+ * vq_ring_sizes()) and the layouts' inline helpers.
  *
  * Threading: one thread owns a struct vq at a time. The control thread
  * configures it (vq_init, vq_set_addr, vq_set_base, vq_reset) only while the

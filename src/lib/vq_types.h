@@ -5,7 +5,7 @@
  * side). The bottom of the ring layers: vq.h (the API), the layouts
  * (vring_split.h, vring_packed.h) and the chain helpers (vq_chain.h) all
  * include it, it includes none of them. The driver side's own type,
- * struct vq_drv, starts with the same head (vq_drv_types.h).
+ * struct vq_drv, starts with the same head (src/driver/vq_drv_types.h).
  */
 #ifndef VNET_VQ_TYPES_H
 #define VNET_VQ_TYPES_H
@@ -125,7 +125,7 @@ struct vq_area {
  * (guest rings we pop from: vring_*_dev.c), then counters and the reason
  * of a break. The parts are anonymous so that a field keeps its name; the
  * order keeps the hot fields in the first three cache lines. The driver
- * side (our own rings we add to) is struct vq_drv, vq_drv_types.h.
+ * side (our own rings we add to) is struct vq_drv, in src/driver.
  *
  * Fields are private to vq.c, vq_chain.c and vring_*.c except where noted;
  * upper layers use the functions in vq.h.

@@ -3,7 +3,8 @@
  * vring_packed.h - the packed layout's device side as vq.c calls it
  * (vring_packed_dev.c), plus the flag bits and ring arithmetic both sides
  * use. Included by vq.c, vring_packed_dev.c and, for the bits and the
- * arithmetic only, the driver side's packed layout (vring_packed_drv.c).
+ * arithmetic only, the driver side's packed layout
+ * (src/driver/vring_packed_drv.c).
  */
 #ifndef VNET_VRING_PACKED_H
 #define VNET_VRING_PACKED_H

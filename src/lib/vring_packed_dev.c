@@ -5,7 +5,7 @@
  * available, write used descriptors back in place, with wrap counters,
  * indirect tables, event suppression (incl. EVENT_IDX "DESC" mode) and
  * in-order completion. This is the code a hostile guest attacks; it reads
- * alone (the driver side is vring_packed_drv.c).
+ * alone (the driver side is src/driver/vring_packed_drv.c).
  *
  * Leaves to others: dispatch, completions and their dirty logging (vq.c),
  * chain iovec filling and breaking the queue (vq_chain.c), address

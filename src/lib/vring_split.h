@@ -3,7 +3,7 @@
  * vring_split.h - the split layout's device side as vq.c calls it
  * (vring_split_dev.c), plus the event-field accessors both sides use.
  * Included by vq.c, vring_split_dev.c and, for the accessors only, the
- * driver side's split layout (vring_split_drv.c).
+ * driver side's split layout (src/driver/vring_split_drv.c).
  */
 #ifndef VNET_VRING_SPLIT_H
 #define VNET_VRING_SPLIT_H

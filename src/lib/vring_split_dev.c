@@ -5,7 +5,7 @@
  * ring, complete them in its used ring, with indirect descriptors and
  * EVENT_IDX / flag based notification suppression. This is the code a
  * hostile guest attacks; it reads alone (the driver side is
- * vring_split_drv.c).
+ * src/driver/vring_split_drv.c).
  *
  * Leaves to others: dispatch, completions and their dirty logging (vq.c),
  * chain iovec filling and breaking the queue (vq_chain.c), address

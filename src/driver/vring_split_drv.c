@@ -191,9 +191,11 @@ bool vring_split_drv_kick_needed(struct vq_drv *vq)
 	vq->drv_kicked_avail = new;
 	if (old == new)
 		return false;
-	if (vq->event_idx)
-		return vring_need_event(le16toh(READ_ONCE(*vring_split_avail_event(&vq->area))),
-					new, old);
+	if (vq->event_idx) {
+		uint16_t *event = vring_split_avail_event(&vq->area);
+
+		return vring_need_event(le16toh(READ_ONCE(*event)), new, old);
+	}
 	return !(le16toh(READ_ONCE(vq->split.used->flags)) &
 		 VRING_USED_F_NO_NOTIFY);
 }

@@ -145,7 +145,8 @@ int vring_packed_drv_add(struct vq_drv *vq, const struct vq_buf *out,
 	 * whole chain is visible when the head becomes available */
 	STORE_RELEASE(vq->packed.desc[head].flags, htole16(head_flags));
 
-	vring_packed_advance(&vq->area, &vq->drv_avail_idx, &vq->drv_avail_wrap, slots);
+	vring_packed_advance(&vq->area, &vq->drv_avail_idx, &vq->drv_avail_wrap,
+			     slots);
 	vq->drv_ids[id].token = token;
 	vq->drv_ids[id].ndesc = slots;
 	vq->drv_num_free -= slots;
@@ -191,7 +192,8 @@ static void packed_complete(struct vq_drv *vq, uint16_t id, uint32_t *token)
 {
 	struct vq_drv_id *e = &vq->drv_ids[id];
 
-	vring_packed_advance(&vq->area, &vq->drv_last_used, &vq->drv_used_wrap, e->ndesc);
+	vring_packed_advance(&vq->area, &vq->drv_last_used, &vq->drv_used_wrap,
+			     e->ndesc);
 	vq->drv_num_free += e->ndesc;
 	e->ndesc = 0;
 	*token = e->token;
@@ -209,7 +211,8 @@ static int packed_complete_inorder(struct vq_drv *vq, uint32_t *token,
 	uint16_t id = vq->drv_last_used;
 
 	if (!vq->drv_ids[id].ndesc)
-		return vring_drv_break(vq, "in-order batch up to id %u passed the in-flight buffers",
+		return vring_drv_break(vq,
+				       "in-order batch up to id %u passed the in-flight buffers",
 				vq->drv_inorder_last);
 	*len = 0;
 	if (id == vq->drv_inorder_last) {
