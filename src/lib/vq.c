@@ -30,15 +30,31 @@ static bool vq_split_size_ok(uint16_t num)
 	return num && !(num & (num - 1)) && num <= VQ_MAX_SIZE;
 }
 
+/*
+ * Zeroed scratch of @n elements of @size bytes in whole cache lines of its
+ * own: the data path thread writes it (the used batch at every push) while
+ * the control thread allocates and frees next to it (ports coming and
+ * going): no allocator header or neighbour shares a line with it.
+ */
+static void *vq_scratch(size_t n, size_t size)
+{
+	size_t len = (n * size + 63) & ~(size_t)63;
+	void *p = aligned_alloc(64, len);
+
+	if (p)
+		memset(p, 0, len);
+	return p;
+}
+
 static int vq_alloc(struct vq *vq, uint16_t num)
 {
 	/* A chain of up to @num descriptors, each split across two regions;
 	 * never more than a chain's 16-bit nout + nin can count */
 	vq->spill_cap = MIN(2u * num + 16, (unsigned int)UINT16_MAX);
-	vq->batch = calloc(num, sizeof(*vq->batch));
-	vq->spill_iov = calloc(vq->spill_cap, sizeof(*vq->spill_iov));
-	vq->spill_gpa = calloc(vq->spill_cap, sizeof(*vq->spill_gpa));
-	vq->indir_scratch = aligned_alloc(16, (size_t)num * 16);
+	vq->batch = vq_scratch(num, sizeof(*vq->batch));
+	vq->spill_iov = vq_scratch(vq->spill_cap, sizeof(*vq->spill_iov));
+	vq->spill_gpa = vq_scratch(vq->spill_cap, sizeof(*vq->spill_gpa));
+	vq->indir_scratch = vq_scratch(num, 16);
 	if (!vq->batch || !vq->spill_iov || !vq->spill_gpa ||
 	    !vq->indir_scratch)
 		return -ENOMEM;
