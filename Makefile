@@ -1,6 +1,11 @@
-# vnetd - a plain Makefile: C11, one library (libvnet) and three programs.
+# vnetd - a plain Makefile: C11, two libraries and three programs: libvnet
+# (src/lib, the device side and everything vnetd runs; every program links
+# it) and libvnet-driver (src/driver, the driver side: our own rings and the
+# vhost-user frontend; only vnet-bench, the tests, fuzzers and guest tools
+# link it, never vnetd).
 #
-#   make            release build: build/libvnet.a, build/vnetd, build/vnetctl, build/vnet-bench
+#   make            release build: build/libvnet.a, build/libvnet-driver.a,
+#                   build/vnetd, build/vnetctl, build/vnet-bench
 #   make check      everything: unit tests, the same under ASan+UBSan, static analysis,
 #                   integration and real-peer tests (skipping, with a reason, what cannot run)
 #   make check-fast unit + ASan/UBSan unit + local integration (seconds)
@@ -45,7 +50,14 @@ ASAN_CFLAGS := $(BASE) -O1 $(WARN) $(SAN)
 LIB_SRC  := $(sort $(wildcard src/lib/*.c))
 SECCOMP_H := $(BUILD)/gen/seccomp_gen.h
 LIB_HDR  := $(wildcard src/lib/*.h) $(SECCOMP_H)
+# the driver side: its own archive and include path, which src/lib and
+# vnetd never get (tests/lint-includes.sh also checks src/lib's includes)
+DRV_SRC  := $(sort $(wildcard src/driver/*.c))
+DRV_HDR  := $(wildcard src/driver/*.h)
+DRV_INC  := -Isrc/driver
 PROGS    := vnetd vnetctl vnet-bench
+# programs that link the driver archive too
+DRV_PROGS := vnet-bench
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TESTS    := $(patsubst tests/unit/%.c,%,$(TEST_SRC))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
@@ -53,17 +65,20 @@ FUZZERS  := $(patsubst fuzz/%.c,%,$(FUZZ_SRC))
 
 LIB_OBJ      := $(patsubst src/lib/%.c,$(BUILD)/obj/lib/%.o,$(LIB_SRC))
 ASAN_LIB_OBJ := $(patsubst src/lib/%.c,$(ASAN_DIR)/obj/lib/%.o,$(LIB_SRC))
+DRV_OBJ      := $(patsubst src/driver/%.c,$(BUILD)/obj/driver/%.o,$(DRV_SRC))
+ASAN_DRV_OBJ := $(patsubst src/driver/%.c,$(ASAN_DIR)/obj/driver/%.o,$(DRV_SRC))
 
 .PHONY: all check check-fast unit unit-asan lint fuzz fuzz-build bench clean install \
 	vnetd-asan guest-tools test-hooks deps uninstall man FORCE
 .DELETE_ON_ERROR:
 
-all: $(BUILD)/libvnet.a $(addprefix $(BUILD)/,$(PROGS)) \
+all: $(BUILD)/libvnet.a $(BUILD)/libvnet-driver.a $(addprefix $(BUILD)/,$(PROGS)) \
      $(addprefix $(BUILD)/tests/,$(TESTS))
 
 # ---- release build -------------------------------------------------------
-# vnetd's seccomp filter, from the #syscalls: tags of the files it runs
-# (tap_uring.c's io_uring_* only when it is built with liburing)
+# vnetd's seccomp filter, from the #syscalls: tags of the files it runs:
+# src/lib and src/vnetd, not the driver side (tap_uring.c's io_uring_* only
+# when it is built with liburing)
 SECCOMP_LIB_SRC := $(if $(filter 1,$(URING)),$(LIB_SRC),$(filter-out src/lib/tap_uring.c,$(LIB_SRC)))
 $(SECCOMP_H): scripts/seccomp-gen.sh $(LIB_SRC) $(wildcard src/vnetd/*.c)
 	@mkdir -p $(dir $@)
@@ -77,13 +92,22 @@ $(BUILD)/libvnet.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+$(BUILD)/obj/driver/%.o: src/driver/%.c $(DRV_HDR) $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(DRV_INC) -c $< -o $@
+
+$(BUILD)/libvnet-driver.a: $(DRV_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+# $(2): the driver archive for DRV_PROGS, nothing for the others
 define prog_rule
 $(1)_SRC := $$(sort $$(wildcard src/$(1)/*.c))
-$(BUILD)/$(1): $$($(1)_SRC) $$(wildcard src/$(1)/*.h) $(BUILD)/libvnet.a $(LIB_HDR)
+$(BUILD)/$(1): $$($(1)_SRC) $$(wildcard src/$(1)/*.h) $(2) $(BUILD)/libvnet.a $(LIB_HDR) $(if $(2),$(DRV_HDR))
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(ALL_CFLAGS) -Isrc/$(1) $$($(1)_SRC) $(BUILD)/libvnet.a -o $$@ $$(LDFLAGS_ALL)
+	$$(CC) $$(ALL_CFLAGS) -Isrc/$(1) $(if $(2),$(DRV_INC)) $$($(1)_SRC) $(2) $(BUILD)/libvnet.a -o $$@ $$(LDFLAGS_ALL)
 endef
-$(foreach p,$(PROGS),$(eval $(call prog_rule,$(p))))
+$(foreach p,$(PROGS),$(eval $(call prog_rule,$(p),$(if $(filter $(p),$(DRV_PROGS)),$(BUILD)/libvnet-driver.a))))
 
 # ---- version: `PROG --version` ----------------------------------------------
 # git describe in a checkout; else debian/changelog's version (an unpacked
@@ -104,9 +128,9 @@ $(BUILD)/gen/version.h: FORCE
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 FORCE:
 
-$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libvnet.a $(LIB_HDR)
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libvnet-driver.a $(BUILD)/libvnet.a $(LIB_HDR) $(DRV_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/unit $< $(BUILD)/libvnet.a -o $@ $(LDFLAGS_ALL)
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(DRV_INC) $< $(BUILD)/libvnet-driver.a $(BUILD)/libvnet.a -o $@ $(LDFLAGS_ALL)
 
 # ---- ASan + UBSan build of the unit tests ----------------------------------
 $(ASAN_DIR)/obj/lib/%.o: src/lib/%.c $(LIB_HDR)
@@ -117,9 +141,17 @@ $(ASAN_DIR)/libvnet.a: $(ASAN_LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(ASAN_DIR)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(ASAN_DIR)/libvnet.a $(LIB_HDR)
+$(ASAN_DIR)/obj/driver/%.o: src/driver/%.c $(DRV_HDR) $(LIB_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(ASAN_CFLAGS) -DVNET_SANITIZED -Itests/unit $< $(ASAN_DIR)/libvnet.a -o $@ -pthread $(SAN) $(URING_LIBS)
+	$(CC) $(ASAN_CFLAGS) $(DRV_INC) -c $< -o $@
+
+$(ASAN_DIR)/libvnet-driver.a: $(ASAN_DRV_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(ASAN_DIR)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(ASAN_DIR)/libvnet-driver.a $(ASAN_DIR)/libvnet.a $(LIB_HDR) $(DRV_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ASAN_CFLAGS) -DVNET_SANITIZED -Itests/unit $(DRV_INC) $< $(ASAN_DIR)/libvnet-driver.a $(ASAN_DIR)/libvnet.a -o $@ -pthread $(SAN) $(URING_LIBS)
 
 # harnesses that include vnetd's own sources (the port-spec parser)
 PORT_SPEC_SRC := fuzz/fuzz_port_spec.c src/vnetd/cli.c src/vnetd/privdrop.c \
@@ -160,9 +192,9 @@ guest-tools: $(BUILD)/guest/vhost-net-dp $(BUILD)/guest/vhost-net-txgen $(BUILD)
 $(BUILD)/guest/mig-udp: tests/guest/mig-udp.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -static $< -o $@
-$(BUILD)/guest/vhost-net-dp: tests/guest/vhost-net-dp.c $(BUILD)/libvnet.a $(LIB_HDR)
+$(BUILD)/guest/vhost-net-dp: tests/guest/vhost-net-dp.c $(BUILD)/libvnet-driver.a $(BUILD)/libvnet.a $(LIB_HDR) $(DRV_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(GUEST_CFLAGS) -static $< $(BUILD)/libvnet.a -o $@ $(URING_LIBS)
+	$(CC) $(GUEST_CFLAGS) $(DRV_INC) -static $< $(BUILD)/libvnet-driver.a $(BUILD)/libvnet.a -o $@ $(URING_LIBS)
 $(BUILD)/guest/vhost-net-txgen: tests/guest/vhost-net-txgen.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -static $< -o $@
@@ -194,9 +226,9 @@ lint:
 # ---- fuzzing (clang + libFuzzer) ---------------------------------------------
 FUZZ_CFLAGS := $(BASE) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 fuzz-build: $(addprefix $(FUZZ_DIR)/,$(FUZZERS))
-$(FUZZ_DIR)/%: fuzz/%.c $(LIB_SRC) $(LIB_HDR)
+$(FUZZ_DIR)/%: fuzz/%.c $(LIB_SRC) $(LIB_HDR) $(DRV_SRC) $(DRV_HDR)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -Wall -Wextra $< $(LIB_SRC) -o $@ $(URING_LIBS)
+	clang $(FUZZ_CFLAGS) $(DRV_INC) -Wall -Wextra $< $(LIB_SRC) $(DRV_SRC) -o $@ $(URING_LIBS)
 
 fuzz: fuzz-build
 	@set -e; for f in $(FUZZERS); do \

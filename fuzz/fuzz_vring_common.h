@@ -42,6 +42,7 @@
 #include "gmem.h"
 #include "util.h"
 #include "vq.h"
+#include "vq_drv.h"
 
 #define FZ_GPA		0x100000ULL
 #define FZ_MEM		(64 * 1024)
@@ -176,12 +177,12 @@ static void fz_driver(enum vq_layout l, uint16_t num, uint64_t features,
 {
 	struct vq_buf b = { FZ_GPA + 0x8000, 64 };
 	uint32_t tok, blen;
-	struct vq q;
+	struct vq_drv q;
 	unsigned int i;
 
-	if (vq_init(&q, l, num, features, true))
+	if (vq_drv_init(&q, l, num, features))
 		return;
-	if (vq_set_addr(&q, desc, drv, dev))
+	if (vq_drv_set_addr(&q, desc, drv, dev))
 		goto out;
 	for (i = 0; i < num; i++)
 		if (vq_drv_add(&q, &b, 1, NULL, 0, i))
@@ -196,7 +197,7 @@ static void fz_driver(enum vq_layout l, uint16_t num, uint64_t features,
 			break;
 	(void)vq_drv_enable_cb(&q);
 out:
-	vq_cleanup(&q);
+	vq_drv_cleanup(&q);
 }
 
 static int fz_run(enum vq_layout l, const uint8_t *data, size_t size)
@@ -234,7 +235,7 @@ static int fz_run(enum vq_layout l, const uint8_t *data, size_t size)
 
 	vq_ring_sizes(l, num, &dlen, &drlen, &dvlen);
 	off = fz_align(dlen, 64);
-	if (vq_init(&vq, l, num, features, false))
+	if (vq_init(&vq, l, num, features))
 		abort();
 	if (vq_set_addr(&vq, buf, buf + off, buf + fz_align(off + drlen, 64)))
 		abort();

@@ -10,7 +10,7 @@ command -v cppcheck >/dev/null || { echo "SKIP: cppcheck not installed (apt-get 
 out=$(cppcheck --quiet --std=c11 --enable=warning,portability,performance \
 	--inline-suppr --error-exitcode=1 -D__linux__ -D_GNU_SOURCE \
 	--suppress=missingIncludeSystem --suppress=unknownMacro \
-	-I src/lib src tests/unit fuzz 2>&1)
+	-I src/lib -I src/driver src tests/unit fuzz 2>&1)
 rc=$?
 [ -n "$out" ] && echo "$out"
 [ $rc = 0 ] && echo "cppcheck: clean"

@@ -89,7 +89,7 @@ static int vhost_pair_ring_ok(struct vhost_pair *o,
 				  name);
 	/* the kernel resumes at last_avail: popped, unfinished chains would
 	 * never complete (the worker flushes before it pauses) */
-	if (!vq->driver_side && (vq->inflight || vq->nbatch))
+	if (vq->inflight || vq->nbatch)
 		return reason_set(&o->why, -EBUSY,
 				  "%s ring has %u buffers in flight", name,
 				  (unsigned int)vq->inflight + vq->nbatch);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * vq.c - the layout-neutral virtqueue: lifetime, configuration, dispatch to
- * the layouts (device side vring_*_dev.c, driver side vring_*_drv.c),
- * discards, completions and their dirty logging.
+ * vq.c - the layout-neutral virtqueue, device side: lifetime,
+ * configuration, dispatch to the layouts (vring_*_dev.c), discards,
+ * completions and their dirty logging; and the ring-area head both sides
+ * share (vq_area_*(), vq_ring_sizes(): the driver side,
+ * src/driver/vq_drv.c, calls them).
  *
  * Leaves to others: ring layouts (vring_*.c), filling chains and breaking
  * a queue (vq_chain.c), address translation (gmem.c), notifications by
@@ -28,19 +30,64 @@ static bool vq_split_size_ok(uint16_t num)
 	return num && !(num & (num - 1)) && num <= VQ_MAX_SIZE;
 }
 
+/*
+ * Zeroed scratch of @n elements of @size bytes in whole cache lines of its
+ * own: the data path thread writes it (the used batch at every push) while
+ * the control thread allocates and frees next to it (ports coming and
+ * going): no allocator header or neighbour shares a line with it.
+ */
+static void *vq_scratch(size_t n, size_t size)
+{
+	size_t len = (n * size + 63) & ~(size_t)63;
+	void *p = aligned_alloc(64, len);
+
+	if (p)
+		memset(p, 0, len);
+	return p;
+}
+
 static int vq_alloc(struct vq *vq, uint16_t num)
 {
 	/* A chain of up to @num descriptors, each split across two regions;
 	 * never more than a chain's 16-bit nout + nin can count */
 	vq->spill_cap = MIN(2u * num + 16, (unsigned int)UINT16_MAX);
-	vq->batch = calloc(num, sizeof(*vq->batch));
-	vq->spill_iov = calloc(vq->spill_cap, sizeof(*vq->spill_iov));
-	vq->spill_gpa = calloc(vq->spill_cap, sizeof(*vq->spill_gpa));
-	vq->indir_scratch = aligned_alloc(16, (size_t)num * 16);
-	vq->drv_ids = calloc(num, sizeof(*vq->drv_ids));
+	vq->batch = vq_scratch(num, sizeof(*vq->batch));
+	vq->spill_iov = vq_scratch(vq->spill_cap, sizeof(*vq->spill_iov));
+	vq->spill_gpa = vq_scratch(vq->spill_cap, sizeof(*vq->spill_gpa));
+	vq->indir_scratch = vq_scratch(num, 16);
 	if (!vq->batch || !vq->spill_iov || !vq->spill_gpa ||
-	    !vq->indir_scratch || !vq->drv_ids)
+	    !vq->indir_scratch)
 		return -ENOMEM;
+	return 0;
+}
+
+/**
+ * vq_area_init() - Check a ring's layout and size, take its ring features
+ * @a:		Ring-area head (zeroed by the caller); num stays 0 for the
+ *		caller to set once its scratch space is allocated
+ * @layout:	VQ_SPLIT or VQ_PACKED
+ * @num:	Ring size: split a power of 2 in 1..32768, packed 1..32768
+ * @features:	Negotiated virtio feature bits
+ *
+ * The one place both sides' rules for a ring's shape live (vq_init(),
+ * vq_drv_init()).
+ *
+ * Return: 0, -EINVAL (bad size or layout)
+ */
+int vq_area_init(struct vq_area *a, enum vq_layout layout, uint16_t num,
+		 uint64_t features)
+{
+	if (layout != VQ_SPLIT && layout != VQ_PACKED)
+		return -EINVAL;
+	if (layout == VQ_SPLIT ? !vq_split_size_ok(num) :
+				 (!num || num > VQ_MAX_SIZE))
+		return -EINVAL;
+
+	a->layout = layout;
+	a->features = features;
+	a->event_idx = features & (1ULL << VIRTIO_RING_F_EVENT_IDX);
+	a->indirect = features & (1ULL << VIRTIO_RING_F_INDIRECT_DESC);
+	a->in_order = features & (1ULL << VIRTIO_F_IN_ORDER);
 	return 0;
 }
 
@@ -50,30 +97,19 @@ static int vq_alloc(struct vq *vq, uint16_t num)
  * @layout:	VQ_SPLIT or VQ_PACKED
  * @num:	Ring size: split a power of 2 in 1..32768, packed 1..32768
  * @features:	Negotiated virtio feature bits
- * @driver_side: true for a driver (our rings, we add buffers), false for a
- *		device (guest rings, we pop chains)
  *
  * Context: control thread. Nothing after this allocates.
  * Return: 0, -EINVAL (bad size or layout), -ENOMEM
  */
 int vq_init(struct vq *vq, enum vq_layout layout, uint16_t num,
-	    uint64_t features, bool driver_side)
+	    uint64_t features)
 {
 	int ret;
 
 	memset(vq, 0, sizeof(*vq));
-	if (layout != VQ_SPLIT && layout != VQ_PACKED)
-		return -EINVAL;
-	if (layout == VQ_SPLIT ? !vq_split_size_ok(num) :
-				 (!num || num > VQ_MAX_SIZE))
-		return -EINVAL;
-
-	vq->layout = layout;
-	vq->driver_side = driver_side;
-	vq->features = features;
-	vq->event_idx = features & (1ULL << VIRTIO_RING_F_EVENT_IDX);
-	vq->indirect = features & (1ULL << VIRTIO_RING_F_INDIRECT_DESC);
-	vq->in_order = features & (1ULL << VIRTIO_F_IN_ORDER);
+	ret = vq_area_init(&vq->area, layout, num, features);
+	if (ret)
+		return ret;
 
 	ret = vq_alloc(vq, num);
 	if (ret)
@@ -99,7 +135,6 @@ void vq_cleanup(struct vq *vq)
 	free(vq->spill_iov);
 	free(vq->spill_gpa);
 	free(vq->indir_scratch);
-	free(vq->drv_ids);
 	memset(vq, 0, sizeof(*vq));
 }
 
@@ -127,6 +162,41 @@ void vq_ring_sizes(enum vq_layout layout, uint16_t num, uint64_t *desc_len,
 }
 
 /**
+ * vq_area_set_addr() - Set a ring's areas (our addresses, already validated
+ *			by the caller for their full lengths)
+ * @a:		Ring-area head, configured (vq_area_init() and a size)
+ * @desc:	Descriptor table
+ * @driver_area: Avail ring (split) or driver event suppression (packed)
+ * @device_area: Used ring (split) or device event suppression (packed)
+ *
+ * Return: 0, or -EINVAL if an area is misaligned (virtio 1.2, "Virtqueue
+ *	   Alignment" and the packed "Structure Size and Alignment": split
+ *	   16/2/4, packed 16/4/4) or the ring is unconfigured
+ */
+int vq_area_set_addr(struct vq_area *a, void *desc, void *driver_area,
+		     void *device_area)
+{
+	uintptr_t drv_align = a->layout == VQ_PACKED ? 4 : 2;
+
+	if (!a->num || !desc || !driver_area || !device_area)
+		return -EINVAL;
+	if (((uintptr_t)desc & 15) || ((uintptr_t)driver_area & (drv_align - 1)) ||
+	    ((uintptr_t)device_area & 3))
+		return -EINVAL;
+
+	if (a->layout == VQ_PACKED) {
+		a->packed.desc = desc;
+		a->packed.driver = driver_area;
+		a->packed.device = device_area;
+	} else {
+		a->split.desc = desc;
+		a->split.avail = driver_area;
+		a->split.used = device_area;
+	}
+	return 0;
+}
+
+/**
  * vq_set_addr() - Set the ring areas (our addresses, already validated by
  *		   the caller for their full lengths)
  * @vq:		Virtqueue
@@ -134,37 +204,13 @@ void vq_ring_sizes(enum vq_layout layout, uint16_t num, uint64_t *desc_len,
  * @driver_area: Avail ring (split) or driver event suppression (packed)
  * @device_area: Used ring (split) or device event suppression (packed)
  *
- * On the driver side this also initialises the ring memory (free list,
- * flags) and the driver state.
- *
  * Context: control thread, data path quiesced
- * Return: 0, or -EINVAL if an area is misaligned (virtio 1.2, "Virtqueue
- *	   Alignment" and the packed "Structure Size and Alignment": split
- *	   16/2/4, packed 16/4/4) or the queue is unconfigured
+ * Return: 0, or -EINVAL (see vq_area_set_addr())
  */
 int vq_set_addr(struct vq *vq, void *desc, void *driver_area,
 		void *device_area)
 {
-	uintptr_t drv_align = vq->layout == VQ_PACKED ? 4 : 2;
-
-	if (!vq->num || !desc || !driver_area || !device_area)
-		return -EINVAL;
-	if (((uintptr_t)desc & 15) || ((uintptr_t)driver_area & (drv_align - 1)) ||
-	    ((uintptr_t)device_area & 3))
-		return -EINVAL;
-
-	if (vq->layout == VQ_PACKED) {
-		vq->packed.desc = desc;
-		vq->packed.driver = driver_area;
-		vq->packed.device = device_area;
-	} else {
-		vq->split.desc = desc;
-		vq->split.avail = driver_area;
-		vq->split.used = device_area;
-	}
-	if (vq->driver_side)
-		vq_reset(vq);
-	return 0;
+	return vq_area_set_addr(&vq->area, desc, driver_area, device_area);
 }
 
 /**
@@ -254,8 +300,7 @@ uint32_t vq_get_base(const struct vq *vq)
  * vq_reset() - Back to the just-initialised state, configuration kept
  * @vq:		Virtqueue
  *
- * Indices 0, wrap counters 1, nothing in flight, not broken. On the driver
- * side with ring addresses set, the ring memory is re-initialised.
+ * Indices 0, wrap counters 1, nothing in flight, not broken.
  *
  * Context: control thread, data path quiesced
  */
@@ -273,27 +318,6 @@ void vq_reset(struct vq *vq)
 	vq->spill_used = 0;
 	vq->broken = false;
 	reason_clear(&vq->reason);
-
-	vq->drv_free_head = 0;
-	vq->drv_free_tail = vq->num ? (uint16_t)(vq->num - 1) : 0;
-	vq->drv_num_free = vq->num;
-	vq->drv_avail_idx = 0;
-	vq->drv_avail_wrap = true;
-	vq->drv_last_used = 0;
-	vq->drv_used_wrap = true;
-	vq->drv_kicked_avail = 0;
-	vq->drv_free_id = 0;
-	vq->drv_inorder_next = 0;
-	vq->drv_num_added = 0;
-	vq->drv_cb_disabled = false;
-	vq->drv_inorder_batch = false;
-
-	if (!vq->driver_side || !vq->num || !vq->split.desc)
-		return;
-	if (vq->layout == VQ_PACKED)
-		vring_packed_drv_setup(vq);
-	else
-		vring_split_drv_setup(vq);
 }
 
 /**
@@ -551,187 +575,4 @@ bool vq_enable_notify(struct vq *vq)
 	if (vq->layout == VQ_PACKED)
 		return vring_packed_enable_notify(vq);
 	return vring_split_enable_notify(vq);
-}
-
-/* ---------------- driver side ---------------- */
-
-/**
- * vq_drv_set_indirect() - Give the driver side room for indirect tables
- * @vq:		Virtqueue (driver side)
- * @tables:	Our address of num * @per_chain descriptors (16 bytes each),
- *		16-byte aligned; buffer id i uses table i
- * @gpa:	Guest address of @tables
- * @per_chain:	Descriptors per table
- *
- * Used only if VIRTIO_RING_F_INDIRECT_DESC was negotiated.
- */
-void vq_drv_set_indirect(struct vq *vq, void *tables, uint64_t gpa,
-			 uint16_t per_chain)
-{
-	vq->drv_indirect = tables;
-	vq->drv_indirect_gpa = gpa;
-	vq->drv_indirect_max = tables ? per_chain : 0;
-}
-
-/**
- * vq_drv_add() - Add one buffer (readable parts, then writable parts)
- * @vq:		Virtqueue (driver side)
- * @out:	Device-readable pieces
- * @nout:	How many
- * @in:		Device-writable pieces
- * @nin:	How many
- * @token:	Returned by vq_drv_get_used() with this buffer
- *
- * Not visible to the device before vq_drv_kick_needed() (split).
- *
- * Return: 0, -ENOSPC (ring full), -EINVAL (no pieces, or the ring is not
- *	   set up)
- */
-int vq_drv_add(struct vq *vq, const struct vq_buf *out, unsigned int nout,
-	       const struct vq_buf *in, unsigned int nin, uint32_t token)
-{
-	if (!nout && !nin)
-		return -EINVAL;
-	if (!vq->split.desc || !vq->driver_side)
-		return -EINVAL;
-	if (vq->layout == VQ_PACKED)
-		return vring_packed_drv_add(vq, out, nout, in, nin, token);
-	return vring_split_drv_add(vq, out, nout, in, nin, token);
-}
-
-/**
- * vq_drv_kick_needed() - Publish added buffers; must we kick the device?
- * @vq:		Virtqueue (driver side)
- *
- * Return: true if the device asked to be notified of these buffers
- */
-bool vq_drv_kick_needed(struct vq *vq)
-{
-	if (!vq->split.desc)
-		return false;
-	if (vq->layout == VQ_PACKED)
-		return vring_packed_drv_kick_needed(vq);
-	return vring_split_drv_kick_needed(vq);
-}
-
-/**
- * vq_drv_get_used() - Collect one completed buffer
- * @vq:		Virtqueue (driver side)
- * @token:	Output: the token it was added with
- * @len:	Output: bytes the device wrote
- *
- * Return: 0, -EAGAIN (none), -EBADMSG (the device returned an id that is
- *	   not in flight: the queue is broken)
- */
-int vq_drv_get_used(struct vq *vq, uint32_t *token, uint32_t *len)
-{
-	if (vq->broken)
-		return -EBADMSG;
-	if (!vq->split.desc)
-		return -EAGAIN;
-	if (vq->layout == VQ_PACKED)
-		return vring_packed_drv_get_used(vq, token, len);
-	return vring_split_drv_get_used(vq, token, len);
-}
-
-/* Packed rings complete one buffer per descriptor walk: collect one by one */
-static int vq_packed_get_used_burst(struct vq *vq, uint32_t *tokens,
-				    uint32_t *lens, unsigned int max)
-{
-	unsigned int n = 0;
-	uint32_t tok, len;
-	int ret = 0;
-
-	while (n < max && !(ret = vring_packed_drv_get_used(vq, &tok, &len))) {
-		if (tokens)
-			tokens[n] = tok;
-		if (lens)
-			lens[n] = len;
-		n++;
-	}
-	return n ? (int)n : ret == -EAGAIN ? 0 : ret;
-}
-
-/**
- * vq_drv_get_used_burst() - Collect up to @max completed buffers at once
- * @vq:		Virtqueue (driver side)
- * @tokens:	Output: the tokens they were added with, [max], or NULL
- * @lens:	Output: bytes the device wrote into each, [max], or NULL
- * @max:	Most buffers to collect
- *
- * Split: one read of the used index and, with used-buffer notifications
- * enabled, one used_event store (and barrier) for the whole burst instead
- * of one per buffer.
- *
- * Return: buffers collected (0: none), -EBADMSG (queue broken; buffers
- *	   collected before a bad entry are returned first)
- */
-int vq_drv_get_used_burst(struct vq *vq, uint32_t *tokens, uint32_t *lens,
-			  unsigned int max)
-{
-	if (vq->broken)
-		return -EBADMSG;
-	if (!vq->split.desc || !max)
-		return 0;
-	if (vq->layout == VQ_PACKED)
-		return vq_packed_get_used_burst(vq, tokens, lens, max);
-	return vring_split_drv_get_used_burst(vq, tokens, lens, max);
-}
-
-/**
- * vq_drv_next_id() - The buffer id (split: head descriptor) of the next add
- * @vq:		Virtqueue (driver side) with free room (vq_drv_num_free())
- *
- * Ids are unique among buffers in flight and below the ring size, so a
- * caller may key per-buffer storage on them: the same storage then goes
- * with the same descriptor every time (see split_fill()).
- *
- * Return: the id vq_drv_add() will give the next buffer
- */
-uint16_t vq_drv_next_id(const struct vq *vq)
-{
-	if (vq->layout == VQ_SPLIT)
-		return vq->drv_free_head;
-	return vq->in_order ? vq->drv_avail_idx : vq->drv_free_id;
-}
-
-/**
- * vq_drv_disable_cb() - Ask the device not to notify us of used buffers
- * @vq:		Virtqueue (driver side)
- */
-void vq_drv_disable_cb(struct vq *vq)
-{
-	if (!vq->split.desc)
-		return;
-	if (vq->layout == VQ_PACKED)
-		vring_packed_drv_disable_cb(vq);
-	else
-		vring_split_drv_disable_cb(vq);
-}
-
-/**
- * vq_drv_enable_cb() - Ask for used notifications again, then recheck
- * @vq:		Virtqueue (driver side)
- *
- * Return: true if used buffers are already pending (collect them: no
- *	   notification will come for them)
- */
-bool vq_drv_enable_cb(struct vq *vq)
-{
-	if (!vq->split.desc)
-		return false;
-	if (vq->layout == VQ_PACKED)
-		return vring_packed_drv_enable_cb(vq);
-	return vring_split_drv_enable_cb(vq);
-}
-
-/**
- * vq_drv_num_free() - Free descriptors (split) or ring slots (packed)
- * @vq:		Virtqueue (driver side)
- *
- * Return: how many; a buffer of n pieces needs n (or 1 if indirect)
- */
-unsigned int vq_drv_num_free(const struct vq *vq)
-{
-	return vq->drv_num_free;
 }

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vq.h - the layout-neutral virtqueue API, device side and driver side.
+ * vq.h - the layout-neutral virtqueue API of the device side.
  *
- * Upper layers (net, worker, vu_backend, vu_frontend) use only this header;
- * vq.c dispatches to the two layouts behind it, each split into a device
- * side (vring_split_dev.c, vring_packed_dev.c: the code a guest attacks)
- * and a driver side (vring_split_drv.c, vring_packed_drv.c); both device
- * sides fill chains through vq_chain.c. Dependencies point one way:
- * vq -> vring_* -> vq_chain -> gmem; the types live in vq_types.h below
- * all of them. Nothing here knows of sockets, TAP or vhost-user.
+ * Upper layers (net, worker, vu_backend) use only this header; vq.c
+ * dispatches to the two layouts behind it (vring_split_dev.c,
+ * vring_packed_dev.c: the code a guest attacks), which fill chains through
+ * vq_chain.c. Dependencies point one way: vq -> vring_* -> vq_chain ->
+ * gmem; the types live in vq_types.h below all of them. Nothing here knows
+ * of sockets, TAP or vhost-user. The driver side (our own rings: the
+ * frontend, the benchmark, the tests) is apart, src/driver/vq_drv.h; it
+ * shares only the ring-area head (vq_area_init(), vq_area_set_addr(),
+ * vq_ring_sizes()) and the layouts' inline helpers.
  *
  * Threading: one thread owns a struct vq at a time. The control thread
  * configures it (vq_init, vq_set_addr, vq_set_base, vq_reset) only while the
@@ -26,13 +28,20 @@
 #include "util.h"
 #include "vq_types.h"
 
-/* -------- both sides: lifetime and configuration (control thread) -------- */
+/* -------- the ring-area head, both sides -------- */
 
-int vq_init(struct vq *vq, enum vq_layout layout, uint16_t num,
-	    uint64_t features, bool driver_side);
-void vq_cleanup(struct vq *vq);
+int vq_area_init(struct vq_area *a, enum vq_layout layout, uint16_t num,
+		 uint64_t features);
+int vq_area_set_addr(struct vq_area *a, void *desc, void *driver_area,
+		     void *device_area);
 void vq_ring_sizes(enum vq_layout layout, uint16_t num, uint64_t *desc_len,
 		   uint64_t *driver_len, uint64_t *device_len);
+
+/* -------- lifetime and configuration (control thread) -------- */
+
+int vq_init(struct vq *vq, enum vq_layout layout, uint16_t num,
+	    uint64_t features);
+void vq_cleanup(struct vq *vq);
 int vq_set_addr(struct vq *vq, void *desc, void *driver_area,
 		void *device_area);
 void vq_set_mem(struct vq *vq, const struct gmem *mem);
@@ -87,20 +96,5 @@ static inline void vq_push(struct vq *vq, const struct vq_chain *c,
 	}
 	vq_push_elem(vq, c, len);
 }
-
-/* -------- driver side -------- */
-
-void vq_drv_set_indirect(struct vq *vq, void *tables, uint64_t gpa,
-			 uint16_t per_chain);
-int vq_drv_add(struct vq *vq, const struct vq_buf *out, unsigned int nout,
-	       const struct vq_buf *in, unsigned int nin, uint32_t token);
-bool vq_drv_kick_needed(struct vq *vq);
-int vq_drv_get_used(struct vq *vq, uint32_t *token, uint32_t *len);
-int vq_drv_get_used_burst(struct vq *vq, uint32_t *tokens, uint32_t *lens,
-			  unsigned int max);
-uint16_t vq_drv_next_id(const struct vq *vq);
-void vq_drv_disable_cb(struct vq *vq);
-bool vq_drv_enable_cb(struct vq *vq);
-unsigned int vq_drv_num_free(const struct vq *vq);
 
 #endif /* VNET_VQ_H */

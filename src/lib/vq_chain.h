@@ -3,8 +3,8 @@
  * vq_chain.h - helpers the layouts' device sides share to turn descriptors
  * (read-once copies of guest data) into a chain of translated iovecs, and
  * to break a queue. Below the layouts, above gmem: included by
- * vring_split_dev.c, vring_packed_dev.c, the driver sides (vq_break()
- * only) and vq.c; it calls nothing above it.
+ * vring_split_dev.c, vring_packed_dev.c and vq.c; it calls nothing above
+ * it.
  */
 #ifndef VNET_VQ_CHAIN_H
 #define VNET_VQ_CHAIN_H

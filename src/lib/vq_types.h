@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vq_types.h - the virtqueue's data types: the chain a pop fills, the
- * completion batch, the driver's per-buffer bookkeeping and struct vq
- * itself. The bottom of the ring layers: vq.h (the API), the layouts
+ * completion batch, the ring-area head and struct vq itself (the device
+ * side). The bottom of the ring layers: vq.h (the API), the layouts
  * (vring_split.h, vring_packed.h) and the chain helpers (vq_chain.h) all
- * include it, it includes none of them.
+ * include it, it includes none of them. The driver side's own type,
+ * struct vq_drv, starts with the same head (src/driver/vq_drv_types.h).
  */
 #ifndef VNET_VQ_TYPES_H
 #define VNET_VQ_TYPES_H
@@ -65,30 +66,6 @@ struct vq_used_elem {
 };
 
 /**
- * struct vq_buf - A buffer the driver side adds, in guest-physical terms
- * @gpa:	Guest physical address
- * @len:	Length in bytes
- */
-struct vq_buf {
-	uint64_t gpa;
-	uint32_t len;
-};
-
-/**
- * struct vq_drv_id - Driver-side bookkeeping per buffer id
- * @token:	Caller's cookie, returned by vq_drv_get_used()
- * @ndesc:	Descriptors (split) or ring slots (packed) the buffer took
- * @last:	Split: index of the chain's last descriptor (free-list splice)
- * @next_free:	Split: next free descriptor; packed: next free buffer id
- */
-struct vq_drv_id {
-	uint32_t token;
-	uint16_t ndesc;
-	uint16_t last;
-	uint16_t next_free;
-};
-
-/**
  * struct vq_stats - Counters, written by the owning thread only
  */
 struct vq_stats {
@@ -101,41 +78,65 @@ struct vq_stats {
 	uint64_t discards;	/* popped chains given back unused */
 };
 
+/*
+ * The ring-area head both sides of a ring start with: configuration and
+ * our addresses of the three areas. struct vq (device) and struct vq_drv
+ * (driver) each hold it twice over in one union: as @area, a struct
+ * vq_area for the code both sides share (vq_area_init(), the layouts'
+ * inline helpers), and as the same members directly (vq->num), so that
+ * a field keeps its name. One member list, so the two views are the same
+ * bytes (a common initial sequence, C11 6.5.2.3).
+ */
+#define VQ_AREA_MEMBERS							\
+	enum vq_layout layout;						\
+	uint16_t num;			/* ring size; 0 = not configured */ \
+	uint64_t features;		/* negotiated virtio feature bits */ \
+	bool event_idx;			/* VIRTIO_RING_F_EVENT_IDX */	\
+	bool indirect;			/* VIRTIO_RING_F_INDIRECT_DESC */ \
+	bool in_order;			/* VIRTIO_F_IN_ORDER */		\
+	bool broken;			/* a guest (or device) fault stopped it */ \
+	/* ring areas: our addresses, validated for their full length */ \
+	union {								\
+		struct {						\
+			struct vring_desc *desc;			\
+			struct vring_avail *avail;			\
+			struct vring_used *used;			\
+		} split;						\
+		struct {						\
+			struct vring_packed_desc *desc;			\
+			struct vring_packed_desc_event *driver;	/* driver area */ \
+			struct vring_packed_desc_event *device;	/* device area */ \
+		} packed;						\
+	};
+
 /**
- * struct vq - One virtqueue, either layout, either side
+ * struct vq_area - A ring's layout, size, ring features and areas
  *
- * A common head (configuration and ring areas, both sides), then the
- * device part (guest rings we pop from: vring_*_dev.c), the driver part
- * (our rings we add to: vring_*_drv.c), then counters and the reason of a
- * break. The parts are anonymous so that a field keeps its name; the order
- * keeps the device side's hot fields in the first three cache lines.
+ * Public, read-only for users once set (vq_area_init(), vq_area_set_addr()).
+ */
+struct vq_area {
+	VQ_AREA_MEMBERS
+};
+
+/**
+ * struct vq - One virtqueue, device side, either layout
+ *
+ * The ring-area head (configuration and ring areas), then the device part
+ * (guest rings we pop from: vring_*_dev.c), then counters and the reason
+ * of a break. The parts are anonymous so that a field keeps its name; the
+ * order keeps the hot fields in the first three cache lines. The driver
+ * side (our own rings we add to) is struct vq_drv, in src/driver.
  *
  * Fields are private to vq.c, vq_chain.c and vring_*.c except where noted;
  * upper layers use the functions in vq.h.
  */
 struct vq {
-	/* ---- common head: configuration (public, read-only for users) ---- */
-	enum vq_layout layout;
-	bool driver_side;
-	uint16_t num;			/* ring size; 0 = not configured */
-	uint64_t features;		/* negotiated virtio feature bits */
-	bool event_idx;			/* VIRTIO_RING_F_EVENT_IDX */
-	bool indirect;			/* VIRTIO_RING_F_INDIRECT_DESC */
-	bool in_order;			/* VIRTIO_F_IN_ORDER */
-	bool broken;			/* a guest (or device) fault stopped it */
-
-	/* ring areas: our addresses, validated for their full length */
+	/* ---- ring-area head: configuration (public, read-only for users) ---- */
 	union {
+		struct vq_area area;
 		struct {
-			struct vring_desc *desc;
-			struct vring_avail *avail;
-			struct vring_used *used;
-		} split;
-		struct {
-			struct vring_packed_desc *desc;
-			struct vring_packed_desc_event *driver;	/* driver area */
-			struct vring_packed_desc_event *device;	/* device area */
-		} packed;
+			VQ_AREA_MEMBERS
+		};
 	};
 
 	/* ---- device part: the guest's rings, vring_*_dev.c, vq_chain.c ---- */
@@ -165,30 +166,7 @@ struct vq {
 		uint16_t avail_shadow;		/* split: avail idx last read */
 	};
 
-	/* ---- driver part: our own rings, vring_*_drv.c ---- */
-	struct {
-		uint16_t drv_free_head;		/* split: first free descriptor */
-		uint16_t drv_free_tail;		/* split: last free descriptor */
-		uint16_t drv_num_free;
-		uint16_t drv_avail_idx;		/* split: shadow avail idx; packed: slot */
-		bool drv_avail_wrap;		/* packed */
-		uint16_t drv_last_used;		/* split: free-running; packed: slot */
-		bool drv_used_wrap;		/* packed */
-		uint16_t drv_kicked_avail;	/* avail idx at the last kick */
-		uint16_t drv_free_id;		/* packed: first free buffer id */
-		uint16_t drv_inorder_next;	/* IN_ORDER: next id to complete */
-		struct vq_drv_id *drv_ids;	/* [num] */
-		void *drv_indirect;		/* caller's indirect tables, or NULL */
-		uint64_t drv_indirect_gpa;
-		uint16_t drv_indirect_max;	/* descriptors per indirect table */
-		uint16_t drv_num_added;		/* packed: slots added since kick */
-		bool drv_cb_disabled;		/* vq_drv_disable_cb() in force */
-		bool drv_inorder_batch;		/* packed IN_ORDER: in a batch */
-		uint16_t drv_inorder_last;	/* ... whose last buffer id is this */
-		uint32_t drv_inorder_len;	/* ... and whose last length is this */
-	};
-
-	/* ---- both sides, written by the owning thread ---- */
+	/* ---- written by the owning thread ---- */
 	struct vq_stats stats;
 	struct reason reason;		/* why it broke (vq_break()), cold */
 };

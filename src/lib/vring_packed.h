@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vring_packed.h - the packed layout as vq.c calls it: the device side
- * (vring_packed_dev.c) and the driver side (vring_packed_drv.c), plus the
- * flag bits and ring arithmetic both sides use. Only vq.c and those two
- * files include it.
+ * vring_packed.h - the packed layout's device side as vq.c calls it
+ * (vring_packed_dev.c), plus the flag bits and ring arithmetic both sides
+ * use. Included by vq.c, vring_packed_dev.c and, for the bits and the
+ * arithmetic only, the driver side's packed layout
+ * (src/driver/vring_packed_drv.c).
  */
 #ifndef VNET_VRING_PACKED_H
 #define VNET_VRING_PACKED_H
@@ -23,13 +24,13 @@
 
 /* Advance a (slot, wrap) position by @n slots, n <= num ("Driver and
  * Device Ring Wrap Counters") */
-static inline void vring_packed_advance(const struct vq *vq, uint16_t *slot,
-					bool *wrap, uint16_t n)
+static inline void vring_packed_advance(const struct vq_area *a,
+					uint16_t *slot, bool *wrap, uint16_t n)
 {
 	uint32_t s = (uint32_t)*slot + n;
 
-	if (s >= vq->num) {
-		s -= vq->num;
+	if (s >= a->num) {
+		s -= a->num;
 		*wrap = !*wrap;
 	}
 	*slot = (uint16_t)s;
@@ -44,15 +45,5 @@ bool vring_packed_flush(struct vq *vq);
 bool vring_packed_avail_pending(struct vq *vq);
 void vring_packed_disable_notify(struct vq *vq);
 bool vring_packed_enable_notify(struct vq *vq);
-
-/* vring_packed_drv.c */
-void vring_packed_drv_setup(struct vq *vq);
-int vring_packed_drv_add(struct vq *vq, const struct vq_buf *out,
-			 unsigned int nout, const struct vq_buf *in,
-			 unsigned int nin, uint32_t token);
-bool vring_packed_drv_kick_needed(struct vq *vq);
-int vring_packed_drv_get_used(struct vq *vq, uint32_t *token, uint32_t *len);
-void vring_packed_drv_disable_cb(struct vq *vq);
-bool vring_packed_drv_enable_cb(struct vq *vq);
 
 #endif /* VNET_VRING_PACKED_H */

@@ -5,7 +5,7 @@
  * available, write used descriptors back in place, with wrap counters,
  * indirect tables, event suppression (incl. EVENT_IDX "DESC" mode) and
  * in-order completion. This is the code a hostile guest attacks; it reads
- * alone (the driver side is vring_packed_drv.c).
+ * alone (the driver side is src/driver/vring_packed_drv.c).
  *
  * Leaves to others: dispatch, completions and their dirty logging (vq.c),
  * chain iovec filling and breaking the queue (vq_chain.c), address
@@ -119,7 +119,7 @@ static NOINLINE int packed_walk(struct vq *vq, struct packed_desc d,
 		if (n >= vq->num)
 			return vq_break(vq, "chain at %u longer than ring %u",
 					vq->last_avail, vq->num);
-		vring_packed_advance(vq, &slot, &wrap, 1);
+		vring_packed_advance(&vq->area, &slot, &wrap, 1);
 		flags = le16toh(READ_ONCE(ring[slot].flags));
 		if (!packed_is_avail(flags, wrap))
 			return vq_break(vq, "descriptor %u of chain at %u not available (flags %#x)",
@@ -164,7 +164,7 @@ int vring_packed_pop(struct vq *vq, struct vq_chain *c)
 		if (ret)
 			return ret;
 	}
-	vring_packed_advance(vq, &vq->last_avail, &vq->avail_wrap, c->ndesc);
+	vring_packed_advance(&vq->area, &vq->last_avail, &vq->avail_wrap, c->ndesc);
 	vq_chain_commit(vq, c);
 	return 0;
 }
@@ -221,7 +221,7 @@ static unsigned int packed_pop_batch(struct vq *vq, struct vq_chain *c)
 		c[k].id = le16toh(READ_ONCE(d[k].id));
 	}
 	vq_chain_commit_one(vq, k);
-	vring_packed_advance(vq, &vq->last_avail, &vq->avail_wrap, (uint16_t)k);
+	vring_packed_advance(&vq->area, &vq->last_avail, &vq->avail_wrap, (uint16_t)k);
 	return k;
 }
 
@@ -339,7 +339,7 @@ static uint32_t packed_write_collapsed(struct vq *vq, uint16_t *slot,
 	if (vq->log)
 		gmem_log_write(vq->log, vq->log_used_gpa + (uint64_t)*slot * 16,
 			       16);
-	vring_packed_advance(vq, slot, wrap, (uint16_t)slots);
+	vring_packed_advance(&vq->area, slot, wrap, (uint16_t)slots);
 	return slots;
 }
 
@@ -377,7 +377,7 @@ bool vring_packed_flush(struct vq *vq)
 			gmem_log_write(vq->log, vq->log_used_gpa +
 				       (uint64_t)slot * 16, 16);
 		slots += e->ndesc;
-		vring_packed_advance(vq, &slot, &wrap, e->ndesc);
+		vring_packed_advance(&vq->area, &slot, &wrap, e->ndesc);
 	}
 	/* Pairs with the driver's acquire load of the first used flags:
 	 * every id, length and later flag above is visible with it */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vring_split.h - the split layout as vq.c calls it: the device side
- * (vring_split_dev.c) and the driver side (vring_split_drv.c), plus the
- * event-field accessors both sides use. Only vq.c and those two files
- * include it.
+ * vring_split.h - the split layout's device side as vq.c calls it
+ * (vring_split_dev.c), plus the event-field accessors both sides use.
+ * Included by vq.c, vring_split_dev.c and, for the accessors only, the
+ * driver side's split layout (src/driver/vring_split_drv.c).
  */
 #ifndef VNET_VRING_SPLIT_H
 #define VNET_VRING_SPLIT_H
@@ -18,14 +18,14 @@
 
 /* avail->ring[num] is used_event, used->ring[num] avail_event (virtio 1.2,
  * "The Virtqueue Available Ring" / "The Virtqueue Used Ring") */
-static inline uint16_t *vring_split_used_event(const struct vq *vq)
+static inline uint16_t *vring_split_used_event(const struct vq_area *a)
 {
-	return &vq->split.avail->ring[vq->num];
+	return &a->split.avail->ring[a->num];
 }
 
-static inline uint16_t *vring_split_avail_event(const struct vq *vq)
+static inline uint16_t *vring_split_avail_event(const struct vq_area *a)
 {
-	return (uint16_t *)&vq->split.used->ring[vq->num];
+	return (uint16_t *)&a->split.used->ring[a->num];
 }
 
 /* vring_split_dev.c */
@@ -36,17 +36,5 @@ bool vring_split_flush(struct vq *vq);
 bool vring_split_avail_pending(struct vq *vq);
 void vring_split_disable_notify(struct vq *vq);
 bool vring_split_enable_notify(struct vq *vq);
-
-/* vring_split_drv.c */
-void vring_split_drv_setup(struct vq *vq);
-int vring_split_drv_add(struct vq *vq, const struct vq_buf *out,
-			unsigned int nout, const struct vq_buf *in,
-			unsigned int nin, uint32_t token);
-bool vring_split_drv_kick_needed(struct vq *vq);
-int vring_split_drv_get_used(struct vq *vq, uint32_t *token, uint32_t *len);
-int vring_split_drv_get_used_burst(struct vq *vq, uint32_t *tokens,
-				   uint32_t *lens, unsigned int max);
-void vring_split_drv_disable_cb(struct vq *vq);
-bool vring_split_drv_enable_cb(struct vq *vq);
 
 #endif /* VNET_VRING_SPLIT_H */

@@ -5,7 +5,7 @@
  * ring, complete them in its used ring, with indirect descriptors and
  * EVENT_IDX / flag based notification suppression. This is the code a
  * hostile guest attacks; it reads alone (the driver side is
- * vring_split_drv.c).
+ * src/driver/vring_split_drv.c).
  *
  * Leaves to others: dispatch, completions and their dirty logging (vq.c),
  * chain iovec filling and breaking the queue (vq_chain.c), address
@@ -261,7 +261,7 @@ static bool split_need_notify(struct vq *vq, uint16_t old, uint16_t new)
 	 * is unknown, the driver may wait for an earlier entry */
 	if (!valid)
 		return true;
-	event = le16toh(READ_ONCE(*vring_split_used_event(vq)));
+	event = le16toh(READ_ONCE(*vring_split_used_event(&vq->area)));
 	return vring_need_event(event, new, old);
 }
 
@@ -336,7 +336,7 @@ void vring_split_disable_notify(struct vq *vq)
 bool vring_split_enable_notify(struct vq *vq)
 {
 	if (vq->event_idx) {
-		WRITE_ONCE(*vring_split_avail_event(vq), htole16(vq->last_avail));
+		WRITE_ONCE(*vring_split_avail_event(&vq->area), htole16(vq->last_avail));
 		if (vq->log)
 			gmem_log_write(vq->log, vq->log_used_gpa +
 				       offsetof(struct vring_used, ring) +

@@ -103,7 +103,7 @@ static int vu_ring_try_start(struct vu_dev *d, unsigned int idx)
 		return ret;
 	vu_vq_release(d, idx);
 	ret = vq_init(&vr->vq, vu_packed(d) ? VQ_PACKED : VQ_SPLIT,
-		      (uint16_t)r->num, d->features, false);
+		      (uint16_t)r->num, d->features);
 	if (ret)
 		return vu_fail(d, ret, "ring %u: vq_init failed", idx);
 	r->vq_ready = true;

@@ -2,7 +2,7 @@
 /*
  * vu_proto.h - vhost-user wire format (QEMU docs/interop/vhost-user.rst):
  * request codes, flag and feature bits, payload layouts. Shared by the
- * backend (vu_backend.c) and the frontend (vu_frontend_ctl.c).
+ * backend (vu_backend.c) and the frontend (src/driver/vu_frontend_ctl.c).
  */
 #ifndef VNET_VU_PROTO_H
 #define VNET_VU_PROTO_H

@@ -25,6 +25,7 @@
 #include "bench.h"
 #include "gmem.h"
 #include "vq.h"
+#include "vq_drv.h"
 
 #define RB_GPA		0x100000000ULL
 #define RB_MEM		(16u << 20)
@@ -54,7 +55,8 @@ struct rb_result {
 struct rb_env {
 	struct gmem mem;
 	uint8_t *buf;
-	struct vq dev, drv;
+	struct vq dev;
+	struct vq_drv drv;
 	struct vq_chain chains[RB_BATCH];
 	struct vq_buf bufs[RB_PIECES];
 };
@@ -85,12 +87,12 @@ static int rb_setup(struct rb_env *e, const struct rb_case *k, uint16_t num)
 	if (ret)
 		return ret;
 	vq_ring_sizes(k->layout, num, &d, &a, &u);
-	ret = vq_init(&e->drv, k->layout, num, features, true);
+	ret = vq_drv_init(&e->drv, k->layout, num, features);
 	if (!ret)
-		ret = vq_init(&e->dev, k->layout, num, features, false);
+		ret = vq_init(&e->dev, k->layout, num, features);
 	if (ret)
 		return ret;
-	ret = vq_set_addr(&e->drv, e->buf, e->buf + d + 64 - d % 64,
+	ret = vq_drv_set_addr(&e->drv, e->buf, e->buf + d + 64 - d % 64,
 			  e->buf + 2 * d + 8192);
 	if (!ret)
 		ret = vq_set_addr(&e->dev, e->buf, e->buf + d + 64 - d % 64,
@@ -163,10 +165,10 @@ static int rb_run(struct rb_env *e, const struct rb_case *k, uint16_t num,
 		r->total_ns = (double)c0 / (double)done;
 		r->device_ns = r->total_ns * (double)dev_ns / (double)t0;
 	}
-	if (!ret && (vq_is_broken(&e->dev) || vq_is_broken(&e->drv)))
+	if (!ret && (vq_is_broken(&e->dev) || vq_drv_is_broken(&e->drv)))
 		ret = -EBADMSG;
 	vq_cleanup(&e->dev);
-	vq_cleanup(&e->drv);
+	vq_drv_cleanup(&e->drv);
 	return ret;
 }
 

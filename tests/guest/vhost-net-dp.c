@@ -3,8 +3,10 @@
  * vhost-net-dp.c - the real kernel vhost-net path, run inside the test guest
  * (tests/guest/test-vhost-net.sh builds it statically with libvnet).
  *
- * Our vq driver side (vq.h, driver_side = true) puts frames on split rings
- * in this program's memory; vhost_pair attaches them through
+ * Our vq driver side (vq_drv.h) puts frames on split rings in this
+ * program's memory; a device-side view of each ring (the pair's struct vq:
+ * the same areas, the position the kernel hands back) is what vhost_pair
+ * reads when it attaches them through
  * /dev/vhost-net to a TAP; an AF_PACKET socket on the TAP is the other end.
  * Checks: the `--vhost-net on` decision, frames both ways with no copy by
  * us, ring positions across stop/start, ring disable/enable, frames queued
@@ -51,6 +53,7 @@
 #include "vhost_pair.h"
 #include "vhost_port.h"
 #include "vq.h"
+#include "vq_drv.h"
 
 #define NUM		256		/* ring size */
 #define BUF_LEN		2048
@@ -68,6 +71,7 @@ static uint8_t *arena;
 static size_t arena_used;
 static struct gmem mem;
 static struct vnet_pair pair;
+static struct vq_drv rx_drv, tx_drv;	/* our driver state of pair.rx, .tx */
 static uint8_t *bufs[2];		/* [NUM * BUF_LEN] per ring */
 static uint16_t tx_free[NUM], tx_nfree;
 static int tap_fd = -1, pkt_fd = -1, ifindex;
@@ -121,19 +125,27 @@ static uint64_t gpa_of(const void *p)
 	return GPA_BASE + (uint64_t)((const uint8_t *)p - arena);
 }
 
-/* One driver-side split ring in the arena, with its eventfds */
+/* Our driver state of ring @r (pair.rx or pair.tx) */
+static struct vq_drv *drv_of(const struct vnet_ring *r)
+{
+	return r == &pair.rx ? &rx_drv : &tx_drv;
+}
+
+/* One driver-side split ring in the arena, with its eventfds, and the
+ * device-side view of it that vhost_pair reads */
 static int ring_setup(struct vnet_ring *r)
 {
 	uint64_t dl, al, ul;
 	void *d, *a, *u;
 
-	if (vq_init(&r->vq, VQ_SPLIT, NUM, FEATURES, true))
+	if (vq_drv_init(drv_of(r), VQ_SPLIT, NUM, FEATURES) ||
+	    vq_init(&r->vq, VQ_SPLIT, NUM, FEATURES))
 		return -1;
 	vq_ring_sizes(VQ_SPLIT, NUM, &dl, &al, &ul);
 	d = arena_alloc(dl);
 	a = arena_alloc(al);
 	u = arena_alloc(ul);
-	if (vq_set_addr(&r->vq, d, a, u))
+	if (vq_drv_set_addr(drv_of(r), d, a, u) || vq_set_addr(&r->vq, d, a, u))
 		return -1;
 	r->vq.log_used_gpa = gpa_of(u);
 	r->kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -224,7 +236,7 @@ static void kick(struct vnet_ring *r)
 {
 	uint64_t one = 1;
 
-	if (vq_drv_kick_needed(&r->vq) &&
+	if (vq_drv_kick_needed(drv_of(r)) &&
 	    write(r->kick_fd, &one, sizeof(one)) != sizeof(one))
 		perror("kick");
 }
@@ -235,7 +247,7 @@ static int wait_call(struct vnet_ring *r, int ms)
 	struct pollfd pfd = { .fd = r->call_fd, .events = POLLIN };
 	uint64_t v;
 
-	if (vq_drv_enable_cb(&r->vq))
+	if (vq_drv_enable_cb(drv_of(r)))
 		return 1;
 	if (poll(&pfd, 1, ms) <= 0)
 		return 0;
@@ -250,7 +262,7 @@ static unsigned int tx_reap(void)
 	uint32_t token, len;
 	unsigned int n = 0;
 
-	while (!vq_drv_get_used(&pair.tx.vq, &token, &len)) {
+	while (!vq_drv_get_used(&tx_drv, &token, &len)) {
 		tx_free[tx_nfree++] = (uint16_t)token;
 		n++;
 	}
@@ -281,7 +293,7 @@ static unsigned int tx_post(unsigned int n, uint16_t type, size_t len,
 			   tx_seq++, len);
 		b.gpa = gpa_of(bufs[1] + (size_t)id * BUF_LEN);
 		b.len = (uint32_t)(HDR_LEN + len);
-		if (vq_drv_add(&pair.tx.vq, &b, 1, NULL, 0, id))
+		if (vq_drv_add(&tx_drv, &b, 1, NULL, 0, id))
 			return i;
 		if (++in_batch == batch) {
 			kick(&pair.tx);
@@ -307,7 +319,7 @@ static void rx_fill(void)
 	for (i = 0; i < NUM; i++) {
 		b.gpa = gpa_of(bufs[0] + (size_t)i * BUF_LEN);
 		b.len = BUF_LEN;
-		vq_drv_add(&pair.rx.vq, NULL, 0, &b, 1, i);
+		vq_drv_add(&rx_drv, NULL, 0, &b, 1, i);
 	}
 	filled = 1;
 	kick(&pair.rx);
@@ -373,7 +385,7 @@ static int rx_expect(unsigned int n, int ms)
 	uint16_t nb;
 
 	while (got < n && idle < (unsigned int)ms / 50) {
-		if (vq_drv_get_used(&pair.rx.vq, &token, &len)) {
+		if (vq_drv_get_used(&rx_drv, &token, &len)) {
 			if (!wait_call(&pair.rx, 50))
 				idle++;
 			continue;
@@ -395,7 +407,7 @@ static int rx_expect(unsigned int n, int ms)
 		}
 		b.gpa = gpa_of(p);
 		b.len = BUF_LEN;
-		vq_drv_add(&pair.rx.vq, NULL, 0, &b, 1, token);
+		vq_drv_add(&rx_drv, NULL, 0, &b, 1, token);
 		kick(&pair.rx);
 	}
 	return (int)got;
@@ -529,10 +541,10 @@ static void check_ring_move(struct vhost_pair *o)
 	memcpy(a, vq->split.avail, al);
 	memcpy(u, vq->split.used, ul);
 	old_used = vq->split.used->idx;
-	/* the driver's state stays (vq_set_addr() would reset it) */
-	vq->split.desc = d;
-	vq->split.avail = a;
-	vq->split.used = u;
+	/* the driver's state stays (vq_drv_set_addr() would reset it) */
+	vq->split.desc = rx_drv.split.desc = d;
+	vq->split.avail = rx_drv.split.avail = a;
+	vq->split.used = rx_drv.split.used = u;
 	vq->log_used_gpa = gpa_of(u);
 	ret = vhost_pair_set_ring_addr(o, &pair);
 	got = ret ? 0 : (pkt_send(4) ? -1 : rx_expect(4, 3000));
@@ -552,7 +564,7 @@ static void check_live_updates(struct vhost_pair *o)
 	pair.rx.call_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	ret = vhost_pair_set_ring_fds(o, VHOST_OFFLOAD_RX, &pair.rx);
 	close(old);
-	vq_drv_enable_cb(&pair.rx.vq);
+	vq_drv_enable_cb(&rx_drv);
 	pfd.fd = pair.rx.call_fd;
 	fired = !ret && !pkt_send(3) && poll(&pfd, 1, 3000) == 1;
 	got = rx_expect(3, 3000);
@@ -585,7 +597,7 @@ static void check_dirty_log(struct vhost_pair *o,
 	size_t len = (GPA_BASE + ARENA_LEN) / GMEM_LOG_PAGE / 8;
 	struct gmem_log log = { .base = calloc(1, len), .size = len };
 	struct gmem_log small = { .base = log.base, .size = 1 };
-	uint32_t head = pair.rx.vq.drv_last_used;
+	uint32_t head = rx_drv.drv_last_used;
 	int ret, got, used_bit, buf_bit, small_ret;
 
 	small_ret = vhost_pair_set_log(o, &pair, &mem, &small, -1);
@@ -603,7 +615,7 @@ static void check_dirty_log(struct vhost_pair *o,
 	/* a (re)start with logging already on, as after a reconnect mid-migration */
 	vhost_pair_stop(o, &pair);
 	memset(log.base, 0, len);
-	head = pair.rx.vq.drv_last_used;
+	head = rx_drv.drv_last_used;
 	ret = start(o, d, &log);
 	got = ret ? -1 : (pkt_send(3) ? -1 : rx_expect(3, 3000));
 	used_bit = log_bit(&log, pair.rx.vq.split.used);
@@ -750,7 +762,7 @@ static void check_err_eventfd(struct vhost_pair *o,
 	struct vq_buf b = { .gpa = GPA_BASE + ARENA_LEN + 65536, .len = 100 };
 	int ret = start(o, d, NULL), fired;
 
-	if (!ret && vq_drv_add(&pair.tx.vq, &b, 1, NULL, 0, 0xffff))
+	if (!ret && vq_drv_add(&tx_drv, &b, 1, NULL, 0, 0xffff))
 		ret = -ENOSPC;
 	kick(&pair.tx);
 	fired = poll(&pfd, 1, 3000) == 1;
@@ -910,7 +922,7 @@ static unsigned int ring_drain(size_t len, unsigned int n, unsigned int batch)
 	struct vq_buf b;
 
 	while (got < n && idle < 20) {
-		if (vq_drv_get_used(&pair.rx.vq, &token, &l)) {
+		if (vq_drv_get_used(&rx_drv, &token, &l)) {
 			kick(&pair.rx);
 			if (!wait_call(&pair.rx, 100))
 				idle++;
@@ -920,7 +932,7 @@ static unsigned int ring_drain(size_t len, unsigned int n, unsigned int batch)
 			got++;
 		b.gpa = gpa_of(bufs[0] + (size_t)token * BUF_LEN);
 		b.len = BUF_LEN;
-		vq_drv_add(&pair.rx.vq, NULL, 0, &b, 1, token);
+		vq_drv_add(&rx_drv, NULL, 0, &b, 1, token);
 		if (++reposted % batch == 0)
 			kick(&pair.rx);
 	}

@@ -25,6 +25,7 @@
 #include "net.h"
 #include "worker.h"
 #include "vq.h"
+#include "vq_drv.h"
 
 #define DP_GPA		0x100000000ULL
 #define DP_MAX_PAIRS	4
@@ -43,7 +44,7 @@
  * @kicks:	Kicks we sent
  */
 struct dp_drv {
-	struct vq vq;
+	struct vq_drv vq;
 	uint64_t base;
 	bool busy[DP_RING];
 	unsigned long kicks;
@@ -88,11 +89,11 @@ static inline int dp_ring_init(struct dp_env *e, struct vnet_ring *r,
 	desc = e->buf + off;
 	drv = desc + ((dl + 63) & ~63ull);
 	dev = drv + ((drl + 63) & ~63ull);
-	ret = vq_init(&r->vq, e->layout, DP_RING, e->features, false);
+	ret = vq_init(&r->vq, e->layout, DP_RING, e->features);
 	if (!ret)
-		ret = vq_init(&d->vq, e->layout, DP_RING, e->features, true);
+		ret = vq_drv_init(&d->vq, e->layout, DP_RING, e->features);
 	if (!ret)
-		ret = vq_set_addr(&d->vq, desc, drv, dev);
+		ret = vq_drv_set_addr(&d->vq, desc, drv, dev);
 	if (!ret)
 		ret = vq_set_addr(&r->vq, desc, drv, dev);
 	if (ret)
@@ -165,7 +166,7 @@ static inline int dp_start(struct dp_env *e, const struct worker_opts *o)
 static inline void dp_close_ring(struct vnet_ring *r, struct dp_drv *d)
 {
 	vq_cleanup(&r->vq);
-	vq_cleanup(&d->vq);
+	vq_drv_cleanup(&d->vq);
 	close(r->kick_fd);
 	close(r->call_fd);
 	close(r->err_fd);

@@ -34,7 +34,7 @@ static int ring_init(struct vnet_ring *r, int which, uint16_t base)
 	int i;
 
 	memset(r, 0, sizeof(*r));
-	if (vq_init(&r->vq, VQ_SPLIT, NUM, F_V1, false))
+	if (vq_init(&r->vq, VQ_SPLIT, NUM, F_V1))
 		return -1;
 	vq_ring_sizes(VQ_SPLIT, NUM, &len[0], &len[1], &len[2]);
 	for (i = 0; i < 3; i++) {

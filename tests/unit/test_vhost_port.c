@@ -34,7 +34,7 @@ static int ring_init(struct vnet_ring *r, void *area[3])
 	int i;
 
 	memset(r, 0, sizeof(*r));
-	if (vq_init(&r->vq, VQ_SPLIT, NUM, B(VIRTIO_F_VERSION_1), false))
+	if (vq_init(&r->vq, VQ_SPLIT, NUM, B(VIRTIO_F_VERSION_1)))
 		return -1;
 	vq_ring_sizes(VQ_SPLIT, NUM, &len[0], &len[1], &len[2]);
 	for (i = 0; i < 3; i++) {

@@ -62,7 +62,7 @@ static int churn(unsigned long chains)
 		vq_flush(&T.dev);
 		while (!vq_drv_get_used(&T.drv, &tok, &len))
 			done++;
-		if (vq_is_broken(&T.dev) || vq_is_broken(&T.drv))
+		if (vq_is_broken(&T.dev) || vq_drv_is_broken(&T.drv))
 			return -1;
 	}
 	return 0;

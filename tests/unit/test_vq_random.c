@@ -268,7 +268,7 @@ static int run(enum vq_layout l, uint16_t num, uint64_t features,
 		if (step()) {
 			fprintf(stderr, "  op %lu failed (broken: %s / %s)\n", i,
 				vq_broken_reason(&R.t.dev),
-				vq_broken_reason(&R.t.drv));
+				vq_drv_broken_reason(&R.t.drv));
 			tenv_cleanup(&R.t);
 			return -1;
 		}
@@ -281,7 +281,7 @@ static int run(enum vq_layout l, uint16_t num, uint64_t features,
 		(unsigned long long)R.t.dev.stats.spills,
 		(unsigned long long)R.enospc);
 	if (R.added < ops / 64 || vq_is_broken(&R.t.dev) ||
-	    vq_is_broken(&R.t.drv))
+	    vq_drv_is_broken(&R.t.drv))
 		i = 1;
 	tenv_cleanup(&R.t);
 	return i ? -1 : 0;

@@ -138,7 +138,7 @@ static void driver_collect(unsigned int *next_tok, unsigned int *got)
 		(*got)++;
 	}
 	if (ret != -EAGAIN)
-		fail(vq_broken_reason(&P.t.drv));
+		fail(vq_drv_broken_reason(&P.t.drv));
 }
 
 static void *driver_thread(void *arg)

@@ -239,7 +239,7 @@ static void test_ring_size_one(void)
 		CHECK_EQ(len, i % 10);
 		CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), -EAGAIN);
 	}
-	CHECK(!vq_is_broken(&T.dev) && !vq_is_broken(&T.drv));
+	CHECK(!vq_is_broken(&T.dev) && !vq_drv_is_broken(&T.drv));
 	tenv_cleanup(&T);
 }
 

@@ -28,14 +28,15 @@ static struct vring_packed_desc_event *pdevice(void)
 static void test_init_sizes(void)
 {
 	struct vq q;
+	struct vq_drv qd;
 	uint64_t d, a, u;
 
-	CHECK_EQ(vq_init(&q, VQ_PACKED, 0, 0, false), -EINVAL);
-	CHECK_EQ(vq_init(&q, VQ_PACKED, 32769, 0, false), -EINVAL);
-	CHECK_EQ(vq_init(&q, VQ_PACKED, 3, 0, false), 0);
+	CHECK_EQ(vq_init(&q, VQ_PACKED, 0, 0), -EINVAL);
+	CHECK_EQ(vq_init(&q, VQ_PACKED, 32769, 0), -EINVAL);
+	CHECK_EQ(vq_init(&q, VQ_PACKED, 3, 0), 0);
 	vq_cleanup(&q);
-	CHECK_EQ(vq_init(&q, VQ_PACKED, 32768, 0, true), 0);
-	vq_cleanup(&q);
+	CHECK_EQ(vq_drv_init(&qd, VQ_PACKED, 32768, 0), 0);
+	vq_drv_cleanup(&qd);
 	vq_ring_sizes(VQ_PACKED, 100, &d, &a, &u);
 	CHECK_EQ(d, 1600);
 	CHECK_EQ(a, 4);
@@ -47,7 +48,7 @@ static void test_set_addr_alignment(void)
 	static uint8_t area[8192] __attribute__((aligned(64)));
 	struct vq q;
 
-	CHECK_EQ(vq_init(&q, VQ_PACKED, 16, 0, false), 0);
+	CHECK_EQ(vq_init(&q, VQ_PACKED, 16, 0), 0);
 	CHECK_EQ(vq_set_addr(&q, area, area + 1026, area + 2048), -EINVAL);
 	CHECK_EQ(vq_set_addr(&q, area, area + 1024, area + 2050), -EINVAL);
 	CHECK_EQ(vq_set_addr(&q, area + 4, area + 1024, area + 2048), -EINVAL);
@@ -549,7 +550,7 @@ static void test_mal_device_bad_used_id(void)
 	pdesc(0)->id = htole16(6);
 	pdesc(0)->flags = htole16(PF_AVAIL | PF_USED);
 	CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), -EBADMSG);
-	CHECK(strstr(vq_broken_reason(&T.drv), "used id 6"));
+	CHECK(strstr(vq_drv_broken_reason(&T.drv), "used id 6"));
 	tenv_cleanup(&T);
 }
 

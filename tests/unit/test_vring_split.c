@@ -14,18 +14,19 @@
 static void test_init_sizes(void)
 {
 	struct vq q;
+	struct vq_drv qd;
 	uint64_t d, a, u;
 
-	CHECK_EQ(vq_init(&q, VQ_SPLIT, 0, 0, false), -EINVAL);
-	CHECK_EQ(vq_init(&q, VQ_SPLIT, 3, 0, false), -EINVAL);
-	CHECK_EQ(vq_init(&q, VQ_SPLIT, 32769, 0, false), -EINVAL);
-	CHECK_EQ(vq_init(&q, VQ_SPLIT, 65535, 0, false), -EINVAL);
-	CHECK_EQ(vq_init(&q, (enum vq_layout)7, 8, 0, false), -EINVAL);
-	CHECK_EQ(vq_init(&q, VQ_SPLIT, 32768, 0, false), 0);
+	CHECK_EQ(vq_init(&q, VQ_SPLIT, 0, 0), -EINVAL);
+	CHECK_EQ(vq_init(&q, VQ_SPLIT, 3, 0), -EINVAL);
+	CHECK_EQ(vq_init(&q, VQ_SPLIT, 32769, 0), -EINVAL);
+	CHECK_EQ(vq_init(&q, VQ_SPLIT, 65535, 0), -EINVAL);
+	CHECK_EQ(vq_init(&q, (enum vq_layout)7, 8, 0), -EINVAL);
+	CHECK_EQ(vq_init(&q, VQ_SPLIT, 32768, 0), 0);
 	CHECK_EQ(q.spill_cap, 65535);	/* capped: nout + nin is 16 bits */
 	vq_cleanup(&q);
-	CHECK_EQ(vq_init(&q, VQ_SPLIT, 1, 0, true), 0);
-	vq_cleanup(&q);
+	CHECK_EQ(vq_drv_init(&qd, VQ_SPLIT, 1, 0), 0);
+	vq_drv_cleanup(&qd);
 
 	vq_ring_sizes(VQ_SPLIT, 256, &d, &a, &u);
 	CHECK_EQ(d, 4096);
@@ -38,7 +39,7 @@ static void test_set_addr_alignment(void)
 	static uint8_t area[8192] __attribute__((aligned(64)));
 	struct vq q;
 
-	CHECK_EQ(vq_init(&q, VQ_SPLIT, 16, 0, false), 0);
+	CHECK_EQ(vq_init(&q, VQ_SPLIT, 16, 0), 0);
 	CHECK_EQ(vq_set_addr(&q, area + 8, area + 1024, area + 2048), -EINVAL);
 	CHECK_EQ(vq_set_addr(&q, area, area + 1025, area + 2048), -EINVAL);
 	CHECK_EQ(vq_set_addr(&q, area, area + 1024, area + 2050), -EINVAL);
@@ -484,7 +485,7 @@ static void test_mal_device_bad_used_id(void)
 	u->ring[0].id = htole32(5);	/* not in flight */
 	u->idx = htole16(1);
 	CHECK_EQ(vq_drv_get_used(&T.drv, &tok, &len), -EBADMSG);
-	CHECK(strstr(vq_broken_reason(&T.drv), "used id 5"));
+	CHECK(strstr(vq_drv_broken_reason(&T.drv), "used id 5"));
 	tenv_cleanup(&T);
 }
 
@@ -736,7 +737,7 @@ static void test_drv_get_used_burst_bad_id(void)
 	u->ring[2].id = htole32(0);	/* already completed */
 	u->idx = htole16(3);
 	CHECK_EQ(vq_drv_get_used_burst(&T.drv, tok, NULL, 4), 2);
-	CHECK(vq_is_broken(&T.drv));
+	CHECK(vq_drv_is_broken(&T.drv));
 	CHECK_EQ(vq_drv_get_used_burst(&T.drv, tok, NULL, 4), -EBADMSG);
 	tenv_cleanup(&T);
 }

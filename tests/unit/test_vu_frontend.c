@@ -691,7 +691,7 @@ static void test_data_path_refuses_when_stopped(void)
 /* ---- data path against a device played by the test on the TX ring ---- */
 
 /* Complete TX buffers @from..@to-1 (heads in that order) as the device */
-static void dev_complete(struct vq *vq, uint16_t from, uint16_t to)
+static void dev_complete(struct vq_drv *vq, uint16_t from, uint16_t to)
 {
 	struct vring_used *u = vq->split.used;
 	uint16_t i;
@@ -704,7 +704,7 @@ static void dev_complete(struct vq *vq, uint16_t from, uint16_t to)
 }
 
 /* The device's avail_event (after the used ring, virtio 1.2 2.7.10) */
-static void dev_avail_event(struct vq *vq, uint16_t v)
+static void dev_avail_event(struct vq_drv *vq, uint16_t v)
 {
 	v = htole16(v);
 	memcpy(&vq->split.used->ring[vq->num], &v, sizeof(v));

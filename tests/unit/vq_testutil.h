@@ -18,6 +18,7 @@
 
 #include "gmem.h"
 #include "vq.h"
+#include "vq_drv.h"
 
 #define TM_GPA		0x40000000ULL	/* guest address of the buffer */
 #define TM_UVA		0x7f0000000000ULL
@@ -36,7 +37,7 @@ struct tenv {
 	struct gmem mem;
 	uint8_t *buf;
 	struct vq dev;
-	struct vq drv;
+	struct vq_drv drv;
 	uint8_t *desc, *drva, *deva;
 	uint64_t desc_gpa, drva_gpa, deva_gpa;
 };
@@ -93,13 +94,13 @@ static inline int tenv_init(struct tenv *t, enum vq_layout l, uint16_t num,
 	t->drva_gpa = tgpa(t, t->drva);
 	t->deva_gpa = tgpa(t, t->deva);
 
-	ret = vq_init(&t->drv, l, num, features, true);
+	ret = vq_drv_init(&t->drv, l, num, features);
 	if (ret)
 		return ret;
-	ret = vq_init(&t->dev, l, num, features, false);
+	ret = vq_init(&t->dev, l, num, features);
 	if (ret)
 		return ret;
-	ret = vq_set_addr(&t->drv, t->desc, t->drva, t->deva);
+	ret = vq_drv_set_addr(&t->drv, t->desc, t->drva, t->deva);
 	if (!ret)
 		ret = vq_set_addr(&t->dev, t->desc, t->drva, t->deva);
 	if (ret)
@@ -114,7 +115,7 @@ static inline int tenv_init(struct tenv *t, enum vq_layout l, uint16_t num,
 static inline void tenv_cleanup(struct tenv *t)
 {
 	vq_cleanup(&t->dev);
-	vq_cleanup(&t->drv);
+	vq_drv_cleanup(&t->drv);
 	free(t->buf);
 	t->buf = NULL;
 }

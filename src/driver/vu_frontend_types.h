@@ -12,7 +12,7 @@
 #include <linux/virtio_net.h>
 
 #include "reason.h"
-#include "vq.h"
+#include "vq_drv.h"
 
 #define VU_FRONTEND_MAX_PAIRS	64
 #define VU_FRONTEND_MAX_REGIONS	8	/* memory regions we announce */
@@ -110,7 +110,7 @@ struct vu_frontend_stats {
  * struct vu_frontend_queue - One ring with its buffers (private)
  */
 struct vu_frontend_queue {
-	struct vq vq;
+	struct vq_drv vq;
 	unsigned int index;
 	int kick_fd, call_fd;
 	bool own_kick, own_call;

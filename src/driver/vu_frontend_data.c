@@ -49,7 +49,7 @@ void vu_frontend_data_kick(struct vu_frontend_queue *q)
  *
  * Return: split: the used index; packed: used slot | wrap << 15
  */
-uint32_t vu_frontend_data_ring_position(const struct vq *vq)
+uint32_t vu_frontend_data_ring_position(const struct vq_drv *vq)
 {
 	if (vq->layout == VQ_SPLIT)
 		return le16toh(LOAD_ACQUIRE(vq->split.used->idx));

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <linux/virtio_config.h>
 
+#include "vq.h"
 #include "vu_frontend.h"
 #include "vu_frontend_mem.h"
 
@@ -292,14 +293,14 @@ static int fe_ring_place(struct vu_frontend *f, struct vu_frontend_queue *q)
 	q->buf_gpa = gpa[3];
 	q->buf_len = fe_buf_len(f, q->index);
 
-	ret = vq_init(&q->vq, f->o.packed ? VQ_PACKED : VQ_SPLIT,
-		      f->ring_size, f->features, true);
+	ret = vq_drv_init(&q->vq, f->o.packed ? VQ_PACKED : VQ_SPLIT,
+			  f->ring_size, f->features);
 	if (ret)
-		return vu_frontend_set_err(f, ret, "ring %u: vq_init: %s", q->index,
+		return vu_frontend_set_err(f, ret, "ring %u: vq_drv_init: %s", q->index,
 			      strerror(-ret));
-	ret = vq_set_addr(&q->vq, host[0], host[1], host[2]);
+	ret = vq_drv_set_addr(&q->vq, host[0], host[1], host[2]);
 	if (ret)
-		return vu_frontend_set_err(f, ret, "ring %u: vq_set_addr: %s", q->index,
+		return vu_frontend_set_err(f, ret, "ring %u: vq_drv_set_addr: %s", q->index,
 			      strerror(-ret));
 	if (len[4]) {
 		q->indir_host = host[4];
@@ -376,7 +377,7 @@ void vu_frontend_mem_rings_cleanup(struct vu_frontend *f)
 		struct vu_frontend_queue *q = &f->q[i];
 
 		if (q->vq.num)
-			vq_cleanup(&q->vq);
+			vq_drv_cleanup(&q->vq);
 		if (q->own_kick && q->kick_fd >= 0)
 			close(q->kick_fd);
 		if (q->own_call && q->call_fd >= 0)

@@ -5,7 +5,8 @@
  * benchmark's): add buffers to the avail ring, collect them from the used
  * ring, FIFO free list, indirect tables, notification suppression.
  *
- * Leaves to others: dispatch (vq.c), breaking the queue (vq_chain.c).
+ * Leaves to others: dispatch (vq_drv.c), breaking the queue (vring_drv.c),
+ * the ring layout's shared helpers (vring_split.h, the device side's).
  *
  * Security model: the rings are ours, but the used ring is written by the
  * device (a vhost-user backend, possibly another process). Each used
@@ -18,14 +19,14 @@
 #include <errno.h>
 #include <stddef.h>
 
-#include "vq_chain.h"
+#include "vring_drv.h"
 #include "vring_split.h"
 
 /**
  * vring_split_drv_setup() - Initialise our own split ring (driver side)
  * @vq:		Virtqueue (driver side), addresses set, state already reset
  */
-void vring_split_drv_setup(struct vq *vq)
+void vring_split_drv_setup(struct vq_drv *vq)
 {
 	uint16_t i;
 
@@ -41,10 +42,10 @@ void vring_split_drv_setup(struct vq *vq)
 	}
 	vq->split.avail->flags = 0;
 	vq->split.avail->idx = 0;
-	*vring_split_used_event(vq) = 0;
+	*vring_split_used_event(&vq->area) = 0;
 	vq->split.used->flags = 0;
 	vq->split.used->idx = 0;
-	*vring_split_avail_event(vq) = 0;
+	*vring_split_avail_event(&vq->area) = 0;
 }
 
 /*
@@ -78,7 +79,7 @@ static void split_store16(uint16_t *p, uint16_t v)
  * DPDK do), every lap of the ring hands out the same descriptors in the
  * same avail slots, so re-posted buffers rewrite nothing (split_fill()).
  */
-static void split_drv_free_chain(struct vq *vq, uint16_t id,
+static void split_drv_free_chain(struct vq_drv *vq, uint16_t id,
 				 struct vq_drv_id *e)
 {
 	if (vq->drv_num_free)
@@ -119,7 +120,7 @@ static void split_fill_table(struct vring_desc *t, const struct vq_buf *out,
  *
  * Return: 0 or -ENOSPC
  */
-int vring_split_drv_add(struct vq *vq, const struct vq_buf *out,
+int vring_split_drv_add(struct vq_drv *vq, const struct vq_buf *out,
 			unsigned int nout, const struct vq_buf *in,
 			unsigned int nin, uint32_t token)
 {
@@ -177,7 +178,7 @@ int vring_split_drv_add(struct vq *vq, const struct vq_buf *out,
  *
  * Return: true if the device wants a notification
  */
-bool vring_split_drv_kick_needed(struct vq *vq)
+bool vring_split_drv_kick_needed(struct vq_drv *vq)
 {
 	uint16_t old = vq->drv_kicked_avail, new = vq->drv_avail_idx;
 
@@ -190,9 +191,11 @@ bool vring_split_drv_kick_needed(struct vq *vq)
 	vq->drv_kicked_avail = new;
 	if (old == new)
 		return false;
-	if (vq->event_idx)
-		return vring_need_event(le16toh(READ_ONCE(*vring_split_avail_event(vq))),
-					new, old);
+	if (vq->event_idx) {
+		uint16_t *event = vring_split_avail_event(&vq->area);
+
+		return vring_need_event(le16toh(READ_ONCE(*event)), new, old);
+	}
 	return !(le16toh(READ_ONCE(vq->split.used->flags)) &
 		 VRING_USED_F_NO_NOTIFY);
 }
@@ -205,7 +208,7 @@ bool vring_split_drv_kick_needed(struct vq *vq)
  *
  * Return: 0, -EAGAIN, -EBADMSG (device returned a bad id or index)
  */
-int vring_split_drv_get_used(struct vq *vq, uint32_t *token, uint32_t *len)
+int vring_split_drv_get_used(struct vq_drv *vq, uint32_t *token, uint32_t *len)
 {
 	int n = vring_split_drv_get_used_burst(vq, token, len, 1);
 
@@ -225,7 +228,7 @@ int vring_split_drv_get_used(struct vq *vq, uint32_t *token, uint32_t *len)
  * Return: buffers collected (0: none), -EBADMSG if the queue broke before
  *	   any was collected (those collected first are returned first)
  */
-int vring_split_drv_get_used_burst(struct vq *vq, uint32_t *tokens,
+int vring_split_drv_get_used_burst(struct vq_drv *vq, uint32_t *tokens,
 				   uint32_t *lens, unsigned int max)
 {
 	uint16_t used_idx, slot, id, avail;
@@ -237,14 +240,14 @@ int vring_split_drv_get_used_burst(struct vq *vq, uint32_t *tokens,
 	used_idx = le16toh(LOAD_ACQUIRE(vq->split.used->idx));
 	avail = (uint16_t)(used_idx - vq->drv_last_used);
 	if (avail > vq->num)
-		return vq_break(vq, "used idx jumped from %u to %u",
+		return vring_drv_break(vq, "used idx jumped from %u to %u",
 				vq->drv_last_used, used_idx);
 	while (n < max && n < avail) {
 		slot = vq->drv_last_used & (vq->num - 1);
 		raw_id = le32toh(READ_ONCE(vq->split.used->ring[slot].id));
 		len = le32toh(READ_ONCE(vq->split.used->ring[slot].len));
 		if (raw_id >= vq->num || !vq->drv_ids[raw_id].ndesc) {
-			vq_break(vq, "used id %u not in flight", raw_id);
+			vring_drv_break(vq, "used id %u not in flight", raw_id);
 			break;
 		}
 		id = (uint16_t)raw_id;
@@ -261,7 +264,7 @@ int vring_split_drv_get_used_burst(struct vq *vq, uint32_t *tokens,
 	if (n && vq->event_idx && !vq->drv_cb_disabled) {
 		/* Ask for the next entry; the barrier orders it before our
 		 * next used->idx read (pairs with the device's smp_mb) */
-		WRITE_ONCE(*vring_split_used_event(vq), htole16(vq->drv_last_used));
+		WRITE_ONCE(*vring_split_used_event(&vq->area), htole16(vq->drv_last_used));
 		smp_mb();
 	}
 	if (!n && vq->broken)
@@ -273,12 +276,12 @@ int vring_split_drv_get_used_burst(struct vq *vq, uint32_t *tokens,
  * vring_split_drv_disable_cb() - Suppress used notifications
  * @vq:		Virtqueue (driver side)
  */
-void vring_split_drv_disable_cb(struct vq *vq)
+void vring_split_drv_disable_cb(struct vq_drv *vq)
 {
 	vq->drv_cb_disabled = true;
 	if (vq->event_idx)
 		/* Half a ring of indices away: effectively never */
-		WRITE_ONCE(*vring_split_used_event(vq),
+		WRITE_ONCE(*vring_split_used_event(&vq->area),
 			   htole16((uint16_t)(vq->drv_last_used - 0x8000)));
 	else
 		WRITE_ONCE(vq->split.avail->flags,
@@ -291,11 +294,11 @@ void vring_split_drv_disable_cb(struct vq *vq)
  *
  * Return: true if used buffers are pending
  */
-bool vring_split_drv_enable_cb(struct vq *vq)
+bool vring_split_drv_enable_cb(struct vq_drv *vq)
 {
 	vq->drv_cb_disabled = false;
 	if (vq->event_idx)
-		WRITE_ONCE(*vring_split_used_event(vq), htole16(vq->drv_last_used));
+		WRITE_ONCE(*vring_split_used_event(&vq->area), htole16(vq->drv_last_used));
 	else
 		WRITE_ONCE(vq->split.avail->flags, 0);
 	/* Orders the store above before re-reading used->idx; pairs with

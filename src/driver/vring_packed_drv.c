@@ -5,7 +5,8 @@
  * benchmark's): mark descriptors available, collect used ones, buffer ids,
  * indirect tables, event suppression and in-order batches.
  *
- * Leaves to others: dispatch (vq.c), breaking the queue (vq_chain.c).
+ * Leaves to others: dispatch (vq_drv.c), breaking the queue (vring_drv.c),
+ * the ring layout's shared helpers (vring_packed.h, the device side's).
  *
  * Security model: the ring is ours, but used descriptors are written by
  * the device (a vhost-user backend, possibly another process). Each used
@@ -17,7 +18,7 @@
 #include <errno.h>
 #include <stddef.h>
 
-#include "vq_chain.h"
+#include "vring_drv.h"
 #include "vring_packed.h"
 
 /* Used, as seen by a driver whose used wrap counter is @wrap */
@@ -31,7 +32,7 @@ static bool packed_is_used(uint16_t flags, bool wrap)
  * vring_packed_drv_setup() - Initialise our own packed ring (driver side)
  * @vq:		Virtqueue (driver side), addresses set, state already reset
  */
-void vring_packed_drv_setup(struct vq *vq)
+void vring_packed_drv_setup(struct vq_drv *vq)
 {
 	uint16_t i;
 
@@ -65,7 +66,7 @@ static uint16_t packed_avail_bits(bool wrap)
 }
 
 /* Fill ring slots from the avail position; returns the head's flags */
-static uint16_t packed_fill_direct(struct vq *vq, const struct vq_buf *out,
+static uint16_t packed_fill_direct(struct vq_drv *vq, const struct vq_buf *out,
 				   unsigned int nout, const struct vq_buf *in,
 				   unsigned int nin, uint16_t id)
 {
@@ -86,7 +87,7 @@ static uint16_t packed_fill_direct(struct vq *vq, const struct vq_buf *out,
 			vq->packed.desc[slot].flags = htole16(f);
 		else
 			head_flags = f;
-		vring_packed_advance(vq, &slot, &wrap, 1);
+		vring_packed_advance(&vq->area, &slot, &wrap, 1);
 	}
 	return head_flags;
 }
@@ -102,7 +103,7 @@ static uint16_t packed_fill_direct(struct vq *vq, const struct vq_buf *out,
  *
  * Return: 0 or -ENOSPC
  */
-int vring_packed_drv_add(struct vq *vq, const struct vq_buf *out,
+int vring_packed_drv_add(struct vq_drv *vq, const struct vq_buf *out,
 			 unsigned int nout, const struct vq_buf *in,
 			 unsigned int nin, uint32_t token)
 {
@@ -144,7 +145,8 @@ int vring_packed_drv_add(struct vq *vq, const struct vq_buf *out,
 	 * whole chain is visible when the head becomes available */
 	STORE_RELEASE(vq->packed.desc[head].flags, htole16(head_flags));
 
-	vring_packed_advance(vq, &vq->drv_avail_idx, &vq->drv_avail_wrap, slots);
+	vring_packed_advance(&vq->area, &vq->drv_avail_idx, &vq->drv_avail_wrap,
+			     slots);
 	vq->drv_ids[id].token = token;
 	vq->drv_ids[id].ndesc = slots;
 	vq->drv_num_free -= slots;
@@ -162,7 +164,7 @@ int vring_packed_drv_add(struct vq *vq, const struct vq_buf *out,
  *
  * Return: true if the device wants a notification
  */
-bool vring_packed_drv_kick_needed(struct vq *vq)
+bool vring_packed_drv_kick_needed(struct vq_drv *vq)
 {
 	uint16_t added = vq->drv_num_added, flags, off_wrap, event;
 	uint16_t new = vq->drv_avail_idx;
@@ -186,11 +188,12 @@ bool vring_packed_drv_kick_needed(struct vq *vq)
 }
 
 /* Give buffer @id back to the caller and free its slots */
-static void packed_complete(struct vq *vq, uint16_t id, uint32_t *token)
+static void packed_complete(struct vq_drv *vq, uint16_t id, uint32_t *token)
 {
 	struct vq_drv_id *e = &vq->drv_ids[id];
 
-	vring_packed_advance(vq, &vq->drv_last_used, &vq->drv_used_wrap, e->ndesc);
+	vring_packed_advance(&vq->area, &vq->drv_last_used, &vq->drv_used_wrap,
+			     e->ndesc);
 	vq->drv_num_free += e->ndesc;
 	e->ndesc = 0;
 	*token = e->token;
@@ -202,13 +205,14 @@ static void packed_complete(struct vq *vq, uint16_t id, uint32_t *token)
 }
 
 /* IN_ORDER: one used descriptor completed every buffer up to its id */
-static int packed_complete_inorder(struct vq *vq, uint32_t *token,
+static int packed_complete_inorder(struct vq_drv *vq, uint32_t *token,
 				   uint32_t *len)
 {
 	uint16_t id = vq->drv_last_used;
 
 	if (!vq->drv_ids[id].ndesc)
-		return vq_break(vq, "in-order batch up to id %u passed the in-flight buffers",
+		return vring_drv_break(vq,
+				       "in-order batch up to id %u passed the in-flight buffers",
 				vq->drv_inorder_last);
 	*len = 0;
 	if (id == vq->drv_inorder_last) {
@@ -227,7 +231,7 @@ static int packed_complete_inorder(struct vq *vq, uint32_t *token,
  *
  * Return: 0, -EAGAIN, -EBADMSG (device returned an id not in flight)
  */
-int vring_packed_drv_get_used(struct vq *vq, uint32_t *token, uint32_t *len)
+int vring_packed_drv_get_used(struct vq_drv *vq, uint32_t *token, uint32_t *len)
 {
 	const struct vring_packed_desc *d;
 	uint16_t flags, id;
@@ -243,7 +247,7 @@ int vring_packed_drv_get_used(struct vq *vq, uint32_t *token, uint32_t *len)
 	id = le16toh(READ_ONCE(d->id));
 	*len = le32toh(READ_ONCE(d->len));
 	if (id >= vq->num || !vq->drv_ids[id].ndesc)
-		return vq_break(vq, "used id %u not in flight", id);
+		return vring_drv_break(vq, "used id %u not in flight", id);
 
 	if (vq->in_order && id != vq->drv_last_used) {
 		vq->drv_inorder_batch = true;
@@ -259,7 +263,7 @@ int vring_packed_drv_get_used(struct vq *vq, uint32_t *token, uint32_t *len)
  * vring_packed_drv_disable_cb() - Suppress used notifications
  * @vq:		Virtqueue (driver side)
  */
-void vring_packed_drv_disable_cb(struct vq *vq)
+void vring_packed_drv_disable_cb(struct vq_drv *vq)
 {
 	vq->drv_cb_disabled = true;
 	WRITE_ONCE(vq->packed.driver->flags,
@@ -272,7 +276,7 @@ void vring_packed_drv_disable_cb(struct vq *vq)
  *
  * Return: true if used buffers are pending
  */
-bool vring_packed_drv_enable_cb(struct vq *vq)
+bool vring_packed_drv_enable_cb(struct vq_drv *vq)
 {
 	uint16_t flags;
 

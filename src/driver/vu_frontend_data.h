@@ -11,7 +11,7 @@
 #include "vu_frontend_core.h"
 
 void vu_frontend_data_kick(struct vu_frontend_queue *q);
-uint32_t vu_frontend_data_ring_position(const struct vq *vq);
+uint32_t vu_frontend_data_ring_position(const struct vq_drv *vq);
 int vu_frontend_data_setup(struct vu_frontend *f);
 
 #endif /* VNET_VU_FRONTEND_DATA_H */
