@@ -124,9 +124,12 @@ for i in 0 1; do
 		QLINE=$("${PLAN[@]}" --memory 512M --output qemu 2>> "$VT_W/plan.err") ||
 		{ cat "$VT_W/plan.err"; vt_notok "vnetctl plan"; vt_finish; }
 	TLINE=$(sed -n '/^# host$/,/^$/p' <<< "$ALL" | grep '^vnetctl tap create ')
-	OLINE=$(sed -n '/^# host$/,/^$/p' <<< "$ALL" | grep '^ovs-vsctl ')
+	OLINE=$(sed -n '/^# host$/,/^$/p' <<< "$ALL" | grep '^ovs-vsctl add-port ')
+	PLINE=$(sed -n '/^# host$/,/^$/p' <<< "$ALL" | grep '^ovs-vsctl set bridge ')
 	[ "$i" = 0 ] && { echo "# plan host: $TLINE"; echo "# plan host: $OLINE"; echo "# plan vnetd: $VLINE"; echo "# plan qemu: $QLINE"; }
 	vt_check "plan host $i: attach line is 'ovs-vsctl add-port br0 $tap'" test "$OLINE" = "ovs-vsctl add-port br0 $tap"
+	vt_check "plan host $i: and the line that pins br0's MAC ($PLINE)" \
+		test "$PLINE" = 'ovs-vsctl set bridge br0 other-config:hwaddr="$(cat /sys/class/net/br0/address)"'
 	vt_check "plan host $i: vnetd advertises --mtu 1450" grep -q -- "--mtu 1450" <<< "$VLINE"
 	[ "$OFFLOAD" = 1 ] ||
 		vt_check "plan host $i: with --ovs-datapath netdev vnetd withholds $OFFLOAD_MASK" grep -q -- "--features $OFFLOAD_MASK" <<< "$VLINE"
