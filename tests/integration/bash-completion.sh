@@ -31,6 +31,7 @@ t _vnetd "--config --config-space" vnetd --con
 t _vnetd "tap null loop" vnetd --backend ""
 t _vnetd "--version --help --socket" vnetd --
 t _vnetd "auto" vnetd --worker-threads ""
+t _vnetd "auto copy zerocopy" vnetd --xdp-mode ""
 t _vnetctl "plan tap probe status port upgrade" vnetctl ""
 t _vnetctl "add del list" vnetctl port ""
 t _vnetctl "create delete" vnetctl tap ""
