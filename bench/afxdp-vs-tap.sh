@@ -13,9 +13,16 @@
 #   vnetd CPU  per frame, from /proc/PID/stat (utime + stime) over the window,
 #              as bench/tap-rx-load.sh prints it for the TAP
 #
+# A third contestant, when dpdk-testpmd is there: testpmd net_vhost <->
+# net_af_xdp on the same veth end, the same frontend and sender.
+#
 # Usage: bench/afxdp-vs-tap.sh [ROUNDS [SECONDS]]   (default 3 rounds of 5 s)
 # Env:   RX_RATES  offered rates for guest RX, frames/s, 0 = as fast as the
 #                  sender can (default: "100000 500000 0")
+#        BENCH_DPDK=0  leave out the third contestant: DPDK testpmd with
+#                  net_vhost <-> net_af_xdp (io forwarding) on the same veth
+#                  end, as /work/shared/docs/new-exits.md runs it (default: on
+#                  when dpdk-testpmd is installed); TESTPMD: its path
 # Needs root, network namespaces, /dev/net/tun and a vnetd built with libxdp.
 # Prints one line per round ("round N BACKEND CASE mpps=... cpu_ns=...") and
 # a table; exit 0, 77 if it cannot run here (and why).
@@ -28,6 +35,7 @@ RX_RATES=${RX_RATES:-100000 500000 0}
 VNETD=$PWD/build/vnetd
 BENCH=$PWD/build/vnet-bench
 SENDER=$PWD/build/bench/tap-sender
+TESTPMD=${TESTPMD:-dpdk-testpmd}
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root (network namespace, XDP)"
 [ -x "$VNETD" ] && [ -x "$BENCH" ] || skip "build first (make)"
@@ -62,8 +70,27 @@ mount | grep -q ' /sys/fs/bpf type bpf' || mount -t bpf bpf /sys/fs/bpf 2>/dev/n
 field() { sed -n 's/.*"total": {\(.*\)}.*/\1/p' <<< "$2" | grep -o "\"$1\": [0-9.]*" | awk '{print $2}'; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
-start() {	# BACKEND: vnetd on the far end, its socket ready
+start() {	# BACKEND: vnetd (or testpmd) on the far end, its socket ready
 	local args
+	if [ "$1" = dpdk ]; then
+		# net_vhost <-> net_af_xdp on the same veth end, io forwarding
+		# (docs: /work/shared/docs/new-exits.md's recipe); its own XDP
+		# program: vnetd's is taken off first
+		nsx ip link set xa xdp off 2>/dev/null
+		rm -f "$SOCK"
+		ip netns exec "$NS" "$TESTPMD" --no-pci --no-huge -m 1024 --no-shconf \
+			--file-prefix "axb-$$" --log-level=lib.eal:notice -l 0,1 \
+			--vdev "net_vhost0,iface=$SOCK,queues=1,client=0" \
+			--vdev "net_af_xdp0,iface=xa,start_queue=0,queue_count=1" -- \
+			--no-mlockall --burst=32 --nb-cores=1 --total-num-mbufs=16384 \
+			--port-topology=paired --forward-mode=io --auto-start --stats-period 1 \
+			> "$LOG" 2>&1 < /dev/null &
+		VPID=$!
+		for _ in $(seq 200); do [ -S "$SOCK" ] && return 0; sleep 0.05; done
+		echo "# testpmd did not start: $(tail -n 3 "$LOG")" >&2
+		return 1
+	fi
+	nsx ip link set xa xdp off 2>/dev/null
 	if [ "$1" = af_xdp ]; then
 		args=(--backend af_xdp --xdp-if xa)
 	else
@@ -77,7 +104,7 @@ start() {	# BACKEND: vnetd on the far end, its socket ready
 	echo "# vnetd --backend $1 did not start: $(tail -n 2 "$LOG")" >&2
 	return 1
 }
-stop() { kill "$VPID" 2>/dev/null; wait "$VPID" 2>/dev/null; VPID=; }
+stop() { kill -INT "$VPID" 2>/dev/null; wait "$VPID" 2>/dev/null; VPID=; }
 
 # ns of vnetd CPU per frame over the window
 cpu_ns() { awk -v t="$1" -v f="$2" -v hz="$(getconf CLK_TCK)" \
@@ -93,10 +120,11 @@ one_round() {	# ROUND BACKEND
 	t1=$(cpu_ticks "$VPID")
 	sent=$(field tx_frames "$res")
 	got=$(( $(nsx cat /sys/class/net/xb/statistics/rx_packets) - before ))
-	far=; [ "$b" = af_xdp ] && far=" at_peer=$got"
+	far=; [ "$b" != tap ] && far=" at_peer=$got"
 	echo "round $r $b tx mpps=$(field tx_mpps "$res") cpu_ns=$(cpu_ns $((t1 - t0)) "${sent:-0}")$far"
 	# guest RX from a paced sender on the far side
 	dev=xb; [ "$b" = tap ] && dev=vt0
+	[ "$b" = dpdk ] && sleep 1	# net_vhost links up after the first session
 	nsx ip link set "$dev" up 2>/dev/null
 	for rate in $RX_RATES; do
 		nsx "$BENCH" --socket "$SOCK" --mode rx-only -d $((SECS + 2)) --json > "$OUT" 2>&1 &
@@ -115,20 +143,26 @@ one_round() {	# ROUND BACKEND
 
 bench_machine start
 ROUNDLINES=$(mktemp /tmp/afxdp-vs-tap-lines.XXXXXX)
+DPDK=; command -v "$TESTPMD" > /dev/null && [ "${BENCH_DPDK:-1}" = 1 ] && DPDK=dpdk
+[ -z "$DPDK" ] && echo "# no $TESTPMD (or BENCH_DPDK=0): the testpmd rounds are left out"
 for r in $(seq "$ROUNDS"); do
-	if [ $((r % 2)) = 1 ]; then order="af_xdp tap"; else order="tap af_xdp"; fi
+	if [ $((r % 2)) = 1 ]; then order="af_xdp tap $DPDK"; else order="$DPDK tap af_xdp"; fi
 	for b in $order; do
 		one_round "$r" "$b" | tee -a "$ROUNDLINES"
 	done
 done
 bench_machine end
 med_of() { grep " $1 $2 " "$ROUNDLINES" | grep -o "$3=[0-9.nan]*" | cut -d= -f2 | bench_median; }
-printf '%-12s %12s %12s %10s %14s %14s\n' case af_xdp_mpps tap_mpps ratio af_xdp_cpu_ns tap_cpu_ns
+ratio() { awk -v a="$1" -v t="$2" 'BEGIN { if (t > 0) printf "%.2f", a / t; else print "nan" }'; }
+printf '%-12s %12s %12s %12s %8s %8s %14s %14s\n' case af_xdp_mpps tap_mpps dpdk_mpps vs_tap \
+	vs_dpdk af_xdp_cpu_ns tap_cpu_ns
 for c in tx $(for x in $RX_RATES; do echo "rx@$x"; done); do
-	a=$(med_of af_xdp "$c" mpps); t=$(med_of tap "$c" mpps)
-	printf '%-12s %12s %12s %10s %14s %14s\n' "$c" "$a" "$t" \
-		"$(awk -v a="$a" -v t="$t" 'BEGIN { if (t > 0) printf "%.2f", a / t; else print "nan" }')" \
+	a=$(med_of af_xdp "$c" mpps); t=$(med_of tap "$c" mpps); d=$(med_of dpdk "$c" mpps)
+	printf '%-12s %12s %12s %12s %8s %8s %14s %14s\n' "$c" "$a" "$t" "$d" \
+		"$(ratio "$a" "$t")" "$(ratio "$a" "$d")" \
 		"$(med_of af_xdp "$c" cpu_ns)" "$(med_of tap "$c" cpu_ns)"
 done
+echo "# dpdk: testpmd net_vhost <-> net_af_xdp (io), its forwarding lcore polls a CPU;" \
+	"cpu_ns is vnetd's only (testpmd's is its whole polling CPU)"
 echo "# medians of $ROUNDS rounds of ${SECS} s, 64 B, 1 pair; rx@0: the sender as fast as it can"
 rm -f "$ROUNDLINES"
