@@ -147,9 +147,11 @@ struct host_ops {
 	 */
 	void (*reset)(struct host *host);
 	/**
-	 * @mode: optional: how the host side runs, one phrase for the log
-	 * and status once open() succeeded (af_xdp: copy or zero-copy, and
-	 * in auto mode why), NULL if nothing to say
+	 * @mode: optional: how the host side runs, one line for the log
+	 * and status once open() succeeded (af_xdp: interface, queues, copy
+	 * or zero-copy and in auto mode why, what it refused), NULL if
+	 * nothing to say. Context: control thread; the string lives until
+	 * the next call or close()
 	 */
 	const char *(*mode)(struct host *host);
 	/** @close: release everything open() made; the host side is reusable */

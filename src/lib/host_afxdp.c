@@ -96,7 +96,8 @@ struct afxdp_q {
  * @npairs:	Sockets open
  * @zerocopy:	Bound with XDP_ZEROCOPY
  * @map_fd:	The redirect program's XSKMAP, during open() only
- * @mode:	For the log: mode, queues and, for auto, why
+ * @mode:	Copy or zero-copy and, for auto, why
+ * @status:	What host_afxdp_mode() last said (control thread)
  * @qs:		Per pair
  */
 struct afxdp_priv {
@@ -106,6 +107,7 @@ struct afxdp_priv {
 	bool zerocopy;
 	int map_fd;
 	char mode[192];
+	char status[384];
 	struct afxdp_q qs[VNET_MAX_PAIRS];
 };
 
@@ -514,11 +516,35 @@ static int host_afxdp_queue_fd(struct host *host, unsigned int pair)
 	return -1;
 }
 
+/*
+ * The mode, queues and what the sockets refused, for the log at open and
+ * `vnetctl status`: the counters are the workers', read here without a
+ * lock (each a relaxed 64-bit load, as the ring counters are).
+ */
 static const char *host_afxdp_mode(struct host *host)
 {
 	struct afxdp_priv *p = host->priv;
+	uint64_t bad_rx = 0, bad_comp = 0, too_big = 0, kick_err = 0;
+	unsigned int i;
 
-	return p ? p->mode : NULL;
+	if (!p)
+		return NULL;
+	for (i = 0; i < p->npairs; i++) {
+		const struct afxdp_q *aq = &p->qs[i];
+
+		bad_rx += __atomic_load_n(&aq->q.stats.bad_rx, __ATOMIC_RELAXED);
+		bad_comp += __atomic_load_n(&aq->q.stats.bad_comp, __ATOMIC_RELAXED);
+		too_big += __atomic_load_n(&aq->q.stats.tx_too_big, __ATOMIC_RELAXED) +
+			   __atomic_load_n(&aq->q.stats.rx_too_big, __ATOMIC_RELAXED);
+		kick_err += __atomic_load_n(&aq->kick_err, __ATOMIC_RELAXED);
+	}
+	snprintf(p->status, sizeof(p->status), "af_xdp on %s queues %u..%u, %s; "
+		 "refused from the kernel: %llu RX descriptors, %llu completions; "
+		 "frames over a chunk %llu, failed wake-ups %llu", p->ifname,
+		 p->first, p->first + p->npairs - 1, p->mode,
+		 (unsigned long long)bad_rx, (unsigned long long)bad_comp,
+		 (unsigned long long)too_big, (unsigned long long)kick_err);
+	return p->status;
 }
 
 const struct host_ops host_afxdp_ops = {

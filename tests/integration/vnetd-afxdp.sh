@@ -10,6 +10,7 @@
 #   veth's peer (its RX packet counter), 1 pair and 2 pairs on 2 queues;
 # - guest RX: frames injected on the peer (AF_PACKET, paced, vnet-bench's
 #   marker) reach the frontend's RX ring once each and in order;
+# - vnetctl status names the interface, queues, mode and what was refused;
 # - SIGTERM: exit 0, no syscall blocked by the sandbox (setup ran before it,
 #   the data path and close need only what the #syscalls: tags list).
 #
@@ -22,7 +23,8 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/common.sh
 BENCH=${VNET_BENCH:-$PWD/build/vnet-bench}
 VNETD=$PWD/build/vnetd
-need_built "$BENCH" "$VNETD"
+VNETCTL=$PWD/build/vnetctl
+need_built "$BENCH" "$VNETD" "$VNETCTL"
 "$VNETD" --help 2>&1 | grep -q 'host side:.*af_xdp' ||
 	skip_all "vnetd built without libxdp/libbpf: --backend af_xdp absent (apt-get install libxdp-dev libbpf-dev; make)"
 command -v python3 >/dev/null || skip_all "python3 missing (frame injector)"
@@ -103,7 +105,7 @@ if ! start --xdp-if xa; then
 	not_ok "vnetd --backend af_xdp --xdp-if xa did not start: $(tail -n 2 "$LOG")"
 	exit 1
 fi
-if grep -q 'backend af_xdp: copy mode (auto: zero-copy refused' "$LOG"; then
+if grep -q 'backend af_xdp: af_xdp on xa queues 0..0, copy mode (auto: zero-copy refused' "$LOG"; then
 	ok "auto mode: copy on veth, the log says why: $(grep -m1 -o 'copy mode (auto.*' "$LOG")"
 else
 	not_ok "auto mode: no 'copy mode (auto: zero-copy refused ...)' line in the log"
@@ -164,6 +166,14 @@ else
 	not_ok "guest RX:$why"
 	sed 's/^/# /' <<< "$res" | tail -n 8
 	sed 's/^/# vnetd: /' "$LOG" | tail -n 5
+fi
+st=$("$VNETCTL" status --socket "$CTL" 2>&1)
+js=$("$VNETCTL" status --socket "$CTL" --json 2>&1)
+if grep -q 'host side: af_xdp on xa queues 0..0, copy mode.*refused from the kernel: 0 RX descriptors, 0 completions' <<< "$st" &&
+   grep -q '"host_side":"af_xdp on xa queues 0..0, copy mode' <<< "$js"; then
+	ok "vnetctl status: interface, queues, mode and refused descriptors (text and JSON)"
+else
+	not_ok "vnetctl status: no af_xdp host side line: $(grep -m1 'host side' <<< "$st")"
 fi
 stop "1 pair"
 
