@@ -42,12 +42,23 @@ ifeq ($(URING),1)
 BASE        += -DVNET_HAVE_LIBURING $(shell pkg-config --cflags liburing)
 URING_LIBS  := $(shell pkg-config --libs liburing)
 endif
+# libxdp + libbpf (Debian: libxdp-dev, libbpf-dev) for the af_xdp host side
+# (src/lib/host_afxdp.c); without them, or with XDP=0, --backend af_xdp is
+# absent and its tests skip saying so
+XDP      ?= $(shell pkg-config --exists libxdp libbpf 2>/dev/null && echo 1)
+ifeq ($(XDP),1)
+BASE        += -DVNET_HAVE_LIBXDP $(shell pkg-config --cflags libxdp libbpf)
+XDP_LIBS    := $(shell pkg-config --libs libxdp libbpf)
+endif
 ALL_CFLAGS := $(BASE) $(CFLAGS) $(WARN) $(HARDEN)
-LDFLAGS_ALL := -pie -Wl,-z,relro,-z,now -pthread $(LDFLAGS) $(URING_LIBS)
+LDFLAGS_ALL := -pie -Wl,-z,relro,-z,now -pthread $(LDFLAGS) $(URING_LIBS) $(XDP_LIBS)
 SAN      := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 ASAN_CFLAGS := $(BASE) -O1 $(WARN) $(SAN)
 
 LIB_SRC  := $(sort $(wildcard src/lib/*.c))
+ifneq ($(XDP),1)
+LIB_SRC  := $(filter-out src/lib/host_afxdp.c,$(LIB_SRC))
+endif
 SECCOMP_H := $(BUILD)/gen/seccomp_gen.h
 LIB_HDR  := $(wildcard src/lib/*.h) $(SECCOMP_H)
 # the driver side: its own archive and include path, which src/lib and
@@ -151,7 +162,7 @@ $(ASAN_DIR)/libvnet-driver.a: $(ASAN_DRV_OBJ)
 
 $(ASAN_DIR)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(ASAN_DIR)/libvnet-driver.a $(ASAN_DIR)/libvnet.a $(LIB_HDR) $(DRV_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(ASAN_CFLAGS) -DVNET_SANITIZED -Itests/unit $(DRV_INC) $< $(ASAN_DIR)/libvnet-driver.a $(ASAN_DIR)/libvnet.a -o $@ -pthread $(SAN) $(URING_LIBS)
+	$(CC) $(ASAN_CFLAGS) -DVNET_SANITIZED -Itests/unit $(DRV_INC) $< $(ASAN_DIR)/libvnet-driver.a $(ASAN_DIR)/libvnet.a -o $@ -pthread $(SAN) $(URING_LIBS) $(XDP_LIBS)
 
 # harnesses that include vnetd's own sources (the port-spec parser)
 PORT_SPEC_SRC := fuzz/fuzz_port_spec.c src/vnetd/cli.c src/vnetd/privdrop.c \
@@ -167,7 +178,7 @@ unit-asan: $(addprefix $(ASAN_DIR)/tests/,$(TESTS))
 vnetd-asan: $(ASAN_DIR)/vnetd
 $(ASAN_DIR)/vnetd: $(vnetd_SRC) $(wildcard src/vnetd/*.h) $(ASAN_DIR)/libvnet.a $(LIB_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(ASAN_CFLAGS) -Isrc/vnetd $(vnetd_SRC) $(ASAN_DIR)/libvnet.a -o $@ -pthread $(SAN) $(URING_LIBS)
+	$(CC) $(ASAN_CFLAGS) -Isrc/vnetd $(vnetd_SRC) $(ASAN_DIR)/libvnet.a -o $@ -pthread $(SAN) $(URING_LIBS) $(XDP_LIBS)
 
 # ---- test-hooks build: vnetd with fault injection, for tests only -----------
 # build/test-hooks/vnetd: VNET_TEST_HOOKS compiled in (VNET_TEST_DROP_DIRTY_LOG=1
@@ -228,7 +239,7 @@ FUZZ_CFLAGS := $(BASE) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-
 fuzz-build: $(addprefix $(FUZZ_DIR)/,$(FUZZERS))
 $(FUZZ_DIR)/%: fuzz/%.c $(LIB_SRC) $(LIB_HDR) $(DRV_SRC) $(DRV_HDR)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) $(DRV_INC) -Wall -Wextra $< $(LIB_SRC) $(DRV_SRC) -o $@ $(URING_LIBS)
+	clang $(FUZZ_CFLAGS) $(DRV_INC) -Wall -Wextra $< $(LIB_SRC) $(DRV_SRC) -o $@ $(URING_LIBS) $(XDP_LIBS)
 
 fuzz: fuzz-build
 	@set -e; for f in $(FUZZERS); do \

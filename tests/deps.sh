@@ -10,7 +10,7 @@ set -u
 PKGS=(
 	# build and static analysis
 	build-essential clang llvm cppcheck pkg-config libseccomp-dev libcap-ng-dev
-	liburing-dev
+	liburing-dev libxdp-dev libbpf-dev
 	# integration tests: namespaces, TAPs, frame injectors, counters
 	iproute2 ethtool iperf3 procps psmisc python3 kmod util-linux
 	# real peers and the test guest

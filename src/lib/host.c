@@ -14,6 +14,9 @@ static const struct host_ops *const host_table[] = {
 	&host_null_ops,
 	&host_loop_ops,
 	&host_gen_ops,
+#ifdef VNET_HAVE_LIBXDP
+	&host_afxdp_ops,
+#endif
 };
 
 /**

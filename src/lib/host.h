@@ -24,6 +24,9 @@
  * @ntap_fds:	tap: how many in @tap_fds (must equal @npairs when given)
  * @mac:	tap: the guest's MAC; a TAP the host side creates gets
  *		mac_tap() of it. NULL: the tun driver's random MAC
+ * @xdp_if:	af_xdp: the existing interface to attach to
+ * @xdp_queue:	af_xdp: its queue for pair 0 (pair k: @xdp_queue + k)
+ * @xdp_mode:	af_xdp: copy, zero-copy, or auto (zero-copy, else copy)
  */
 struct host_cfg {
 	unsigned int npairs;
@@ -31,6 +34,13 @@ struct host_cfg {
 	const int *tap_fds;
 	unsigned int ntap_fds;
 	const uint8_t *mac;
+	const char *xdp_if;
+	unsigned int xdp_queue;
+	enum host_xdp_mode {
+		HOST_XDP_AUTO = 0,
+		HOST_XDP_COPY,
+		HOST_XDP_ZEROCOPY,
+	} xdp_mode;
 };
 
 struct host;
@@ -71,6 +81,13 @@ struct host_ops {
 	 */
 	ssize_t (*tx)(struct host *host, unsigned int pair,
 		      const struct iovec *iov, unsigned int iovcnt);
+	/**
+	 * @tx_flush: optional (NULL: @tx sends at once): the caller's burst
+	 * of @tx calls on @pair is over (or one said -EAGAIN); publish what
+	 * @tx queued and wake the kernel once if it must (af_xdp). Every
+	 * caller of @tx calls it before it waits or returns.
+	 */
+	void (*tx_flush)(struct host *host, unsigned int pair);
 	/**
 	 * @tx_batch: optional (NULL: net.c calls @tx per frame): send @n
 	 * frames on @pair's host queue through the calling thread's @ring,
@@ -129,6 +146,14 @@ struct host_ops {
 	 * frames belong to the host network, not to the session.
 	 */
 	void (*reset)(struct host *host);
+	/**
+	 * @mode: optional: how the host side runs, one line for the log
+	 * and status once open() succeeded (af_xdp: interface, queues, copy
+	 * or zero-copy and in auto mode why, what it refused), NULL if
+	 * nothing to say. Context: control thread; the string lives until
+	 * the next call or close()
+	 */
+	const char *(*mode)(struct host *host);
 	/** @close: release everything open() made; the host side is reusable */
 	void (*close)(struct host *host);
 };

@@ -251,6 +251,13 @@ static uint64_t net_tx_batch(const struct net_io *io, struct vq_chain *c,
 	return bytes + net_tx_batch_flush(io, c, first, n, &b);
 }
 
+/* The burst is over: a host that queues (af_xdp) sends it now */
+static inline void net_tx_flush(const struct net_io *io)
+{
+	if (io->host->ops->tx_flush)
+		io->host->ops->tx_flush(io->host, io->pair);
+}
+
 /**
  * net_tx_burst() - Send up to @max guest TX chains to the host side
  * @io:		TX ring of the pair
@@ -301,11 +308,13 @@ unsigned int net_tx_burst(const struct net_io *io, unsigned int max,
 
 		if (sent == -EBUSY) {
 			vq_discard(io->vq, &c[i], n - i);
+			net_tx_flush(io);
 			*err = -EBUSY;
 			return i;
 		}
 		*bytes += (unsigned int)sent;
 	}
+	net_tx_flush(io);
 	*err = ret;
 	return n;
 }

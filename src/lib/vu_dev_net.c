@@ -201,6 +201,8 @@ static void vu_rarp_tx(struct vu_dev *d, const uint8_t mac[6])
 	iov[1].iov_base = frame;
 	iov[1].iov_len = vu_rarp_frame(frame, mac);
 	n = host->ops->tx(host, 0, iov, 2);
+	if (host->ops->tx_flush)
+		host->ops->tx_flush(host, 0);
 	if (n < 0)	/* host side trouble, not the frontend's fault */
 		log_warn("%s: SEND_RARP: backend tx failed: %s", d->cfg.name,
 			 strerror((int)-n));

@@ -63,6 +63,7 @@ enum {
 	OPT_FD, OPT_SOCKET_OWNER, OPT_SOCKET_GROUP, OPT_SOCKET_MODE,
 	OPT_USER, OPT_CTL_GROUP, OPT_LOG_TARGET, OPT_SANDBOX,
 	OPT_METRICS_LISTEN, OPT_WORKER_THREADS, OPT_TAP_IO, OPT_STALL_MS,
+	OPT_XDP_IF, OPT_XDP_QUEUE, OPT_XDP_MODE,
 };
 
 static const struct option cli_opts[] = {
@@ -78,6 +79,9 @@ static const struct option cli_opts[] = {
 	{ "backend",		required_argument, NULL, OPT_BACKEND },
 	{ "tap",		required_argument, NULL, OPT_TAP },
 	{ "tap-fd",		required_argument, NULL, OPT_TAP_FD },
+	{ "xdp-if",		required_argument, NULL, OPT_XDP_IF },
+	{ "xdp-queue",		required_argument, NULL, OPT_XDP_QUEUE },
+	{ "xdp-mode",		required_argument, NULL, OPT_XDP_MODE },
 	{ "queues",		required_argument, NULL, OPT_QUEUES },
 	{ "threads",		required_argument, NULL, OPT_THREADS },
 	{ "mac",		required_argument, NULL, OPT_MAC },
@@ -131,6 +135,12 @@ void cli_usage(FILE *f)
 "  -b, --backend NAME       host side: %s (default: tap)\n"
 "      --tap NAME           tap: interface to create or attach to (default: kernel picks)\n"
 "      --tap-fd N           tap: an open queue fd; repeat once per queue pair (default: none)\n"
+"      --xdp-if IF          af_xdp: existing interface to attach to, one AF_XDP socket\n"
+"                           per queue pair (required with --backend af_xdp)\n"
+"      --xdp-queue N        af_xdp: IF's queue for pair 0, 0..1023; pair k uses N+k\n"
+"                           (default: 0)\n"
+"      --xdp-mode MODE      af_xdp: auto|copy|zerocopy; auto: zero-copy where the\n"
+"                           driver has it, else copy (default: auto)\n"
 "  -q, --queues N           queue pairs the frontend may use, 1..64 (default: 1)\n"
 "      --threads N          threads of the port's own, 0..queues; 0: the shared pool\n"
 "                           (--worker-threads), or one per pair without it (default: 0)\n"
@@ -411,8 +421,14 @@ static const char *cli_set(struct vnetd_port_cfg *pc, int opt,
 		if (!host_find(val)) {
 			static char why[CLI_ERR_LEN];
 
-			snprintf(why, sizeof(why), "unknown backend, must be one of: %s",
-				 host_names());
+			if (!strcmp(val, "af_xdp"))
+				snprintf(why, sizeof(why), "not built in: vnetd was "
+					 "built without libxdp/libbpf (rebuild with "
+					 "libxdp-dev and libbpf-dev); available: %s",
+					 host_names());
+			else
+				snprintf(why, sizeof(why), "unknown backend, must be one of: %s",
+					 host_names());
 			return why;
 		}
 		return cli_copy(pc->backend, sizeof(pc->backend), val, "too long");
@@ -426,6 +442,24 @@ static const char *cli_set(struct vnetd_port_cfg *pc, int opt,
 				"must be 1..31 bytes");
 	case OPT_TAP_FD:
 		return cli_tap_fds_parse(pc, val, sep);
+	case OPT_XDP_IF:
+		return cli_copy(pc->xdp_if, 16, val,
+				"must be an interface name of 1..15 bytes");
+	case OPT_XDP_QUEUE:
+		if (cli_uint(val, 0, 1023, &v))
+			return "must be 0..1023";
+		pc->xdp_queue = (unsigned int)v;
+		return NULL;
+	case OPT_XDP_MODE:
+		if (!strcmp(val, "auto"))
+			pc->xdp_mode = HOST_XDP_AUTO;
+		else if (!strcmp(val, "copy"))
+			pc->xdp_mode = HOST_XDP_COPY;
+		else if (!strcmp(val, "zerocopy"))
+			pc->xdp_mode = HOST_XDP_ZEROCOPY;
+		else
+			return "must be auto, copy or zerocopy";
+		return NULL;
 	case OPT_MAC:
 		return mac_parse(val, pc->mac);
 	case OPT_FEATURES:
@@ -521,7 +555,7 @@ static int cli_group(struct vnetd_port_cfg *pc, const char *text,
 			*eq = '\0';
 		opt = cli_key(tok);
 		if (opt < 0) {
-			return reason_set(why, -EINVAL, " '%s': unknown key (keys: socket, socket-path, fd, socket-owner, socket-group, socket-mode, backend, tap, tap-fd, queues, threads, mac, mtu, features, poll-us, budget-pkts, budget-bytes, client, vhost-net, name, config-space, mac-lock, allow-ip)",
+			return reason_set(why, -EINVAL, " '%s': unknown key (keys: socket, socket-path, fd, socket-owner, socket-group, socket-mode, backend, tap, tap-fd, xdp-if, xdp-queue, xdp-mode, queues, threads, mac, mtu, features, poll-us, budget-pkts, budget-bytes, client, vhost-net, name, config-space, mac-lock, allow-ip)",
 					  tok);
 		}
 		if (!eq && opt != OPT_CLIENT && opt != OPT_MAC_LOCK) {
@@ -672,6 +706,15 @@ int cli_port_check(struct vnetd_port_cfg *pc, unsigned int index, struct reason 
 	else if (pc->ntap_fds && pc->ntap_fds != pc->queues)
 		reason_set(why, -EINVAL, "port %s: --tap-fd: %u fds given, --queues is %u: must be one fd per queue pair",
 			   pc->name, pc->ntap_fds, pc->queues);
+	else if (!strcmp(pc->backend, "af_xdp") && !pc->xdp_if[0])
+		reason_set(why, -EINVAL, "port %s: --backend af_xdp: needs --xdp-if IF, the interface to attach to",
+			   pc->name);
+	else if (strcmp(pc->backend, "af_xdp") && pc->xdp_if[0])
+		reason_set(why, -EINVAL, "port %s: --xdp-if %s: only with --backend af_xdp",
+			   pc->name, pc->xdp_if);
+	else if (pc->xdp_queue + pc->queues > 1024)
+		reason_set(why, -EINVAL, "port %s: --xdp-queue %u: with --queues %u the last queue is past 1023",
+			   pc->name, pc->xdp_queue, pc->queues);
 	else if (vhost_port_mode_check(pc->vhost_net, pc->backend))
 		reason_set(why, -EINVAL, "port %s: --vhost-net on: needs --backend tap (the kernel moves frames to a TAP queue)",
 			   pc->name);

@@ -231,6 +231,14 @@ static const char *metrics_tap_io(void)
 	       "readv/writev, one per frame (--tap-io)";
 }
 
+/* What the port's host side says of itself (af_xdp), NULL if nothing */
+static const char *metrics_host_mode(struct vnetd_port *p)
+{
+	if (!p->host.ops || !p->host.ops->mode)
+		return NULL;
+	return p->host.ops->mode(&p->host);
+}
+
 /**
  * metrics_status_text() - Status of every port and queue for people
  * @b:		Output
@@ -259,6 +267,8 @@ void metrics_status_text(struct sbuf *b, struct vnetd_port *ports,
 		metrics_printf(b, "  vhost-net: %s\n", p->vhost.reason);
 		if (!strcmp(p->cfg.backend, "tap"))
 			metrics_printf(b, "  tap I/O: %s\n", metrics_tap_io());
+		if (metrics_host_mode(p))
+			metrics_printf(b, "  host side: %s\n", metrics_host_mode(p));
 		metrics_printf(b, "  connections %llu, refused %llu, closed on error %llu\n",
 			    (unsigned long long)p->connects,
 			    (unsigned long long)p->refused,
@@ -333,6 +343,11 @@ static void metrics_port_json(struct sbuf *b, struct vnetd_port *p)
 		metrics_printf(b, ",\"tap_io\":\"%s\"", tap_io_name(tap_uring_mode()));
 	else
 		metrics_printf(b, ",\"tap_io\":null");
+	metrics_printf(b, ",\"host_side\":");
+	if (metrics_host_mode(p))
+		metrics_quote(b, metrics_host_mode(p), false);
+	else
+		metrics_printf(b, "null");
 	metrics_printf(b, ",\"pairs\":[");
 	vp = vu_dev_pairs(p->dev, &npairs);
 	for (q = 0; vp && q < npairs; q++) {

@@ -639,6 +639,9 @@ static int port_open_backend(struct vnetd_port *p, struct reason *why)
 		.tap_fds = p->cfg.ntap_fds ? p->cfg.tap_fds : NULL,
 		.ntap_fds = p->cfg.ntap_fds,
 		.mac = p->cfg.mac,
+		.xdp_if = p->cfg.xdp_if,
+		.xdp_queue = p->cfg.xdp_queue,
+		.xdp_mode = p->cfg.xdp_mode,
 	};
 	struct reason inner = { 0 };
 	int ret;
@@ -652,6 +655,9 @@ static int port_open_backend(struct vnetd_port *p, struct reason *why)
 		reason_set(why, ret, "backend %s: %s", p->cfg.backend,
 			   inner.msg[0] ? inner.msg : strerror(-ret));
 		p->host.ops = NULL;
+	} else if (p->host.ops->mode && p->host.ops->mode(&p->host)) {
+		log_info("port %s: backend %s: %s", p->cfg.name, p->cfg.backend,
+			 p->host.ops->mode(&p->host));
 	}
 	return ret;
 }

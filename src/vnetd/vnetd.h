@@ -56,6 +56,9 @@
  * @tap:		tap: interface name ("" = kernel picks)
  * @tap_fds:		tap: already-open queue fds
  * @ntap_fds:		How many in @tap_fds
+ * @xdp_if:		af_xdp: interface to attach to
+ * @xdp_queue:		af_xdp: its queue for pair 0
+ * @xdp_mode:		af_xdp: auto, copy or zerocopy
  * @queues:		Queue pairs (1..VNET_MAX_PAIRS)
  * @mac:		MAC for the config space
  * @mtu:		MTU (0: not advertised)
@@ -78,6 +81,9 @@ struct vnetd_port_cfg {
 	char tap[VNETD_NAME_LEN];
 	int tap_fds[VNET_MAX_PAIRS];
 	unsigned int ntap_fds;
+	char xdp_if[VNETD_NAME_LEN];
+	unsigned int xdp_queue;
+	enum host_xdp_mode xdp_mode;
 	unsigned int queues;
 	uint8_t mac[6];
 	uint16_t mtu;

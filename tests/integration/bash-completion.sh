@@ -32,6 +32,7 @@ t _vnetd "tap null loop" vnetd --backend ""
 t _vnetd "--version --help --socket" vnetd --
 t _vnetd "auto" vnetd --worker-threads ""
 t _vnetd "--frontend-stall-ms" vnetd --frontend
+t _vnetd "auto copy zerocopy" vnetd --xdp-mode ""
 t _vnetctl "plan tap probe status port upgrade" vnetctl ""
 t _vnetctl "add del list" vnetctl port ""
 t _vnetctl "create delete" vnetctl tap ""

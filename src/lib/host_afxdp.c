@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: MIT
+/*
+ * host_afxdp.c - the af_xdp host: one AF_XDP socket per queue pair, bound
+ * to queue (first + pair) of an existing interface (--xdp-if, --xdp-queue),
+ * each with its own UMEM and fill/completion rings. libxdp makes the
+ * sockets and loads its redirect program with the XSKMAP (the default
+ * program QEMU's af-xdp netdev and OVS use too): writing and pinning our own
+ * program buys nothing measurable on the copy path and costs a BPF build
+ * dependency. The frame path is xsk_ring.c: copies between guest memory and
+ * the UMEM, no syscall per frame; this file only turns its wake-up requests
+ * into syscalls:
+ *
+ * - TX: tx() queues a frame without publishing it, tx_flush() publishes
+ *   the burst and, when the kernel set NEED_WAKEUP on the TX ring (always,
+ *   in copy mode), sends one sendto(); the kernel's copy-mode budget is 32
+ *   frames per call and a burst is at most NET_TX_BURST.
+ * - RX: rx_peek_len() refills the fill ring with the chunks the last batch
+ *   freed (one publish) and, only when the kernel set NEED_WAKEUP on the
+ *   fill ring, calls recvfrom(); then takes up to XSK_RX_BATCH descriptors
+ *   at once. The socket fd polls readable while the RX ring has frames.
+ *
+ * AF_XDP carries no virtio-net header: host_features() offers the guest no
+ * checksum or segmentation offload, so every frame the guest sends is
+ * complete and correct on the wire, and frames for the guest come with an
+ * all-zero header (the guest checks the checksums itself). Software
+ * checksums and segmentation are later work (docs/vnetd.md).
+ *
+ * Modes (--xdp-mode): copy binds with XDP_COPY, zerocopy with XDP_ZEROCOPY
+ * (refused by drivers without it, veth among them), auto tries zero-copy
+ * and falls back to copy, remembering why for the log (host_ops.mode).
+ *
+ * Setup needs CAP_NET_ADMIN, CAP_BPF/CAP_SYS_ADMIN and locked memory: it
+ * runs before the sandbox. close() (port removed, exit) only unmaps and
+ * closes (the socket leaves the XSKMAP as it closes), so the sandboxed
+ * process needs no bpf() and no capability; the program stays on the
+ * interface for the next start to reuse (host_afxdp_prog()).
+ */
+#include <errno.h>
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+#include <xdp/xsk.h>
+
+#include "host.h"
+#include "host_priv.h"
+#include "log.h"
+#include "reason.h"
+#include "util.h"
+#include "xsk_ring.h"
+
+/* #syscalls: sendto recvfrom getsockopt munmap close */
+
+/*
+ * Per queue pair: AFXDP_RING entries in each ring, as many RX chunks and
+ * as many TX chunks, AFXDP_CHUNK bytes each (the largest frame: a chunk
+ * less the kernel's XDP headroom on RX). 8 MiB of locked UMEM per pair.
+ */
+#define AFXDP_CHUNK	XSK_UMEM__DEFAULT_FRAME_SIZE
+#define AFXDP_RING	1024
+#define AFXDP_UMEM	((size_t)2 * AFXDP_RING * AFXDP_CHUNK)
+/* sendto() calls per flush at most: a burst needs one in copy mode */
+#define AFXDP_KICKS	4
+
+/**
+ * struct afxdp_q - One pair's socket
+ * @q:		Its rings and UMEM (xsk_ring.c)
+ * @umem:	libxdp's UMEM
+ * @xsk:	libxdp's socket
+ * @area:	The UMEM's memory (AFXDP_UMEM bytes)
+ * @fd:		Socket fd
+ * @kick_err:	sendto()/recvfrom() failures other than "try again"
+ */
+struct afxdp_q {
+	struct xsk_queue q;
+	struct xsk_umem *umem;
+	struct xsk_socket *xsk;
+	void *area;
+	int fd;
+	uint64_t kick_err;
+};
+
+/**
+ * struct afxdp_priv - The sockets of one port
+ * @ifname:	Interface
+ * @first:	Queue of pair 0
+ * @npairs:	Sockets open
+ * @zerocopy:	Bound with XDP_ZEROCOPY
+ * @map_fd:	The redirect program's XSKMAP, during open() only
+ * @mode:	Copy or zero-copy and, for auto, why
+ * @status:	What host_afxdp_mode() last said (control thread)
+ * @qs:		Per pair
+ */
+struct afxdp_priv {
+	char ifname[IFNAMSIZ];
+	unsigned int first;
+	unsigned int npairs;
+	bool zerocopy;
+	int map_fd;
+	char mode[192];
+	char status[384];
+	struct afxdp_q qs[VNET_MAX_PAIRS];
+};
+
+/* libxdp's and libbpf's chatter: debug lines (our reason says what failed) */
+static int host_afxdp_print(enum libxdp_print_level level, const char *fmt,
+			    va_list ap)
+{
+	char line[256];
+	size_t n;
+
+	if (level == LIBXDP_DEBUG)
+		return 0;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	while (n && line[n - 1] == '\n')
+		line[--n] = '\0';
+	log_debug("libxdp: %s", line);
+	return 0;
+}
+
+static int host_afxdp_bpf_print(enum libbpf_print_level level, const char *fmt,
+				va_list ap)
+{
+	return host_afxdp_print(level == LIBBPF_WARN ? LIBXDP_WARN : LIBXDP_DEBUG,
+				fmt, ap);
+}
+
+/* What an operator can do when binding or loading failed with @err */
+static const char *host_afxdp_hint(int err)
+{
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		return "needs root (CAP_NET_ADMIN, CAP_BPF, locked memory)";
+	case EEXIST:
+	case EBUSY:
+		return "the interface or queue is in use: another XDP program "
+		       "(ip link show; xdp-loader status) or another AF_XDP "
+		       "socket on that queue: remove it or pick other queues "
+		       "(--xdp-queue)";
+	case EOPNOTSUPP:
+	case EINVAL:
+		return "the driver refuses this mode: try --xdp-mode copy";
+	case ENOMEM:
+	case ENOBUFS:
+		return "locked memory: raise RLIMIT_MEMLOCK (LimitMEMLOCK=)";
+	default:
+		return "check the interface (ip link) and dmesg";
+	}
+}
+
+/*
+ * Load libxdp's redirect program on the interface, or find the one a
+ * previous start left there; its XSKMAP takes each socket by queue id. A
+ * socket leaves the map by itself when it is closed; the program stays
+ * (any later start reuses it; xdp-loader unload IF --all removes it).
+ */
+static int host_afxdp_prog(struct afxdp_priv *p, struct reason *why)
+{
+	int ret = xsk_setup_xdp_prog((int)if_nametoindex(p->ifname), &p->map_fd);
+
+	if (ret)
+		return reason_set(why, ret < 0 ? ret : -EINVAL, "af_xdp %s: loading "
+				  "the XDP redirect program: %s: %s", p->ifname,
+				  strerror(ret < 0 ? -ret : EINVAL),
+				  host_afxdp_hint(ret < 0 ? -ret : EINVAL));
+	return 0;
+}
+
+static void host_afxdp_q_close(struct afxdp_q *aq)
+{
+	if (aq->xsk)
+		xsk_socket__delete(aq->xsk);
+	if (aq->umem)
+		xsk_umem__delete(aq->umem);
+	if (aq->area)
+		munmap(aq->area, AFXDP_UMEM);
+	xsk_queue_cleanup(&aq->q);
+	aq->xsk = NULL;
+	aq->umem = NULL;
+	aq->area = NULL;
+	aq->fd = -1;
+}
+
+static void host_afxdp_close(struct host *host)
+{
+	struct afxdp_priv *p = host->priv;
+	unsigned int i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->npairs; i++)
+		host_afxdp_q_close(&p->qs[i]);
+	if (p->map_fd >= 0)
+		close(p->map_fd);
+	free(p);
+	host->priv = NULL;
+	host->npairs = 0;
+}
+
+/* RX queues of @ifname (/sys/class/net/IF/queues/rx-N), -errno if unknown */
+static int host_afxdp_rx_queues(const char *ifname)
+{
+	char path[64 + IFNAMSIZ];
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", ifname);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)))
+		n += !strncmp(e->d_name, "rx-", 3);
+	closedir(d);
+	return n;
+}
+
+/* Make the UMEM of @aq (memory, libxdp UMEM, fill/completion rings) */
+static int host_afxdp_umem(struct afxdp_q *aq, struct xsk_ring_prod *fill,
+			   struct xsk_ring_cons *comp)
+{
+	struct xsk_umem_config uc = {
+		.fill_size = AFXDP_RING,
+		.comp_size = AFXDP_RING,
+		.frame_size = AFXDP_CHUNK,
+		.frame_headroom = 0,
+		.flags = 0,
+	};
+
+	if (!aq->area) {
+		aq->area = mmap(NULL, AFXDP_UMEM, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (aq->area == MAP_FAILED) {
+			aq->area = NULL;
+			return -errno;
+		}
+	}
+	return xsk_umem__create(&aq->umem, aq->area, AFXDP_UMEM, fill, comp, &uc);
+}
+
+/* Our view of a libxdp ring */
+static void host_afxdp_ring(struct xsk_ring *r, uint32_t *producer,
+			    uint32_t *consumer, uint32_t *flags, void *desc,
+			    uint32_t mask)
+{
+	r->producer = producer;
+	r->consumer = consumer;
+	r->flags = flags;
+	r->desc = desc;
+	r->mask = mask;
+}
+
+/* One bind of queue @qid with @bind flags; Return: 0 or -errno */
+static int host_afxdp_bind(struct afxdp_priv *p, struct afxdp_q *aq,
+			   unsigned int qid, uint16_t bind)
+{
+	struct xsk_socket_config sc = {
+		.rx_size = AFXDP_RING,
+		.tx_size = AFXDP_RING,
+		/* the program is ours to load (host_afxdp_prog()): libxdp's
+		 * delete then needs no bpf() under the sandbox */
+		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+		.xdp_flags = 0,
+		.bind_flags = bind | XDP_USE_NEED_WAKEUP,
+	};
+	struct xsk_ring_prod fill, tx;
+	struct xsk_ring_cons comp, rx;
+	int ret;
+
+	memset(&fill, 0, sizeof(fill));
+	memset(&comp, 0, sizeof(comp));
+	ret = host_afxdp_umem(aq, &fill, &comp);
+	if (ret)
+		return ret;
+	ret = xsk_socket__create(&aq->xsk, p->ifname, qid, aq->umem, &rx, &tx, &sc);
+	if (ret)
+		goto err_umem;
+	ret = xsk_socket__update_xskmap(aq->xsk, p->map_fd);
+	if (ret) {
+		ret = ret < 0 ? ret : -EINVAL;
+		xsk_socket__delete(aq->xsk);
+		goto err_umem;
+	}
+	aq->fd = xsk_socket__fd(aq->xsk);
+	host_afxdp_ring(&aq->q.fill, fill.producer, fill.consumer, fill.flags,
+			fill.ring, fill.mask);
+	host_afxdp_ring(&aq->q.comp, comp.producer, comp.consumer, comp.flags,
+			comp.ring, comp.mask);
+	host_afxdp_ring(&aq->q.rx, rx.producer, rx.consumer, rx.flags,
+			rx.ring, rx.mask);
+	host_afxdp_ring(&aq->q.tx, tx.producer, tx.consumer, tx.flags,
+			tx.ring, tx.mask);
+	return xsk_queue_init(&aq->q, aq->area, AFXDP_CHUNK, AFXDP_RING,
+			      AFXDP_RING);
+
+err_umem:
+	aq->xsk = NULL;
+	xsk_umem__delete(aq->umem);
+	aq->umem = NULL;
+	return ret;
+}
+
+/*
+ * Open pair @i's socket in @mode. auto: pair 0 tries zero-copy, then copy;
+ * the others follow pair 0.
+ */
+static int host_afxdp_open_q(struct afxdp_priv *p, unsigned int i,
+			     enum host_xdp_mode mode, struct reason *why)
+{
+	struct afxdp_q *aq = &p->qs[i];
+	unsigned int qid = p->first + i;
+	int ret, zc_err = 0;
+
+	aq->fd = -1;
+	if (mode == HOST_XDP_ZEROCOPY || (mode == HOST_XDP_AUTO && !i)) {
+		ret = host_afxdp_bind(p, aq, qid, XDP_ZEROCOPY);
+		if (!ret) {
+			p->zerocopy = true;
+			return 0;
+		}
+		if (mode == HOST_XDP_ZEROCOPY)
+			return reason_set(why, ret, "af_xdp %s queue %u: zero-copy "
+					  "bind: %s: %s", p->ifname, qid,
+					  strerror(-ret), host_afxdp_hint(-ret));
+		zc_err = ret;
+	}
+	if (p->zerocopy)
+		ret = host_afxdp_bind(p, aq, qid, XDP_ZEROCOPY);
+	else
+		ret = host_afxdp_bind(p, aq, qid, XDP_COPY);
+	if (ret)
+		return reason_set(why, ret, "af_xdp %s queue %u: %s: %s", p->ifname,
+				  qid, strerror(-ret), host_afxdp_hint(-ret));
+	if (zc_err)
+		snprintf(p->mode, sizeof(p->mode), "copy mode (auto: zero-copy "
+			 "refused: %s)", strerror(-zc_err));
+	return 0;
+}
+
+static int host_afxdp_open(struct host *host, const struct host_cfg *cfg,
+			   struct reason *why)
+{
+	struct afxdp_priv *p;
+	unsigned int i;
+	int ret, nq;
+
+	if (!cfg->npairs || cfg->npairs > VNET_MAX_PAIRS)
+		return reason_set(why, -EINVAL, "af_xdp: %u queue pairs: use 1..%u",
+				  cfg->npairs, (unsigned int)VNET_MAX_PAIRS);
+	if (!cfg->xdp_if || !cfg->xdp_if[0])
+		return reason_set(why, -EINVAL, "af_xdp: no interface: give "
+				  "--xdp-if IF (an existing interface)");
+	if (strlen(cfg->xdp_if) >= IFNAMSIZ)
+		return reason_set(why, -ENAMETOOLONG, "af_xdp %s: name longer "
+				  "than %d characters", cfg->xdp_if, IFNAMSIZ - 1);
+	if (!if_nametoindex(cfg->xdp_if))
+		return reason_set(why, -ENODEV, "af_xdp %s: no such interface: "
+				  "--xdp-if must name an existing interface "
+				  "(ip link)", cfg->xdp_if);
+	nq = host_afxdp_rx_queues(cfg->xdp_if);
+	if (nq >= 0 && (unsigned int)nq < cfg->xdp_queue + cfg->npairs)
+		return reason_set(why, -ERANGE, "af_xdp %s: has %d queues, the "
+				  "port needs queues %u..%u: give the interface "
+				  "more (ethtool -L %s combined %u) or lower "
+				  "--xdp-queue/--queues", cfg->xdp_if, nq,
+				  cfg->xdp_queue, cfg->xdp_queue + cfg->npairs - 1,
+				  cfg->xdp_if, cfg->xdp_queue + cfg->npairs);
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return reason_set(why, -ENOMEM, "af_xdp: out of memory");
+	host->priv = p;
+	memcpy(p->ifname, cfg->xdp_if, strlen(cfg->xdp_if) + 1);
+	p->first = cfg->xdp_queue;
+	p->map_fd = -1;
+	libxdp_set_print(host_afxdp_print);
+	libbpf_set_print(host_afxdp_bpf_print);
+	ret = host_afxdp_prog(p, why);
+	if (ret)
+		goto err_close;
+	for (i = 0; i < cfg->npairs; i++) {
+		ret = host_afxdp_open_q(p, i, cfg->xdp_mode, why);
+		if (ret)
+			goto err_close;
+		p->npairs = i + 1;
+	}
+	if (!p->mode[0])
+		snprintf(p->mode, sizeof(p->mode), "%s mode",
+			 p->zerocopy ? "zero-copy" : "copy");
+	close(p->map_fd);
+	p->map_fd = -1;
+	host->npairs = cfg->npairs;
+	return 0;
+
+err_close:
+	/* the socket that failed may hold a UMEM and memory */
+	host_afxdp_q_close(&p->qs[p->npairs]);
+	host_afxdp_close(host);
+	return ret;
+}
+
+/* No vnet header crosses AF_XDP: no offload to honour */
+static uint64_t host_afxdp_host_features(struct host *host)
+{
+	(void)host;
+	return 0;
+}
+
+static int host_afxdp_configure(struct host *host, uint64_t features,
+				unsigned int hdr_len)
+{
+	host->features = features;
+	host->hdr_len = hdr_len;
+	return 0;
+}
+
+/* The kernel asked for a TX wake-up: sendto() until it took the burst */
+static void host_afxdp_kick_tx(struct afxdp_q *aq)
+{
+	unsigned int i;
+
+	for (i = 0; i < AFXDP_KICKS; i++) {
+		if (syscall(SYS_sendto, aq->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
+		    errno != EAGAIN && errno != EBUSY && errno != ENOBUFS) {
+			aq->kick_err++;
+			break;
+		}
+		if (!xsk_tx_busy(&aq->q))
+			break;
+	}
+}
+
+static ssize_t host_afxdp_tx(struct host *host, unsigned int pair,
+			     const struct iovec *iov, unsigned int iovcnt)
+{
+	struct afxdp_priv *p = host->priv;
+	struct afxdp_q *aq;
+	ssize_t n;
+
+	if (!p || pair >= p->npairs)
+		return -EINVAL;
+	aq = &p->qs[pair];
+	n = xsk_tx_push(&aq->q, iov, iovcnt, host->hdr_len);
+	if (n != -EAGAIN)
+		return n;
+	/* full: what is queued goes out first (copy mode completes in the
+	 * kick), then one more try */
+	if (xsk_tx_submit(&aq->q))
+		host_afxdp_kick_tx(aq);
+	return xsk_tx_push(&aq->q, iov, iovcnt, host->hdr_len);
+}
+
+static void host_afxdp_tx_flush(struct host *host, unsigned int pair)
+{
+	struct afxdp_priv *p = host->priv;
+
+	if (!p || pair >= p->npairs)
+		return;
+	if (xsk_tx_submit(&p->qs[pair].q))
+		host_afxdp_kick_tx(&p->qs[pair]);
+}
+
+static ssize_t host_afxdp_rx_peek_len(struct host *host, unsigned int pair)
+{
+	struct afxdp_priv *p = host->priv;
+	struct afxdp_q *aq;
+	ssize_t n;
+
+	if (!p || pair >= p->npairs)
+		return -EINVAL;
+	aq = &p->qs[pair];
+	n = xsk_rx_peek(&aq->q, host->hdr_len);
+	if (aq->q.fill_kick) {
+		aq->q.fill_kick = false;
+		if (syscall(SYS_recvfrom, aq->fd, NULL, 0, MSG_DONTWAIT, NULL,
+			    NULL) < 0 && errno != EAGAIN && errno != EBUSY)
+			aq->kick_err++;
+	}
+	return n;
+}
+
+static ssize_t host_afxdp_rx(struct host *host, unsigned int pair,
+			     const struct iovec *iov, unsigned int iovcnt)
+{
+	struct afxdp_priv *p = host->priv;
+
+	if (!p || pair >= p->npairs)
+		return -EINVAL;
+	return xsk_rx_copy(&p->qs[pair].q, iov, iovcnt, host->hdr_len);
+}
+
+static int host_afxdp_rx_fd(struct host *host, unsigned int pair)
+{
+	struct afxdp_priv *p = host->priv;
+
+	if (!p || pair >= p->npairs)
+		return -1;
+	return p->qs[pair].fd;
+}
+
+/* No queue fd for vhost-net: the kernel cannot serve an AF_XDP socket */
+static int host_afxdp_queue_fd(struct host *host, unsigned int pair)
+{
+	(void)host;
+	(void)pair;
+	return -1;
+}
+
+/*
+ * The mode, queues and what the sockets refused, for the log at open and
+ * `vnetctl status`: the counters are the workers', read here without a
+ * lock (each a relaxed 64-bit load, as the ring counters are).
+ */
+static const char *host_afxdp_mode(struct host *host)
+{
+	struct afxdp_priv *p = host->priv;
+	uint64_t bad_rx = 0, bad_comp = 0, too_big = 0, kick_err = 0;
+	unsigned int i;
+
+	if (!p)
+		return NULL;
+	for (i = 0; i < p->npairs; i++) {
+		const struct afxdp_q *aq = &p->qs[i];
+
+		bad_rx += __atomic_load_n(&aq->q.stats.bad_rx, __ATOMIC_RELAXED);
+		bad_comp += __atomic_load_n(&aq->q.stats.bad_comp, __ATOMIC_RELAXED);
+		too_big += __atomic_load_n(&aq->q.stats.tx_too_big, __ATOMIC_RELAXED) +
+			   __atomic_load_n(&aq->q.stats.rx_too_big, __ATOMIC_RELAXED);
+		kick_err += __atomic_load_n(&aq->kick_err, __ATOMIC_RELAXED);
+	}
+	snprintf(p->status, sizeof(p->status), "af_xdp on %s queues %u..%u, %s; "
+		 "refused from the kernel: %llu RX descriptors, %llu completions; "
+		 "frames over a chunk %llu, failed wake-ups %llu", p->ifname,
+		 p->first, p->first + p->npairs - 1, p->mode,
+		 (unsigned long long)bad_rx, (unsigned long long)bad_comp,
+		 (unsigned long long)too_big, (unsigned long long)kick_err);
+	return p->status;
+}
+
+const struct host_ops host_afxdp_ops = {
+	.name = "af_xdp",
+	.open = host_afxdp_open,
+	.host_features = host_afxdp_host_features,
+	.configure = host_afxdp_configure,
+	.tx = host_afxdp_tx,
+	.tx_flush = host_afxdp_tx_flush,
+	.rx = host_afxdp_rx,
+	.rx_peek_len = host_afxdp_rx_peek_len,
+	.rx_fd = host_afxdp_rx_fd,
+	.queue_fd = host_afxdp_queue_fd,
+	.mode = host_afxdp_mode,
+	.close = host_afxdp_close,
+};

@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: MIT
+/*
+ * xsk_ring.c - the data path of one AF_XDP socket (kernel
+ * Documentation/networking/af_xdp.rst): the fill, completion, RX and TX
+ * rings and the UMEM they point into, by copy. host_afxdp.c makes the
+ * socket (libxdp) and turns the wake-ups this file asks for into sendto()
+ * or recvfrom(); nothing here makes a syscall, allocates or locks after
+ * xsk_queue_init().
+ *
+ * The UMEM of a queue is split once: chunks [0, nrx) are for RX (they go
+ * round fill ring -> kernel -> RX ring -> held here -> recycle stash -> fill
+ * ring), chunks [nrx, nrx + ntx) for TX (free stack -> TX ring -> kernel ->
+ * completion ring -> free stack). The fill ring holds nrx entries and the
+ * completion ring ntx or more, so neither can overflow.
+ *
+ * Security model: the kernel is trusted not to scribble, but what it hands
+ * back is still checked once, where it enters, on a local copy: an RX
+ * descriptor must lie inside one RX chunk (address in the RX area, length
+ * not past the end of its chunk, not 0, no multi-buffer continuation), a
+ * completion address must be the start of a TX chunk, and no more TX
+ * chunks may come back than are out. A descriptor that fails is refused
+ * and counted (xsk_stats); its memory is not read and, unless its address
+ * names a chunk that is ours, nothing is recycled for it. Producer indices
+ * that claim more entries than the ring has are clamped to the ring size.
+ *
+ * Ring ordering (kernel net/xdp/xsk_queue.h): a producer writes entries,
+ * then stores the producer index with release; a consumer loads the
+ * producer index with acquire, reads the entries, then stores the consumer
+ * index with release.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/if_xdp.h>
+
+#include "util.h"
+#include "xsk_ring.h"
+
+#ifndef XDP_PKT_CONTD
+#define XDP_PKT_CONTD	(1 << 0)
+#endif
+
+static inline uint32_t xsk_ring_size(const struct xsk_ring *r)
+{
+	return r->mask + 1;
+}
+
+/* Entries a producer may still write (refreshes the consumer index) */
+static uint32_t xsk_prod_free(struct xsk_ring *r)
+{
+	uint32_t used = r->prod - r->cons;
+
+	if (used < xsk_ring_size(r))
+		return xsk_ring_size(r) - used;
+	/* Pairs with the kernel's release store of the consumer index */
+	r->cons = LOAD_ACQUIRE(*r->consumer);
+	used = r->prod - r->cons;
+	return used < xsk_ring_size(r) ? xsk_ring_size(r) - used : 0;
+}
+
+/* Entries a consumer may read, at most the ring's size */
+static uint32_t xsk_cons_avail(struct xsk_ring *r)
+{
+	uint32_t n;
+
+	/* Pairs with the kernel's release store of the producer index */
+	r->prod = LOAD_ACQUIRE(*r->producer);
+	n = r->prod - r->cons;
+	return MIN(n, xsk_ring_size(r));
+}
+
+/* Publish what a producer wrote up to r->prod */
+static inline void xsk_prod_publish(struct xsk_ring *r)
+{
+	/* Orders the entries' stores before the index; pairs with the
+	 * kernel's acquire load of the producer index */
+	STORE_RELEASE(*r->producer, r->prod);
+}
+
+/* Give @n read entries back to the kernel */
+static inline void xsk_cons_release(struct xsk_ring *r, uint32_t n)
+{
+	r->cons += n;
+	/* Orders our reads of the entries before the kernel reuses them */
+	STORE_RELEASE(*r->consumer, r->cons);
+}
+
+/* Does the kernel ask to be woken for @r (after we published)? */
+static inline bool xsk_needs_wakeup(const struct xsk_ring *r)
+{
+	/* Orders our producer store before the flag load; pairs with the
+	 * kernel setting the flag and then re-checking the ring */
+	smp_mb();
+	return READ_ONCE(*r->flags) & XDP_RING_NEED_WAKEUP;
+}
+
+/**
+ * xsk_queue_init() - Take a socket's rings and UMEM into use
+ * @q:		Queue; its four struct xsk_ring must be filled in (pointers
+ *		and mask), everything else is set here
+ * @umem:	UMEM area, (@nrx + @ntx) * @chunk bytes
+ * @chunk:	Chunk size, a power of two
+ * @nrx:	RX chunks (at most the fill ring's size)
+ * @ntx:	TX chunks (at most the completion ring's size)
+ *
+ * Every RX chunk goes into the fill ring at once.
+ *
+ * Context: control thread, before any worker uses @q
+ * Return: 0, -EINVAL for sizes that do not fit, -ENOMEM
+ */
+int xsk_queue_init(struct xsk_queue *q, uint8_t *umem, uint32_t chunk,
+		   uint32_t nrx, uint32_t ntx)
+{
+	uint32_t i;
+
+	if (!chunk || (chunk & (chunk - 1)) || !nrx || !ntx ||
+	    nrx > xsk_ring_size(&q->fill) || ntx > xsk_ring_size(&q->comp))
+		return -EINVAL;
+	q->umem = umem;
+	q->chunk = chunk;
+	q->nrx = nrx;
+	q->ntx = ntx;
+	q->tx_free = calloc(ntx, sizeof(*q->tx_free));
+	q->recycle = calloc(nrx, sizeof(*q->recycle));
+	if (!q->tx_free || !q->recycle) {
+		xsk_queue_cleanup(q);
+		return -ENOMEM;
+	}
+	q->fill.prod = LOAD_ACQUIRE(*q->fill.producer);
+	q->fill.cons = LOAD_ACQUIRE(*q->fill.consumer);
+	q->tx.prod = LOAD_ACQUIRE(*q->tx.producer);
+	q->tx.cons = LOAD_ACQUIRE(*q->tx.consumer);
+	q->rx.cons = LOAD_ACQUIRE(*q->rx.consumer);
+	q->rx.prod = q->rx.cons;
+	q->comp.cons = LOAD_ACQUIRE(*q->comp.consumer);
+	q->comp.prod = q->comp.cons;
+	for (i = 0; i < ntx; i++)
+		q->tx_free[i] = (uint64_t)(nrx + ntx - 1 - i) * chunk;
+	q->ntx_free = ntx;
+	for (i = 0; i < nrx; i++)
+		q->recycle[i] = (uint64_t)i * chunk;
+	q->nrecycle = nrx;
+	q->tx_pending = 0;
+	q->at = q->nheld = 0;
+	memset(&q->stats, 0, sizeof(q->stats));
+	xsk_fill_refill(q);
+	return 0;
+}
+
+/**
+ * xsk_queue_cleanup() - Free what xsk_queue_init() allocated
+ * @q:		Queue (the rings and UMEM belong to the caller)
+ */
+void xsk_queue_cleanup(struct xsk_queue *q)
+{
+	free(q->tx_free);
+	free(q->recycle);
+	q->tx_free = NULL;
+	q->recycle = NULL;
+	q->ntx_free = q->nrecycle = 0;
+	q->at = q->nheld = 0;
+}
+
+/**
+ * xsk_fill_refill() - Give the recycled RX chunks back to the kernel
+ * @q:		Queue
+ *
+ * One publish for all of them.
+ *
+ * Context: the worker thread that owns @q
+ * Return: true if the kernel asks for a wake-up (recvfrom()/poll())
+ */
+bool xsk_fill_refill(struct xsk_queue *q)
+{
+	uint32_t n = MIN(q->nrecycle, xsk_prod_free(&q->fill)), i;
+	uint64_t *ring = q->fill.desc;
+
+	if (!n)
+		return false;
+	for (i = 0; i < n; i++)
+		ring[(q->fill.prod + i) & q->fill.mask] = q->recycle[--q->nrecycle];
+	q->fill.prod += n;
+	xsk_prod_publish(&q->fill);
+	if (!xsk_needs_wakeup(&q->fill))
+		return false;
+	q->stats.fill_wakeups++;
+	return true;
+}
+
+/* An RX chunk is done with: into the stash for the next refill */
+static inline void xsk_rx_recycle(struct xsk_queue *q, uint64_t addr)
+{
+	/* never more than nrx: each RX chunk is in one place at a time */
+	if (q->nrecycle < q->nrx)
+		q->recycle[q->nrecycle++] = addr & ~(uint64_t)(q->chunk - 1);
+}
+
+/*
+ * Check the copy @d of an RX descriptor: 0 (hold it), 1 (refused, its
+ * chunk is ours: recycle it), -1 (refused, not ours: touch nothing)
+ */
+static int xsk_rx_check(const struct xsk_queue *q, const struct xdp_desc *d)
+{
+	uint64_t off = d->addr & (q->chunk - 1);
+
+	if (d->addr >= (uint64_t)q->nrx * q->chunk)
+		return -1;
+	if (!d->len || d->len > q->chunk - off || (d->options & XDP_PKT_CONTD))
+		return 1;
+	return 0;
+}
+
+/* Take up to XSK_RX_BATCH descriptors off the RX ring; Return: held */
+static uint32_t xsk_rx_take(struct xsk_queue *q)
+{
+	const struct xdp_desc *ring = q->rx.desc;
+	uint32_t n = MIN(xsk_cons_avail(&q->rx), (uint32_t)XSK_RX_BATCH), i;
+	struct xdp_desc d;
+	int bad;
+
+	q->at = q->nheld = 0;
+	for (i = 0; i < n; i++) {
+		memcpy(&d, &ring[(q->rx.cons + i) & q->rx.mask], sizeof(d));
+		bad = xsk_rx_check(q, &d);
+		if (bad) {
+			q->stats.bad_rx++;
+			if (bad > 0)
+				xsk_rx_recycle(q, d.addr);
+			continue;
+		}
+		q->held_addr[q->nheld] = d.addr;
+		q->held_len[q->nheld++] = d.len;
+	}
+	if (n)
+		xsk_cons_release(&q->rx, n);
+	return q->nheld;
+}
+
+/**
+ * xsk_rx_peek() - Length of the next frame for the guest
+ * @q:		Queue
+ * @hdr_len:	vnet header bytes the guest gets in front of it
+ *
+ * When nothing is held: first gives the RX chunks done with back to the
+ * fill ring (one publish; q->fill_kick says whether the kernel wants a
+ * wake-up), then takes a batch of descriptors off the RX ring, each checked.
+ *
+ * Context: the worker thread that owns @q
+ * Return: @hdr_len + frame length, 0 if no frame waits
+ */
+ssize_t xsk_rx_peek(struct xsk_queue *q, unsigned int hdr_len)
+{
+	unsigned int tries = xsk_ring_size(&q->rx) / XSK_RX_BATCH + 1;
+
+	if (q->at < q->nheld)
+		return (ssize_t)q->held_len[q->at] + hdr_len;
+	q->fill_kick |= xsk_fill_refill(q);
+	/* a batch of refused descriptors only: look again, bounded */
+	while (tries-- && !xsk_rx_take(q) && q->rx.prod != q->rx.cons)
+		;
+	return q->nheld ? (ssize_t)q->held_len[0] + hdr_len : 0;
+}
+
+/* Copy @len bytes of @src into @iov from byte @off; Return: bytes that did
+ * not fit */
+static size_t xsk_iov_put(const struct iovec *iov, unsigned int iovcnt,
+			  size_t off, const uint8_t *src, size_t len)
+{
+	unsigned int i;
+	size_t n;
+
+	for (i = 0; i < iovcnt && len; i++) {
+		if (off >= iov[i].iov_len) {
+			off -= iov[i].iov_len;
+			continue;
+		}
+		n = MIN(iov[i].iov_len - off, len);
+		memcpy((uint8_t *)iov[i].iov_base + off, src, n);
+		src += n;
+		len -= n;
+		off = 0;
+	}
+	return len;
+}
+
+/**
+ * xsk_rx_copy() - Give the next held frame to the guest
+ * @q:		Queue
+ * @iov:	Guest buffers
+ * @iovcnt:	Entries in @iov
+ * @hdr_len:	vnet header bytes to write first (all zero: no offload, the
+ *		guest checks the checksums; net.c sets num_buffers)
+ *
+ * The frame is consumed either way, its chunk recycled.
+ *
+ * Context: the worker thread that owns @q
+ * Return: @hdr_len + frame length, -EAGAIN if none waits, -EMSGSIZE if
+ *	   it did not fit (dropped)
+ */
+ssize_t xsk_rx_copy(struct xsk_queue *q, const struct iovec *iov,
+		    unsigned int iovcnt, unsigned int hdr_len)
+{
+	static const uint8_t zero[16];
+	uint64_t addr;
+	uint32_t len;
+	size_t left;
+
+	if (q->at == q->nheld && !xsk_rx_peek(q, hdr_len))
+		return -EAGAIN;
+	addr = q->held_addr[q->at];
+	len = q->held_len[q->at++];
+	left = xsk_iov_put(iov, iovcnt, 0, zero, MIN(hdr_len, sizeof(zero)));
+	if (!left)
+		left = xsk_iov_put(iov, iovcnt, hdr_len, q->umem + addr, len);
+	xsk_rx_recycle(q, addr);
+	if (left || hdr_len > sizeof(zero)) {
+		q->stats.rx_too_big++;
+		return -EMSGSIZE;
+	}
+	return (ssize_t)hdr_len + len;
+}
+
+/**
+ * xsk_rx_drop_held() - Forget the held frames (a session ended)
+ * @q:		Queue
+ *
+ * Context: control thread, the owning worker paused
+ */
+void xsk_rx_drop_held(struct xsk_queue *q)
+{
+	while (q->at < q->nheld)
+		xsk_rx_recycle(q, q->held_addr[q->at++]);
+}
+
+/**
+ * xsk_comp_reap() - Take finished TX chunks back from the completion ring
+ * @q:		Queue
+ *
+ * Context: the worker thread that owns @q
+ * Return: chunks taken back (refused addresses not counted)
+ */
+unsigned int xsk_comp_reap(struct xsk_queue *q)
+{
+	const uint64_t *ring = q->comp.desc;
+	uint64_t lo = (uint64_t)q->nrx * q->chunk;
+	uint64_t hi = lo + (uint64_t)q->ntx * q->chunk;
+	uint32_t n = xsk_cons_avail(&q->comp), i, got = 0;
+	uint64_t addr;
+
+	for (i = 0; i < n; i++) {
+		addr = READ_ONCE(ring[(q->comp.cons + i) & q->comp.mask]);
+		if (addr < lo || addr >= hi || (addr & (q->chunk - 1)) ||
+		    q->ntx_free >= q->ntx) {
+			q->stats.bad_comp++;
+			continue;
+		}
+		q->tx_free[q->ntx_free++] = addr;
+		got++;
+	}
+	if (n)
+		xsk_cons_release(&q->comp, n);
+	return got;
+}
+
+/**
+ * xsk_tx_push() - Copy one guest frame into a TX chunk and queue it
+ * @q:		Queue
+ * @iov:	The frame, a vnet header of @skip bytes first
+ * @iovcnt:	Entries in @iov
+ * @skip:	vnet header bytes, not sent (no offload was offered)
+ *
+ * The descriptor is written, not published: xsk_tx_submit() publishes a
+ * burst at once.
+ *
+ * Context: the worker thread that owns @q
+ * Return: bytes taken (with the header), -EAGAIN if no chunk or TX slot is
+ *	   free (retry later), -EMSGSIZE if the frame is larger than a chunk
+ *	   or empty (dropped)
+ */
+ssize_t xsk_tx_push(struct xsk_queue *q, const struct iovec *iov,
+		    unsigned int iovcnt, unsigned int skip)
+{
+	struct xdp_desc *ring = q->tx.desc, *d;
+	size_t total = 0, len, off = skip, n;
+	uint8_t *dst;
+	unsigned int i;
+	uint64_t addr;
+
+	for (i = 0; i < iovcnt; i++)
+		total += iov[i].iov_len;
+	if (total <= skip || total - skip > q->chunk) {
+		q->stats.tx_too_big++;
+		return -EMSGSIZE;
+	}
+	len = total - skip;
+	if ((!q->ntx_free && !xsk_comp_reap(q)) || !xsk_prod_free(&q->tx)) {
+		q->stats.tx_full++;
+		return -EAGAIN;
+	}
+	addr = q->tx_free[--q->ntx_free];
+	dst = q->umem + addr;
+	for (i = 0; i < iovcnt; i++) {
+		if (off >= iov[i].iov_len) {
+			off -= iov[i].iov_len;
+			continue;
+		}
+		n = iov[i].iov_len - off;
+		memcpy(dst, (const uint8_t *)iov[i].iov_base + off, n);
+		dst += n;
+		off = 0;
+	}
+	d = &ring[q->tx.prod++ & q->tx.mask];
+	d->addr = addr;
+	d->len = (uint32_t)len;
+	d->options = 0;
+	q->tx_pending++;
+	return (ssize_t)total;
+}
+
+/**
+ * xsk_tx_submit() - Publish the frames xsk_tx_push() queued
+ * @q:		Queue
+ *
+ * Context: the worker thread that owns @q
+ * Return: true if the kernel asks for a wake-up (sendto()) to send them
+ */
+bool xsk_tx_submit(struct xsk_queue *q)
+{
+	if (q->tx_pending) {
+		xsk_prod_publish(&q->tx);
+		q->tx_pending = 0;
+	}
+	if (!xsk_tx_busy(q) || !xsk_needs_wakeup(&q->tx))
+		return false;
+	q->stats.tx_wakeups++;
+	return true;
+}
+
+/**
+ * xsk_tx_busy() - Are published TX frames still waiting for the kernel?
+ * @q:		Queue
+ *
+ * Return: true if the kernel has not consumed every published descriptor
+ */
+bool xsk_tx_busy(const struct xsk_queue *q)
+{
+	return LOAD_ACQUIRE(*q->tx.consumer) != q->tx.prod - q->tx_pending;
+}

@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# vnetd-afxdp.sh - vnetd's af_xdp host side on a veth pair in a private
+# network namespace (native XDP on veth, copy mode), the sandbox on:
+#
+# - bad input: an interface that does not exist, one with too few queues,
+#   zero-copy asked of a driver without it: vnetd refuses to start with a
+#   line naming the interface and what to do;
+# - auto mode falls back to copy on veth and says so in the log;
+# - guest TX: every frame vnet-bench sends through the port arrives at the
+#   veth's peer (its RX packet counter), 1 pair and 2 pairs on 2 queues;
+# - guest RX: frames injected on the peer (AF_PACKET, paced, vnet-bench's
+#   marker) reach the frontend's RX ring once each and in order;
+# - vnetctl status names the interface, queues, mode and what was refused;
+# - SIGTERM: exit 0, no syscall blocked by the sandbox (setup ran before it,
+#   the data path and close need only what the #syscalls: tags list).
+#
+# Skips, saying why, without libxdp in the build (--backend af_xdp absent)
+# or without XDP on veth. bpffs is mounted if it is not (libxdp works
+# without it, loading a single program instead of its dispatcher).
+# needs: root netns python3
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
+BENCH=${VNET_BENCH:-$PWD/build/vnet-bench}
+VNETD=$PWD/build/vnetd
+VNETCTL=$PWD/build/vnetctl
+need_built "$BENCH" "$VNETD" "$VNETCTL"
+"$VNETD" --help 2>&1 | grep -q 'host side:.*af_xdp' ||
+	skip_all "vnetd built without libxdp/libbpf: --backend af_xdp absent (apt-get install libxdp-dev libbpf-dev; make)"
+command -v python3 >/dev/null || skip_all "python3 missing (frame injector)"
+if ! mount | grep -q ' /sys/fs/bpf type bpf'; then
+	mount -t bpf bpf /sys/fs/bpf 2>/dev/null ||
+		echo "# bpffs not mounted and cannot be: libxdp loads a single program"
+fi
+NS=vnaxd$$
+SOCK=/tmp/vnetd-afxdp-$$.sock
+CTL=/tmp/vnetd-afxdp-$$.ctl
+LOG=/tmp/vnetd-afxdp-$$.log
+netns_new "$NS" || skip_all "cannot create a network namespace"
+VPID=
+cleanup_run 'stop_pid "$VPID"'
+cleanup_path "$SOCK"; cleanup_path "$CTL"; cleanup_path "$LOG"
+COUNT=${RX_FRAMES:-5000}
+nsx() { ip netns exec "$NS" "$@"; }
+
+# veth xa (vnetd) <-> xb (the host side's far end), @1 queues each, no IPv6
+# (no neighbour discovery frames of the host's own in the counts)
+veth() {
+	nsx ip link del xa 2>/dev/null
+	nsx ip link add xa numtxqueues "$1" numrxqueues "$1" type veth peer name xb \
+		numtxqueues "$1" numrxqueues "$1" || return 1
+	for i in xa xb; do
+		nsx sysctl -qw net.ipv6.conf.$i.disable_ipv6=1
+		nsx ip link set $i up
+	done
+}
+rx_packets() { nsx cat /sys/class/net/xb/statistics/rx_packets; }
+
+start() {	# start vnetd with ARGS; 0 once its socket is there
+	rm -f "$SOCK"
+	ip netns exec "$NS" "$VNETD" --socket "$SOCK" --ctl-socket "$CTL" \
+		--backend af_xdp "$@" > "$LOG" 2>&1 &
+	VPID=$!
+	wait_sock "$SOCK" 10 "$VPID"
+}
+
+stop() {	# SIGTERM; check the exit and the log
+	local rc
+	kill "$VPID" 2>/dev/null
+	wait "$VPID"; rc=$?; VPID=
+	if [ "$rc" = 0 ] && ! grep -q 'seccomp: blocked' "$LOG"; then
+		ok "$1: SIGTERM: exit 0, no syscall blocked by the sandbox"
+	else
+		not_ok "$1: SIGTERM: exit $rc: $(grep -m1 'seccomp' "$LOG")"
+	fi
+}
+
+refused() {	# NAME PATTERN ARGS...: vnetd must fail to start, saying PATTERN
+	local name=$1 pat=$2; shift 2
+	rm -f "$SOCK"
+	timeout 20 ip netns exec "$NS" "$VNETD" --socket "$SOCK" --ctl-socket "$CTL" \
+		--backend af_xdp "$@" > "$LOG" 2>&1
+	local rc=$?
+	if [ "$rc" != 0 ] && grep -qE "$pat" "$LOG"; then
+		ok "$name: refused (rc=$rc): $(grep -m1 -E "$pat" "$LOG" | cut -c1-160)"
+	else
+		not_ok "$name: rc=$rc, expected a line matching '$pat'"
+		sed 's/^/# /' "$LOG" | tail -n 5
+	fi
+}
+
+veth 1 || skip_all "cannot make a veth pair"
+
+refused "no such interface" "af_xdp nosuchif0: no such interface.*ip link" \
+	--xdp-if nosuchif0
+refused "too few queues" "af_xdp xa: has 1 queues.*ethtool -L xa" --xdp-if xa --queues 2
+refused "zero-copy on veth" "af_xdp xa queue 0: zero-copy.*--xdp-mode copy" \
+	--xdp-if xa --xdp-mode zerocopy
+
+# ---- guest TX, 1 pair --------------------------------------------------------
+if ! start --xdp-if xa; then
+	if grep -qiE 'XDP|not supported' "$LOG"; then
+		skip_all "af_xdp on veth refused here: $(grep -m1 af_xdp "$LOG")"
+	fi
+	not_ok "vnetd --backend af_xdp --xdp-if xa did not start: $(tail -n 2 "$LOG")"
+	exit 1
+fi
+if grep -q 'backend af_xdp: af_xdp on xa queues 0..0, copy mode (auto: zero-copy refused' "$LOG"; then
+	ok "auto mode: copy on veth, the log says why: $(grep -m1 -o 'copy mode (auto.*' "$LOG")"
+else
+	not_ok "auto mode: no 'copy mode (auto: zero-copy refused ...)' line in the log"
+fi
+before=$(rx_packets)
+res=$(nsx "$BENCH" --socket "$SOCK" --mode tx-only -d 2 --json 2>&1)
+sleep 0.5
+got=$(( $(rx_packets) - before ))
+sent=$(bench_field tx_frames "$res")
+# the frames vnet-bench counts arrive, and at most the ring's worth that
+# were in flight when its window closed
+if [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "$got" -ge "$sent" ] && [ "$got" -le $((sent + 256)) ]; then
+	ok "guest TX, 1 pair: $sent frames sent, $got arrived at the peer"
+else
+	not_ok "guest TX, 1 pair: ${sent:-?} frames sent, $got arrived at the peer"
+	sed 's/^/# /' <<< "$res" | tail -n 6
+fi
+
+# ---- guest RX: injected on the peer, paced ------------------------------------
+inject() {	# COUNT frames with marker seq 0..COUNT-1 out of xb
+	nsx python3 - xb "$COUNT" <<'PY'
+import socket, struct, sys, time
+dev, count = sys.argv[1], int(sys.argv[2])
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((dev, 0))
+for seq in range(count):
+    mark = struct.pack("<IHHQQ", 0x564e4254, 0, 0, seq, 0)
+    frame = b"\xff" * 6 + b"\x02\x00\x00\x00\x00\x99" + b"\x88\xb5" + mark
+    frame += bytes(64 - len(frame))
+    s.send(frame)
+    if seq % 64 == 63:
+        time.sleep(0.002)
+PY
+}
+out=$(mktemp /tmp/vnetd-afxdp-out.XXXXXX)
+cleanup_path "$out"
+ip netns exec "$NS" "$BENCH" --socket "$SOCK" --mode rx-only --check-seq --json -d 60 \
+	> "$out" 2>&1 &
+BPID=$!
+sleep 1
+inject
+sleep 1
+kill -INT $BPID
+wait $BPID
+rc=$?
+res=$(cat "$out")
+why=
+[ "$rc" = 0 ] || why="exit $rc"
+rx=$(bench_field rx_frames "$res"); foreign=$(bench_field foreign "$res")
+ours=$(( ${rx:-0} - ${foreign:-0} ))
+[ "$ours" = "$COUNT" ] || why="$why, $ours of $COUNT frames arrived"
+for f in lost dup_or_reordered wrong_queue; do
+	[ "$(bench_field $f "$res")" = 0 ] || why="$why, $f=$(bench_field $f "$res")"
+done
+if [ -z "$why" ]; then
+	ok "guest RX: $COUNT frames injected on the peer received once, in order"
+else
+	not_ok "guest RX:$why"
+	sed 's/^/# /' <<< "$res" | tail -n 8
+	sed 's/^/# vnetd: /' "$LOG" | tail -n 5
+fi
+st=$("$VNETCTL" status --socket "$CTL" 2>&1)
+js=$("$VNETCTL" status --socket "$CTL" --json 2>&1)
+if grep -q 'host side: af_xdp on xa queues 0..0, copy mode.*refused from the kernel: 0 RX descriptors, 0 completions' <<< "$st" &&
+   grep -q '"host_side":"af_xdp on xa queues 0..0, copy mode' <<< "$js"; then
+	ok "vnetctl status: interface, queues, mode and refused descriptors (text and JSON)"
+else
+	not_ok "vnetctl status: no af_xdp host side line: $(grep -m1 'host side' <<< "$st")"
+fi
+stop "1 pair"
+
+# ---- 2 pairs on 2 queues ----------------------------------------------------------
+veth 2 || { not_ok "cannot make a 2-queue veth pair"; exit 1; }
+if start --xdp-if xa --queues 2 --xdp-queue 0 --xdp-mode copy; then
+	before=$(rx_packets)
+	res=$(nsx "$BENCH" --socket "$SOCK" --mode tx-only --pairs 2 -d 2 --json 2>&1)
+	sleep 0.5
+	got=$(( $(rx_packets) - before ))
+	sent=$(bench_field tx_frames "$res")
+	if [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "$got" -ge "$sent" ] && [ "$got" -le $((sent + 512)) ]; then
+		ok "guest TX, 2 pairs on queues 0 and 1: $sent frames sent, $got arrived"
+	else
+		not_ok "guest TX, 2 pairs: ${sent:-?} frames sent, $got arrived"
+		sed 's/^/# /' <<< "$res" | tail -n 8
+	fi
+	stop "2 pairs"
+else
+	not_ok "vnetd --queues 2 on a 2-queue veth did not start: $(tail -n 2 "$LOG")"
+	VPID=
+fi
+exit $FAILED

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_xsk_ring.c - xsk_ring.c against a fake kernel: four rings and a UMEM
+ * in ordinary memory, the test moving the kernel's indices by hand.
+ *
+ * - init: every RX chunk is in the fill ring, TX chunks are free;
+ * - RX: frames the "kernel" puts on the RX ring reach the caller's buffers
+ *   behind a zero vnet header, in order, byte for byte, with the 32-bit
+ *   indices wrapping, and their chunks go back to the fill ring;
+ * - a descriptor out of the UMEM's RX area is refused and counted, its
+ *   memory not read and nothing recycled for it; one longer than its chunk
+ *   is refused and its chunk recycled; the frames around it still arrive;
+ * - a frame larger than the guest's buffers: -EMSGSIZE, chunk recycled;
+ * - TX: frames are copied without their vnet header, published once per
+ *   submit, a wake-up asked only when the kernel set NEED_WAKEUP; a full TX
+ *   ring or no free chunk says -EAGAIN; completions give chunks back;
+ * - a guest frame larger than a chunk is refused before anything is
+ *   written; a completion address outside the TX area, or not a chunk's
+ *   start, or one too many, is refused and counted;
+ * - no allocation on the frame path.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/if_xdp.h>
+
+#ifndef VNET_SANITIZED
+#include "alloc_count.h"
+#endif
+#include "testlib.h"
+#include "util.h"
+#include "xsk_ring.h"
+
+#define CHUNK	2048
+#define NRX	8
+#define NTX	8
+#define RSZ	8		/* entries of each ring */
+#define HDR	12
+
+/* The kernel's side of one ring */
+struct fring {
+	uint32_t prod, cons, flags;
+	union {
+		uint64_t addr[RSZ];
+		struct xdp_desc desc[RSZ];
+	};
+};
+
+struct fake {
+	struct fring fill, comp, rx, tx;
+	uint8_t umem[(NRX + NTX) * CHUNK];
+	struct xsk_queue q;
+};
+
+static void fake_ring(struct xsk_ring *r, struct fring *f, uint32_t start)
+{
+	f->prod = f->cons = start;
+	r->producer = &f->prod;
+	r->consumer = &f->cons;
+	r->flags = &f->flags;
+	r->desc = f->addr;
+	r->mask = RSZ - 1;
+}
+
+/* A fake with every index starting at @start (near 2^32: they wrap) */
+static int fake_init(struct fake *k, uint32_t start)
+{
+	memset(k, 0, sizeof(*k));
+	fake_ring(&k->q.fill, &k->fill, start);
+	fake_ring(&k->q.comp, &k->comp, start);
+	fake_ring(&k->q.rx, &k->rx, start);
+	fake_ring(&k->q.tx, &k->tx, start);
+	return xsk_queue_init(&k->q, k->umem, CHUNK, NRX, NTX);
+}
+
+/* The kernel receives a frame of @len bytes (pattern @seed) into the next
+ * fill chunk at offset 256. Return: 0, -1 if the fill ring is empty or
+ * the RX ring full */
+static int kern_rx(struct fake *k, uint32_t len, uint8_t seed)
+{
+	uint64_t addr;
+
+	if (k->fill.prod == k->fill.cons || k->rx.prod - k->rx.cons == RSZ)
+		return -1;
+	addr = k->fill.addr[k->fill.cons++ % RSZ] + 256;
+	for (uint32_t i = 0; i < len; i++)
+		k->umem[addr + i] = (uint8_t)(seed + i);
+	k->rx.desc[k->rx.prod % RSZ] = (struct xdp_desc){ addr, len, 0 };
+	k->rx.prod++;
+	return 0;
+}
+
+static void test_init(void)
+{
+	struct fake *k = malloc(sizeof(*k));
+
+	CHECK(k);
+	CHECK_EQ(fake_init(k, 0), 0);
+	CHECK_EQ(k->fill.prod, NRX);
+	for (unsigned int i = 0; i < NRX; i++) {
+		uint64_t a = k->fill.addr[i];
+
+		CHECK(a < NRX * CHUNK && !(a % CHUNK));
+		for (unsigned int j = 0; j < i; j++)
+			CHECK(k->fill.addr[j] != a);
+	}
+	CHECK_EQ(k->q.ntx_free, NTX);
+	xsk_queue_cleanup(&k->q);
+	k->q.fill.mask = NRX / 2 - 1;	/* fill ring smaller than nrx */
+	CHECK_EQ(xsk_queue_init(&k->q, k->umem, CHUNK, NRX, NTX), -EINVAL);
+	free(k);
+}
+
+/* Receive @n frames through the queue, checking each one */
+static int rx_run(struct fake *k, unsigned int n, unsigned int burst)
+{
+	uint8_t buf[HDR + CHUNK];
+	unsigned int sent = 0, got = 0;
+
+	while (got < n) {
+		for (unsigned int b = 0; b < burst && sent < n; b++, sent++)
+			if (kern_rx(k, 60 + sent % 300, (uint8_t)sent))
+				break;
+		for (;;) {
+			struct iovec iov[2] = { { buf, 7 }, { buf + 7, sizeof(buf) - 7 } };
+			ssize_t len = xsk_rx_peek(&k->q, HDR), r;
+
+			if (!len)
+				break;
+			if (len != HDR + 60 + got % 300)
+				return fprintf(stderr, "  frame %u: peek %zd\n", got, len), -1;
+			memset(buf, 0xff, HDR);
+			r = xsk_rx_copy(&k->q, iov, 2, HDR);
+			if (r != len)
+				return fprintf(stderr, "  frame %u: copy %zd\n", got, r), -1;
+			for (unsigned int i = 0; i < HDR; i++)
+				if (buf[i])
+					return fprintf(stderr, "  frame %u: header\n", got), -1;
+			for (unsigned int i = 0; i < (unsigned int)len - HDR; i++)
+				if (buf[HDR + i] != (uint8_t)(got + i))
+					return fprintf(stderr, "  frame %u: byte %u\n", got, i), -1;
+			got++;
+		}
+		if (sent > got + RSZ)
+			return fprintf(stderr, "  stuck at %u/%u\n", got, sent), -1;
+	}
+	return 0;
+}
+
+static void test_rx_wrap(void)
+{
+	static const uint32_t starts[] = { 0, 0xfffffffa };
+	struct fake *k = malloc(sizeof(*k));
+
+	CHECK(k);
+	for (unsigned int s = 0; s < ARRAY_SIZE(starts); s++) {
+		CHECK_EQ(fake_init(k, starts[s]), 0);
+		CHECK_EQ(rx_run(k, 100, 1), 0);
+		CHECK_EQ(rx_run(k, 100, 5), 0);
+		CHECK_EQ(rx_run(k, 100, RSZ), 0);	/* full RX ring */
+		CHECK_EQ(k->q.stats.bad_rx, 0);
+		/* every chunk is back in the fill ring or the stash */
+		xsk_rx_peek(&k->q, HDR);
+		CHECK_EQ(k->fill.prod - k->fill.cons, NRX);
+		xsk_queue_cleanup(&k->q);
+	}
+	free(k);
+}
+
+static void test_rx_bad_desc(void)
+{
+	struct fake *k = malloc(sizeof(*k));
+	uint8_t buf[HDR + CHUNK];
+	struct iovec iov = { buf, sizeof(buf) };
+	uint32_t fill_before;
+
+	CHECK(k);
+	CHECK_EQ(fake_init(k, 0), 0);
+	CHECK_EQ(kern_rx(k, 100, 1), 0);
+	/* out of the RX area (a TX chunk, then past the UMEM): refused,
+	 * nothing recycled */
+	k->rx.desc[k->rx.prod++ % RSZ] = (struct xdp_desc){ NRX * CHUNK, 64, 0 };
+	k->rx.desc[k->rx.prod++ % RSZ] = (struct xdp_desc){ 1ULL << 40, 64, 0 };
+	k->fill.cons++;			/* the kernel took a chunk for it */
+	CHECK_EQ(kern_rx(k, 100, 2), 0);
+	/* longer than its chunk: refused, its chunk recycled */
+	k->rx.desc[k->rx.prod++ % RSZ] = (struct xdp_desc){ k->fill.addr[k->fill.cons++ % RSZ] + 256, CHUNK - 255, 0 };
+	CHECK_EQ(kern_rx(k, 100, 3), 0);
+	fill_before = k->fill.prod;
+
+	CHECK_EQ(xsk_rx_peek(&k->q, HDR), HDR + 100);
+	CHECK_EQ(k->q.stats.bad_rx, 3);
+	for (uint8_t seed = 1; seed <= 3; seed++) {
+		CHECK_EQ(xsk_rx_copy(&k->q, &iov, 1, HDR), HDR + 100);
+		CHECK_EQ(buf[HDR], seed);
+	}
+	CHECK_EQ(xsk_rx_peek(&k->q, HDR), 0);
+	/* three frames and the long one's chunk came back, not the others */
+	CHECK_EQ(k->fill.prod - fill_before, 4);
+	CHECK_EQ(k->rx.cons, k->rx.prod);
+	xsk_queue_cleanup(&k->q);
+	free(k);
+}
+
+static void test_rx_too_big(void)
+{
+	struct fake *k = malloc(sizeof(*k));
+	uint8_t buf[HDR + 100];
+	struct iovec iov = { buf, sizeof(buf) };
+
+	CHECK(k);
+	CHECK_EQ(fake_init(k, 0), 0);
+	CHECK_EQ(kern_rx(k, 1500, 1), 0);
+	CHECK_EQ(kern_rx(k, 100, 2), 0);
+	CHECK_EQ(xsk_rx_peek(&k->q, HDR), HDR + 1500);
+	CHECK_EQ(xsk_rx_copy(&k->q, &iov, 1, HDR), -EMSGSIZE);
+	CHECK_EQ(k->q.stats.rx_too_big, 1);
+	CHECK_EQ(xsk_rx_copy(&k->q, &iov, 1, HDR), HDR + 100);
+	CHECK_EQ(buf[HDR], 2);
+	CHECK_EQ(xsk_rx_copy(&k->q, &iov, 1, HDR), -EAGAIN);
+	CHECK_EQ(k->q.nrecycle + (k->fill.prod - k->fill.cons), NRX);
+	xsk_queue_cleanup(&k->q);
+	free(k);
+}
+
+/* The kernel sends every published TX frame and completes it */
+static void kern_tx_all(struct fake *k, uint8_t *seen, unsigned int *nseen)
+{
+	while (k->tx.cons != k->tx.prod) {
+		struct xdp_desc d = k->tx.desc[k->tx.cons++ % RSZ];
+
+		seen[(*nseen)++] = k->umem[d.addr];
+		k->comp.addr[k->comp.prod++ % RSZ] = d.addr;
+	}
+}
+
+static ssize_t tx_one(struct fake *k, uint8_t seed, size_t len)
+{
+	uint8_t frame[HDR + CHUNK + 1];
+	struct iovec iov[3] = { { frame, HDR }, { frame + HDR, 3 },
+				{ frame + HDR + 3, len - 3 } };
+
+	memset(frame, 0xee, HDR);
+	for (size_t i = 0; i < len; i++)
+		frame[HDR + i] = (uint8_t)(seed + i);
+	return xsk_tx_push(&k->q, iov, 3, HDR);
+}
+
+static void test_tx(void)
+{
+	static const uint32_t starts[] = { 0, 0xfffffffd };
+	struct fake *k = malloc(sizeof(*k));
+	uint8_t seen[512];
+	unsigned int nseen, sent;
+
+	CHECK(k);
+	for (unsigned int s = 0; s < ARRAY_SIZE(starts); s++) {
+		CHECK_EQ(fake_init(k, starts[s]), 0);
+		/* not published before submit; no wake-up without the flag */
+		CHECK_EQ(tx_one(k, 0, 64), HDR + 64);
+		CHECK_EQ(k->tx.prod, starts[s]);
+		CHECK(!xsk_tx_submit(&k->q));
+		CHECK_EQ(k->tx.prod, starts[s] + 1);
+		{
+			struct xdp_desc d = k->tx.desc[starts[s] % RSZ];
+
+			CHECK_EQ(d.len, 64);
+			CHECK(d.addr >= NRX * CHUNK && !(d.addr % CHUNK));
+			CHECK_EQ(k->umem[d.addr], 0);
+			CHECK_EQ(k->umem[d.addr + 63], 63);
+		}
+		k->tx.flags = XDP_RING_NEED_WAKEUP;
+		CHECK(xsk_tx_submit(&k->q));	/* still unsent: wake */
+		nseen = 0;
+		kern_tx_all(k, seen, &nseen);
+		CHECK(!xsk_tx_submit(&k->q));	/* nothing left: no wake */
+		/* bursts with wrap; a full TX ring says -EAGAIN */
+		sent = 1;
+		for (unsigned int round = 0; round < 40; round++) {
+			unsigned int b;
+
+			for (b = 0; b < RSZ + 2; b++) {
+				ssize_t r = tx_one(k, (uint8_t)sent, 60 + b);
+
+				if (r == -EAGAIN)
+					break;
+				CHECK_EQ(r, HDR + 60 + b);
+				sent++;
+			}
+			CHECK(b >= 1 && b <= RSZ);
+			CHECK(xsk_tx_submit(&k->q));
+			kern_tx_all(k, seen, &nseen);
+			if (nseen > 400)
+				break;
+		}
+		for (unsigned int i = 0; i < nseen; i++)
+			CHECK_EQ(seen[i], (uint8_t)i);
+		CHECK(k->q.stats.tx_full > 0);
+		CHECK_EQ(k->q.stats.bad_comp, 0);
+		xsk_queue_cleanup(&k->q);
+	}
+	free(k);
+}
+
+static void test_tx_too_big(void)
+{
+	struct fake *k = malloc(sizeof(*k));
+
+	CHECK(k);
+	CHECK_EQ(fake_init(k, 0), 0);
+	CHECK_EQ(tx_one(k, 0, CHUNK + 1), -EMSGSIZE);
+	CHECK_EQ(k->q.stats.tx_too_big, 1);
+	CHECK_EQ(k->q.ntx_free, NTX);
+	CHECK_EQ(k->q.tx_pending, 0);
+	CHECK_EQ(tx_one(k, 0, CHUNK), HDR + CHUNK);	/* exactly a chunk */
+	xsk_queue_cleanup(&k->q);
+	free(k);
+}
+
+static void test_comp_bad_addr(void)
+{
+	struct fake *k = malloc(sizeof(*k));
+
+	CHECK(k);
+	CHECK_EQ(fake_init(k, 0), 0);
+	/* use every TX chunk */
+	for (unsigned int i = 0; i < NTX; i++)
+		CHECK_EQ(tx_one(k, 0, 64), HDR + 64);
+	CHECK_EQ(tx_one(k, 0, 64), -EAGAIN);
+	xsk_tx_submit(&k->q);
+	/* the kernel completes garbage: an RX chunk, past the UMEM, not a
+	 * chunk start */
+	k->comp.addr[k->comp.prod++ % RSZ] = 0;
+	k->comp.addr[k->comp.prod++ % RSZ] = (NRX + NTX) * CHUNK;
+	k->comp.addr[k->comp.prod++ % RSZ] = NRX * CHUNK + 256;
+	k->comp.addr[k->comp.prod++ % RSZ] = k->tx.desc[0].addr;	/* good */
+	CHECK_EQ(xsk_comp_reap(&k->q), 1);
+	CHECK_EQ(k->q.stats.bad_comp, 3);
+	CHECK_EQ(k->q.ntx_free, 1);
+	CHECK_EQ(k->comp.cons, k->comp.prod);
+	/* a producer index far ahead: clamped to the ring; one chunk more
+	 * than are out is refused too */
+	k->q.ntx_free = NTX;
+	k->comp.addr[k->comp.prod % RSZ] = k->tx.desc[1].addr;
+	k->comp.prod += 1000;
+	CHECK_EQ(xsk_comp_reap(&k->q), 0);
+	CHECK_EQ(k->q.ntx_free, NTX);
+	xsk_queue_cleanup(&k->q);
+	free(k);
+}
+
+static void test_noalloc(void)
+{
+	struct fake *k = malloc(sizeof(*k));
+	uint8_t seen[1024];
+	unsigned int nseen = 0;
+
+#ifdef VNET_SANITIZED
+	free(k);
+	SKIP("the sanitizer intercepts the allocator");
+#endif
+	CHECK(k);
+	CHECK_EQ(fake_init(k, 0), 0);
+#ifndef VNET_SANITIZED
+	alloc_count_start();
+#endif
+	CHECK_EQ(rx_run(k, 200, 3), 0);
+	for (unsigned int i = 0; i < 200; i++) {
+		CHECK(tx_one(k, 0, 64) > 0);
+		xsk_tx_submit(&k->q);
+		kern_tx_all(k, seen, &nseen);
+		nseen = 0;
+	}
+#ifndef VNET_SANITIZED
+	CHECK_EQ(alloc_count_stop(), 0);
+#endif
+	xsk_queue_cleanup(&k->q);
+	free(k);
+}
+
+int main(void)
+{
+	RUN(test_init);
+	RUN(test_rx_wrap);
+	RUN(test_rx_bad_desc);
+	RUN(test_rx_too_big);
+	RUN(test_tx);
+	RUN(test_tx_too_big);
+	RUN(test_comp_bad_addr);
+	RUN(test_noalloc);
+	return test_exit();
+}
