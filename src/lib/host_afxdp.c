@@ -301,8 +301,11 @@ static int host_afxdp_bind(struct afxdp_priv *p, struct afxdp_q *aq,
 			rx.ring, rx.mask);
 	host_afxdp_ring(&aq->q.tx, tx.producer, tx.consumer, tx.flags,
 			tx.ring, tx.mask);
-	return xsk_queue_init(&aq->q, aq->area, AFXDP_CHUNK, AFXDP_RING,
-			      AFXDP_RING);
+	ret = xsk_queue_init(&aq->q, aq->area, AFXDP_CHUNK, AFXDP_RING,
+			     AFXDP_RING);
+	/* the fill ring is full now: the first RX look wakes the driver once */
+	aq->q.fill_kick = !ret;
+	return ret;
 
 err_umem:
 	aq->xsk = NULL;
