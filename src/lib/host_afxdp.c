@@ -427,11 +427,16 @@ static int host_afxdp_configure(struct host *host, uint64_t features,
 	return 0;
 }
 
-/* The kernel asked for a TX wake-up: sendto() until it took the burst */
-static void host_afxdp_kick_tx(struct afxdp_q *aq)
+/*
+ * Publish the frames queued on @aq's TX ring and, when the kernel asked
+ * for a wake-up, sendto() until it took the burst
+ */
+static void host_afxdp_submit_tx(struct afxdp_q *aq)
 {
 	unsigned int i;
 
+	if (!xsk_tx_submit(&aq->q))
+		return;
 	for (i = 0; i < AFXDP_KICKS; i++) {
 		if (syscall(SYS_sendto, aq->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
 		    errno != EAGAIN && errno != EBUSY && errno != ENOBUFS) {
@@ -458,8 +463,7 @@ static ssize_t host_afxdp_tx(struct host *host, unsigned int pair,
 		return n;
 	/* full: what is queued goes out first (copy mode completes in the
 	 * kick), then one more try */
-	if (xsk_tx_submit(&aq->q))
-		host_afxdp_kick_tx(aq);
+	host_afxdp_submit_tx(aq);
 	return xsk_tx_push(&aq->q, iov, iovcnt, host->hdr_len);
 }
 
@@ -469,8 +473,7 @@ static void host_afxdp_tx_flush(struct host *host, unsigned int pair)
 
 	if (!p || pair >= p->npairs)
 		return;
-	if (xsk_tx_submit(&p->qs[pair].q))
-		host_afxdp_kick_tx(&p->qs[pair]);
+	host_afxdp_submit_tx(&p->qs[pair]);
 }
 
 static ssize_t host_afxdp_rx_peek_len(struct host *host, unsigned int pair)
