@@ -1,8 +1,13 @@
-# vnetd - a plain Makefile: C11, two libraries and three programs: libvnet
-# (src/lib, the device side and everything vnetd runs; every program links
-# it) and libvnet-driver (src/driver, the driver side: our own rings and the
-# vhost-user frontend; only vnet-bench, the tests, fuzzers and guest tools
-# link it, never vnetd).
+# vnetd - a plain Makefile: C11, three libraries and three programs:
+#   libvnet         everything vnetd runs, one folder per layer (LIB_DIRS, from
+#                   the bottom: base, ring, proto, host, vhost-net, datapath, device);
+#                   every program links it
+#   libvnet-plan    src/plan, the planner and provisioning: vnetctl and the
+#                   tests link it, never vnetd
+#   libvnet-driver  src/driver, the driver side: our own rings and the
+#                   vhost-user frontend; only vnet-bench, the tests, fuzzers
+#                   and guest tools link it, never vnetd
+# tests/lint-includes.sh checks that no folder reaches one above it.
 #
 #   make            release build: build/libvnet.a, build/libvnet-driver.a,
 #                   build/vnetd, build/vnetctl, build/vnet-bench
@@ -33,9 +38,11 @@ ifeq ($(WERROR),1)
 WARN     += -Werror
 endif
 HARDEN   := -fstack-protector-strong -fstack-clash-protection -fPIE -D_FORTIFY_SOURCE=2
-BASE     := -std=c11 -D_GNU_SOURCE -g -pthread -Isrc/lib -I$(BUILD)/gen
+LIB_DIRS := base ring proto host vhost-net datapath device
+LIB_INC  := $(addprefix -Isrc/,$(LIB_DIRS))
+BASE     := -std=c11 -D_GNU_SOURCE -g -pthread $(LIB_INC) -I$(BUILD)/gen
 CFLAGS   ?= -O2
-# liburing (Debian: liburing-dev) for batched TAP TX (src/lib/tap_uring.c);
+# liburing (Debian: liburing-dev) for batched TAP TX (src/host/tap_uring.c);
 # without it, or with URING=0, TAP TX is one writev() per frame as before
 URING    ?= $(shell pkg-config --exists liburing 2>/dev/null && echo 1)
 ifeq ($(URING),1)
@@ -43,7 +50,7 @@ BASE        += -DVNET_HAVE_LIBURING $(shell pkg-config --cflags liburing)
 URING_LIBS  := $(shell pkg-config --libs liburing)
 endif
 # libxdp + libbpf (Debian: libxdp-dev, libbpf-dev) for the af_xdp host side
-# (src/lib/host_afxdp.c); without them, or with XDP=0, --backend af_xdp is
+# (src/host/host_afxdp.c); without them, or with XDP=0, --backend af_xdp is
 # absent and its tests skip saying so
 XDP      ?= $(shell pkg-config --exists libxdp libbpf 2>/dev/null && echo 1)
 ifeq ($(XDP),1)
@@ -55,27 +62,34 @@ LDFLAGS_ALL := -pie -Wl,-z,relro,-z,now -pthread $(LDFLAGS) $(URING_LIBS) $(XDP_
 SAN      := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 ASAN_CFLAGS := $(BASE) -O1 $(WARN) $(SAN)
 
-LIB_SRC  := $(sort $(wildcard src/lib/*.c))
+LIB_SRC  := $(sort $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c)))
 ifneq ($(XDP),1)
-LIB_SRC  := $(filter-out src/lib/host_afxdp.c,$(LIB_SRC))
+LIB_SRC  := $(filter-out src/host/host_afxdp.c,$(LIB_SRC))
 endif
 SECCOMP_H := $(BUILD)/gen/seccomp_gen.h
-LIB_HDR  := $(wildcard src/lib/*.h) $(SECCOMP_H)
-# the driver side: its own archive and include path, which src/lib and
-# vnetd never get (tests/lint-includes.sh also checks src/lib's includes)
+LIB_HDR  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.h)) $(SECCOMP_H)
+# the planner: its own archive and include path, for vnetctl and the tests
+PLAN_SRC := $(sort $(wildcard src/plan/*.c))
+PLAN_HDR := $(wildcard src/plan/*.h)
+PLAN_INC := -Isrc/plan
+# the driver side: its own archive and include path, which libvnet and
+# vnetd never get (tests/lint-includes.sh checks every folder's includes)
 DRV_SRC  := $(sort $(wildcard src/driver/*.c))
 DRV_HDR  := $(wildcard src/driver/*.h)
 DRV_INC  := -Isrc/driver
 PROGS    := vnetd vnetctl vnet-bench
-# programs that link the driver archive too
+# programs that link the driver archive too, and the planner's
 DRV_PROGS := vnet-bench
+PLAN_PROGS := vnetctl
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TESTS    := $(patsubst tests/unit/%.c,%,$(TEST_SRC))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 FUZZERS  := $(patsubst fuzz/%.c,%,$(FUZZ_SRC))
 
-LIB_OBJ      := $(patsubst src/lib/%.c,$(BUILD)/obj/lib/%.o,$(LIB_SRC))
-ASAN_LIB_OBJ := $(patsubst src/lib/%.c,$(ASAN_DIR)/obj/lib/%.o,$(LIB_SRC))
+LIB_OBJ      := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRC))
+ASAN_LIB_OBJ := $(patsubst src/%.c,$(ASAN_DIR)/obj/%.o,$(LIB_SRC))
+PLAN_OBJ      := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(PLAN_SRC))
+ASAN_PLAN_OBJ := $(patsubst src/%.c,$(ASAN_DIR)/obj/%.o,$(PLAN_SRC))
 DRV_OBJ      := $(patsubst src/driver/%.c,$(BUILD)/obj/driver/%.o,$(DRV_SRC))
 ASAN_DRV_OBJ := $(patsubst src/driver/%.c,$(ASAN_DIR)/obj/driver/%.o,$(DRV_SRC))
 
@@ -83,23 +97,27 @@ ASAN_DRV_OBJ := $(patsubst src/driver/%.c,$(ASAN_DIR)/obj/driver/%.o,$(DRV_SRC))
 	vnetd-asan guest-tools test-hooks deps uninstall man FORCE
 .DELETE_ON_ERROR:
 
-all: $(BUILD)/libvnet.a $(BUILD)/libvnet-driver.a $(addprefix $(BUILD)/,$(PROGS)) \
+all: $(BUILD)/libvnet.a $(BUILD)/libvnet-plan.a $(BUILD)/libvnet-driver.a $(addprefix $(BUILD)/,$(PROGS)) \
      $(addprefix $(BUILD)/tests/,$(TESTS))
 
 # ---- release build -------------------------------------------------------
 # vnetd's seccomp filter, from the #syscalls: tags of the files it runs:
-# src/lib and src/vnetd, not the driver side (tap_uring.c's io_uring_* only
-# when it is built with liburing)
-SECCOMP_LIB_SRC := $(if $(filter 1,$(URING)),$(LIB_SRC),$(filter-out src/lib/tap_uring.c,$(LIB_SRC)))
+# libvnet and src/vnetd, not the planner or the driver side (tap_uring.c's
+# io_uring_* only when it is built with liburing)
+SECCOMP_LIB_SRC := $(if $(filter 1,$(URING)),$(LIB_SRC),$(filter-out src/host/tap_uring.c,$(LIB_SRC)))
 $(SECCOMP_H): scripts/seccomp-gen.sh $(LIB_SRC) $(wildcard src/vnetd/*.c)
 	@mkdir -p $(dir $@)
 	scripts/seccomp-gen.sh "$(CC)" $@ $(SECCOMP_LIB_SRC) $(wildcard src/vnetd/*.c)
 
-$(BUILD)/obj/lib/%.o: src/lib/%.c $(LIB_HDR)
+$(BUILD)/obj/%.o: src/%.c $(LIB_HDR) $(PLAN_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/libvnet.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libvnet-plan.a: $(PLAN_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -111,14 +129,14 @@ $(BUILD)/libvnet-driver.a: $(DRV_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# $(2): the driver archive for DRV_PROGS, nothing for the others
+# $(2): the driver archive for DRV_PROGS, $(3): the planner's for PLAN_PROGS
 define prog_rule
 $(1)_SRC := $$(sort $$(wildcard src/$(1)/*.c))
-$(BUILD)/$(1): $$($(1)_SRC) $$(wildcard src/$(1)/*.h) $(2) $(BUILD)/libvnet.a $(LIB_HDR) $(if $(2),$(DRV_HDR))
+$(BUILD)/$(1): $$($(1)_SRC) $$(wildcard src/$(1)/*.h) $(2) $(3) $(BUILD)/libvnet.a $(LIB_HDR) $(if $(2),$(DRV_HDR)) $(if $(3),$(PLAN_HDR))
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(ALL_CFLAGS) -Isrc/$(1) $(if $(2),$(DRV_INC)) $$($(1)_SRC) $(2) $(BUILD)/libvnet.a -o $$@ $$(LDFLAGS_ALL)
+	$$(CC) $$(ALL_CFLAGS) -Isrc/$(1) $(if $(2),$(DRV_INC)) $(if $(3),$(PLAN_INC)) $$($(1)_SRC) $(2) $(3) $(BUILD)/libvnet.a -o $$@ $$(LDFLAGS_ALL)
 endef
-$(foreach p,$(PROGS),$(eval $(call prog_rule,$(p),$(if $(filter $(p),$(DRV_PROGS)),$(BUILD)/libvnet-driver.a))))
+$(foreach p,$(PROGS),$(eval $(call prog_rule,$(p),$(if $(filter $(p),$(DRV_PROGS)),$(BUILD)/libvnet-driver.a),$(if $(filter $(p),$(PLAN_PROGS)),$(BUILD)/libvnet-plan.a))))
 
 # ---- version: `PROG --version` ----------------------------------------------
 # git describe in a checkout; else debian/changelog's version (an unpacked
@@ -139,16 +157,20 @@ $(BUILD)/gen/version.h: FORCE
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 FORCE:
 
-$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libvnet-driver.a $(BUILD)/libvnet.a $(LIB_HDR) $(DRV_HDR)
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libvnet-plan.a $(BUILD)/libvnet-driver.a $(BUILD)/libvnet.a $(LIB_HDR) $(PLAN_HDR) $(DRV_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/unit $(DRV_INC) $< $(BUILD)/libvnet-driver.a $(BUILD)/libvnet.a -o $@ $(LDFLAGS_ALL)
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(PLAN_INC) $(DRV_INC) $< $(BUILD)/libvnet-plan.a $(BUILD)/libvnet-driver.a $(BUILD)/libvnet.a -o $@ $(LDFLAGS_ALL)
 
 # ---- ASan + UBSan build of the unit tests ----------------------------------
-$(ASAN_DIR)/obj/lib/%.o: src/lib/%.c $(LIB_HDR)
+$(ASAN_DIR)/obj/%.o: src/%.c $(LIB_HDR) $(PLAN_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ASAN_CFLAGS) -c $< -o $@
 
 $(ASAN_DIR)/libvnet.a: $(ASAN_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(ASAN_DIR)/libvnet-plan.a: $(ASAN_PLAN_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -160,9 +182,9 @@ $(ASAN_DIR)/libvnet-driver.a: $(ASAN_DRV_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(ASAN_DIR)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(ASAN_DIR)/libvnet-driver.a $(ASAN_DIR)/libvnet.a $(LIB_HDR) $(DRV_HDR)
+$(ASAN_DIR)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(ASAN_DIR)/libvnet-plan.a $(ASAN_DIR)/libvnet-driver.a $(ASAN_DIR)/libvnet.a $(LIB_HDR) $(PLAN_HDR) $(DRV_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(ASAN_CFLAGS) -DVNET_SANITIZED -Itests/unit $(DRV_INC) $< $(ASAN_DIR)/libvnet-driver.a $(ASAN_DIR)/libvnet.a -o $@ -pthread $(SAN) $(URING_LIBS) $(XDP_LIBS)
+	$(CC) $(ASAN_CFLAGS) -DVNET_SANITIZED -Itests/unit $(PLAN_INC) $(DRV_INC) $< $(ASAN_DIR)/libvnet-plan.a $(ASAN_DIR)/libvnet-driver.a $(ASAN_DIR)/libvnet.a -o $@ -pthread $(SAN) $(URING_LIBS) $(XDP_LIBS)
 
 # harnesses that include vnetd's own sources (the port-spec parser)
 PORT_SPEC_SRC := fuzz/fuzz_port_spec.c src/vnetd/cli.c src/vnetd/privdrop.c \
@@ -185,9 +207,9 @@ $(ASAN_DIR)/vnetd: $(vnetd_SRC) $(wildcard src/vnetd/*.h) $(ASAN_DIR)/libvnet.a 
 # drops dirty-log writes: the negative control of tests/guest/test-migrate.sh).
 # The release build never has them.
 HOOK_DIR := $(BUILD)/test-hooks
-HOOK_LIB_OBJ := $(patsubst src/lib/%.c,$(HOOK_DIR)/obj/lib/%.o,$(LIB_SRC))
+HOOK_LIB_OBJ := $(patsubst src/%.c,$(HOOK_DIR)/obj/%.o,$(LIB_SRC))
 test-hooks: $(HOOK_DIR)/vnetd
-$(HOOK_DIR)/obj/lib/%.o: src/lib/%.c $(LIB_HDR)
+$(HOOK_DIR)/obj/%.o: src/%.c $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DVNET_TEST_HOOKS -c $< -o $@
 $(HOOK_DIR)/libvnet.a: $(HOOK_LIB_OBJ)
@@ -198,7 +220,7 @@ $(HOOK_DIR)/vnetd: $(vnetd_SRC) $(wildcard src/vnetd/*.h) $(HOOK_DIR)/libvnet.a 
 	$(CC) $(ALL_CFLAGS) -DVNET_TEST_HOOKS -Isrc/vnetd $(vnetd_SRC) $(HOOK_DIR)/libvnet.a -o $@ $(LDFLAGS_ALL)
 
 # ---- guest tools: static helpers the guest tests put into the test guest ----
-GUEST_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 $(WARN) -Isrc/lib
+GUEST_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 $(WARN) $(LIB_INC)
 guest-tools: $(BUILD)/guest/vhost-net-dp $(BUILD)/guest/vhost-net-txgen $(BUILD)/guest/mig-udp
 $(BUILD)/guest/mig-udp: tests/guest/mig-udp.c
 	@mkdir -p $(dir $@)

@@ -1,10 +1,27 @@
 #!/usr/bin/env bash
-# tests/lint-includes.sh - prove that src/lib and src/driver have no include
-# cycle, and that the device side stands alone: no file of src/lib (what
-# vnetd runs) includes a header of src/driver (the driver side: our own
-# rings, the vhost-user frontend) or calls a function defined there.
+# tests/lint-includes.sh - prove that the source folders form layers: no
+# include cycle, no folder reaching one above it or beside it, and the
+# device side standing alone (vnetd links nothing of the driver side or
+# the planner).
 #
-# Builds the include graph of src/lib between modules and fails printing
+# The layers, from the bottom (LAYERS below; a folder may include headers
+# of its own folder and of folders of a lower rank only):
+#   0 base       util, log, reason, iov, mac, ids, ...
+#   1 ring       guest memory and the virtqueues, device side
+#   1 proto      vhost-user framing, shared by device and driver sides
+#   1 host       host sides behind host.h (tap, af_xdp, null, loop, gen)
+#   1 plan       the planner and provisioning (vnetctl only)
+#   2 vhost-net  the kernel's vhost-net, one fd per pair
+#   2 datapath   a pair's TX/RX, anti-spoofing, the worker threads
+#   2 driver     the driver side: our own rings, the vhost-user frontend
+#   3 device     the vhost-user device: sessions, memory, rings, upgrade
+# and the programs, each with the folders it may use (PROGRAMS below):
+# vnetd everything but plan and driver, vnetctl everything but driver,
+# vnet-bench everything but plan. A violation prints
+# "layer: src/ring/vq.c includes datapath/net.h (ring may use: base)".
+#
+# Cycles: the include graph of the library folders together (libvnet
+# and the planner), and of src/driver, between modules; fails printing
 # every cycle ("cycle: a -> b -> a"). A module is a .c file with the
 # header named after it (foo.c and foo.h are module foo). An include of
 # foo.h by bar.c is an edge bar -> foo, and also an edge to every other
@@ -14,32 +31,27 @@
 # (types, inline helpers) is a module of its own; what a header includes
 # counts for every file that defines what it declares.
 #
-# The boundary: a quoted or angled include in src/lib/*.[ch] of a file that
-# src/driver has and src/lib has not, or of a path through a driver/
-# folder, fails ("boundary: src/lib/x.c includes driver-side vq_drv.h").
-# With the archives built (build/libvnet.a, build/libvnet-driver.a, or
-# $BUILD/...), a symbol that libvnet.a leaves undefined and
-# libvnet-driver.a defines fails too ("boundary: libvnet.a calls
-# driver-side vq_drv_add"): then vnetd, which links only libvnet.a, could
-# not hold the driver side out.
+# Symbols: with the archives built (build/libvnet.a, build/libvnet-plan.a,
+# build/libvnet-driver.a, or $BUILD/...), a symbol that libvnet.a leaves
+# undefined and the driver or planner archive defines fails ("boundary:
+# libvnet.a calls driver-side vq_drv_add"): vnetd, which links only
+# libvnet.a, then could not hold them out.
 #
-# Usage: tests/lint-includes.sh [DIR]   (default: src/lib and src/driver,
-#   each alone, and the boundary between them; with DIR, only DIR's cycles)
+# Usage: tests/lint-includes.sh [DIR...]   (default: everything above;
+#   with DIRs, only the cycles of those folders taken together)
 # Environment: VNET_INCLUDE_IGNORE="p1 p2": modules whose name starts with
 #   one of these prefixes are left out of the graph (cycles being fixed
 #   elsewhere); each ignored prefix is printed. VNET_INCLUDE_EDGES=1 also
 #   prints the graph, one "edge: a -> b" line per edge.
-# Exit: 0 no cycle (and no boundary crossed), 1 cycle or crossing found,
-# 77 if DIR is missing or awk is absent.
+# Exit: 0 no cycle and no layer crossed, 1 otherwise, 77 if a DIR is
+# missing or awk is absent.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 command -v awk >/dev/null || { echo "SKIP: awk not installed"; exit 77; }
-if [ $# -gt 0 ]; then
-	[ -d "$1" ] || { echo "SKIP: no directory $1"; exit 77; }
-	dirs=$1
-else
-	dirs="src/lib src/driver"
-fi
+
+LAYERS="base:0 ring:1 proto:1 host:1 plan:1 vhost-net:2 datapath:2 driver:2 device:3"
+LIBVNET="base ring proto host vhost-net datapath device"
+PROGRAMS="vnetd:$LIBVNET;vnetctl:$LIBVNET plan;vnet-bench:$LIBVNET driver"
 for p in ${VNET_INCLUDE_IGNORE:-}; do
 	echo "note: ignoring modules $p* (VNET_INCLUDE_IGNORE)"
 done
@@ -48,33 +60,37 @@ done
 #   def FILE.c FUNC     a non-static function defined at column 0
 #   decl FILE.h FUNC    a prototype at column 0 of a header
 #   use FILE WORD       an identifier FILE mentions
-#   inc FILE INCLUDED   a quoted include of a file in $dir
+#   inc FILE INCLUDED   a quoted include of a file in one of the folders
 facts() {
-	local dir=$1 f inc
-	for f in "$dir"/*.c; do
+	local f inc d
+	for f in $(printf '%s/*.c ' "$@"); do
 		sed -n 's/^\([a-z][^(;]*[ *]\)\{0,1\}\([A-Za-z_][A-Za-z0-9_]*\)(.*[^;]$/\2/p' "$f" |
 			grep -v '^\(if\|for\|while\|switch\|return\|sizeof\)$' |
 			sed "s|^|def $(basename "$f") |"
 	done
-	for f in "$dir"/*.h; do
+	for f in $(printf '%s/*.h ' "$@"); do
+		[ -f "$f" ] || continue
 		awk '/^(static|typedef|#|struct|union|enum|extern)/ { next }
 		     /^[a-z][^(]*[ *][A-Za-z_][A-Za-z0-9_]*\(/ {
 			s = $0; sub(/\(.*/, "", s); n = split(s, w, /[ *]+/)
 			print "decl " w[n] }' "$f" | sed "s|^decl |decl $(basename "$f") |"
 	done
-	for f in "$dir"/*.c "$dir"/*.h; do
+	for f in $(printf '%s/*.c ' "$@") $(printf '%s/*.h ' "$@"); do
+		[ -f "$f" ] || continue
 		grep -ow '[A-Za-z_][A-Za-z0-9_]*' "$f" | sort -u |
 			sed "s|^|use $(basename "$f") |"
 		sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" |
 		while read -r inc; do
-			[ -f "$dir/$inc" ] && echo "inc $(basename "$f") $inc"
+			for d in "$@"; do
+				[ -f "$d/$inc" ] && { echo "inc $(basename "$f") $inc"; break; }
+			done
 		done
 	done
 }
 
-# The cycle check of one folder: prints its verdict, exit 0 or 1
+# The cycle check of folders taken together: prints its verdict, exit 0 or 1
 acyclic() {
-facts "$1" | awk -v dir="$1" -v ignore="${VNET_INCLUDE_IGNORE:-}" -v show="${VNET_INCLUDE_EDGES:-0}" '
+facts "$@" | awk -v dir="$*" -v ignore="${VNET_INCLUDE_IGNORE:-}" -v show="${VNET_INCLUDE_EDGES:-0}" '
 function base(f) { sub(/\.[ch]$/, "", f); return f }
 function ignored(m,    i) { for (i = 1; i <= nign; i++) if (index(m, ign[i]) == 1) return 1; return 0 }
 # Modules a header stands for when it includes: the files defining what it
@@ -143,47 +159,89 @@ function dfs(start, node, path, depth,    n, i, nx, list) {
 }'
 }
 
-# The device side stands alone: src/lib includes nothing of src/driver
-boundary_includes() {
-	local f inc bad=0
+# rank_of FOLDER: its rank in LAYERS, empty if it has none
+rank_of() {
+	local l
+	for l in $LAYERS; do [ "${l%%:*}" = "$1" ] && { echo "${l#*:}"; return; }; done
+}
 
-	for f in src/lib/*.c src/lib/*.h; do
-		while read -r inc; do
-			case $inc in
-			*driver/*) ;;
-			*) [ -f "src/driver/${inc##*/}" ] && [ ! -f "src/lib/$inc" ] || continue ;;
-			esac
-			echo "boundary: $f includes driver-side $inc"
-			bad=1
-		done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]\([^">]*\)[">].*/\1/p' "$f")
+# The folders FOLDER may include from besides its own: those of a lower
+# rank, or a program's list
+allowed() {
+	local f=$1 r l p
+	local IFS=';'
+	for p in $PROGRAMS; do
+		[ "${p%%:*}" = "$f" ] && { echo "${p#*:}"; return 0; }
 	done
+	unset IFS
+	r=$(rank_of "$f")
+	[ -n "$r" ] || return 1
+	for l in $LAYERS; do [ "${l#*:}" -lt "$r" ] && printf '%s ' "${l%%:*}"; done
+	return 0
+}
+
+# Every quoted include of every src/FOLDER/*.[ch] resolved to its folder,
+# checked against what that folder may use
+layers() {
+	local dir folder ok inc d found bad=0 n=0
+	for dir in src/*/; do
+		folder=$(basename "$dir")
+		ls "$dir"*.[ch] >/dev/null 2>&1 || continue
+		ok=" $(allowed "$folder") " || {
+			echo "layer: src/$folder is in no layer: add it to LAYERS or PROGRAMS in $0"
+			bad=1
+			continue
+		}
+		for f in "$dir"*.[ch]; do
+			[ -f "$f" ] || continue
+			while read -r inc; do
+				[ -f "$dir$inc" ] && continue
+				found=
+				for d in src/*/; do
+					[ -f "$d${inc##*/}" ] && { found=$(basename "$d"); break; }
+				done
+				[ -n "$found" ] || continue
+				n=$((n + 1))
+				case $ok in *" $found "*) continue ;; esac
+				echo "layer: $f includes $found/${inc##*/} ($folder may use:$ok)"
+				bad=1
+			done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]\([^">]*\)[">].*/\1/p' "$f")
+		done
+	done
+	[ $bad = 0 ] && echo "layers: $n includes across folders, each to a lower layer ($LAYERS)"
 	return $bad
 }
 
-# ... and calls nothing of it: what libvnet.a leaves undefined, the driver
-# archive may not define (checked where both are built)
+# What libvnet.a (all vnetd links) leaves undefined, the driver and planner
+# archives may not define (checked where they are built)
 boundary_symbols() {
-	local b=${BUILD:-build} sym bad=0
+	local b=${BUILD:-build} sym bad=0 side
 
-	[ -f "$b/libvnet.a" ] && [ -f "$b/libvnet-driver.a" ] || {
-		echo "note: $b/libvnet.a or $b/libvnet-driver.a not built: symbol boundary not checked"
-		return 0
-	}
 	command -v nm >/dev/null || { echo "note: nm not installed: symbol boundary not checked"; return 0; }
-	for sym in $(comm -12 <(nm -u "$b/libvnet.a" | awk '{ print $2 }' | sort -u) \
-			       <(nm --defined-only -g "$b/libvnet-driver.a" | awk 'NF == 3 { print $3 }' | sort -u)); do
-		echo "boundary: libvnet.a calls driver-side $sym"
-		bad=1
+	for side in driver plan; do
+		[ -f "$b/libvnet.a" ] && [ -f "$b/libvnet-$side.a" ] || {
+			echo "note: $b/libvnet.a or $b/libvnet-$side.a not built: symbol boundary not checked"
+			continue
+		}
+		for sym in $(comm -12 <(nm -u "$b/libvnet.a" | awk '{ print $2 }' | sort -u) \
+				       <(nm --defined-only -g "$b/libvnet-$side.a" | awk 'NF == 3 { print $3 }' | sort -u)); do
+			echo "boundary: libvnet.a calls $side-side $sym"
+			bad=1
+		done
 	done
+	[ $bad = 0 ] && echo "boundary: libvnet.a calls nothing of libvnet-driver.a or libvnet-plan.a"
 	return $bad
 }
 
 rc=0
-for d in $dirs; do
-	[ -d "$d" ] || { echo "SKIP: no directory $d"; exit 77; }
-	acyclic "$d" || rc=1
-done
-if [ $# -eq 0 ]; then
-	boundary_includes && boundary_symbols && echo "boundary: src/lib reaches nothing of src/driver" || rc=1
+if [ $# -gt 0 ]; then
+	for d in "$@"; do [ -d "$d" ] || { echo "SKIP: no directory $d"; exit 77; }; done
+	acyclic "$@" || rc=1
+	exit $rc
 fi
+# shellcheck disable=SC2046  # folder names have no spaces
+acyclic $(printf 'src/%s ' $LIBVNET plan) || rc=1
+acyclic src/driver || rc=1
+layers || rc=1
+boundary_symbols || rc=1
 exit $rc

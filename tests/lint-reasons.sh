@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# tests/lint-reasons.sh - one shape for a failure's reason (issue 11).
+# tests/lint-reasons.sh - one shape for a failure's reason.
 #
 # A function that can fail for a reason a person must read takes
-# `struct reason *why` (src/lib/reason.h) and fills it with reason_set();
+# `struct reason *why` (src/base/reason.h) and fills it with reason_set();
 # it does not write into a caller's `char *err, size_t errlen` buffer.
 # This fails, naming file and line, on any parameter list in DIR that
 # passes a reason as a char buffer and its size: `char *err, size_t ...`,
@@ -47,7 +47,7 @@ found=
 [ ${#files[@]} -gt 0 ] && found=$(scan "${files[@]}")
 if [ -n "$found" ]; then
 	echo "$found"
-	echo "lint-reasons: a reason travels as a char buffer above: take 'struct reason *why' and fill it with reason_set() (src/lib/reason.h, docs/architecture.md)"
+	echo "lint-reasons: a reason travels as a char buffer above: take 'struct reason *why' and fill it with reason_set() (src/base/reason.h, docs/architecture.md)"
 	exit 1
 fi
 echo "reasons: one shape (no char-buffer reason parameters in $dir)"

@@ -9,7 +9,7 @@
  * The layer above vu_frontend_ctl.c (its send/reply primitives). The data
  * path of every pair may run meanwhile: nothing here touches the rings.
  * Used by `vnet-bench --ctl-soak` to prove a backend survives these under
- * traffic without leaking (issue 17 item 5).
+ * traffic without leaking.
  */
 #include <errno.h>
 #include <string.h>

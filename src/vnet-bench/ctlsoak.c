@@ -10,7 +10,7 @@
  * frame must still come back once and in order; that holds for mem and log
  * only: a started but disabled TX ring is drained and its frames discarded
  * (vhost-user "Ring states"), so rounds with enable lose frames by design
- * and are checked for duplicates and reordering only. Issue 17 item 5.
+ * and are checked for duplicates and reordering only.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Guest scenario: --mac-lock on the kernel vhost-net path (issue 17 item 4).
+# Guest scenario: --mac-lock on the kernel vhost-net path.
 #
 # Frames of a pair handed to the kernel's vhost-net never cross vnetd, so
 # vnetd enforces the port's policy with a tc ingress filter on the TAP
-# (src/lib/spoof_tc.c). The host has no /dev/vhost-net; the test guest
+# (src/datapath/spoof_tc.c). The host has no /dev/vhost-net; the test guest
 # (tests/guest/lib, Debian kernel) has one. In the guest: a TAP, `vnetd
 # --backend tap --vhost-net on --mac M --mac-lock`, and the bundled frontend
 # vnet-bench sending tx-only frames first from M (all must pass the filter),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # needs: root netns tun qemu10 busybox cpio python3
-# A VM live-migrated from host 1 to host 2 keeps talking to a VM on host 2 (issue 13).
+# A VM live-migrated from host 1 to host 2 keeps talking to a VM on host 2.
 # Hosts h1 and h2 as in test-fabric-vxlan.sh (tests/guest/lib/fabric.sh: netns joined by a
 # veth underlay, br0 + VXLAN vx0 on each, every vnetd and QEMU option from `vnetctl plan
 # --underlay-mtu 1500 --bridge br0`). vnetd "a1" on h1 carries VM-A; on h2 vnetd "b" carries

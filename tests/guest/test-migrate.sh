@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # needs: root netns tun qemu qemu10 busybox cpio python3
-# Live migration through vnetd (issue 13), with the test guest under QEMU 10 (TCG; Debian's
+# Live migration through vnetd, with the test guest under QEMU 10 (TCG; Debian's
 # QEMU 7.2 corrupts its own guests when it migrates under TCG). Guest RAM is a shared memfd;
 # QEMU migrates over a unix socket (QMP `migrate`, 40 MiB/s so the TCG guest keeps running
 # during the copy) to a destination QEMU started with -incoming on another vnetd port. All
@@ -18,7 +18,7 @@
 #   packed-2pair: packed=on, 2 queue pairs: port c -> port a (two vnetd processes)
 #   upgrade:      split-1pair, port a (vnetd 1) -> port c (vnetd 2); once QEMU is past its
 #                 first pass over RAM (dirty sync 2) vnetd 1 is replaced (`vnetctl upgrade`,
-#                 issue 15) while the copy goes on with dirty logging on: the new process
+#                 `vnetctl upgrade`) while the copy goes on with dirty logging on: the new process
 #                 must take the shared log over and log from its first frame
 #   upgrade-control (not run by default): the same, but vnetd 4 is upgraded to
 #                 build/test-hooks/vnetd with VNET_TEST_DROP_DIRTY_LOG=1, a new process
@@ -313,7 +313,7 @@ if mg_want packed-2pair && mg_case packed-2pair 2 c; then
 fi
 vt_step "packed-2pair done"
 
-# ---- upgrade of the source vnetd while the copy runs (issue 15) --------------------------
+# ---- upgrade of the source vnetd while the copy runs ---------------------------------
 # mg_upgrade LABEL ID PORT TO [ENV BINARY]: migrate the case's guest from PORT of vnetd ID
 # to TO; once QEMU's first pass over RAM is done (dirty sync 2: it now copies what got
 # dirty since), `vnetctl upgrade` (with ENV, to BINARY) replaces vnetd ID. Checked: upgrade

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Guest scenario (issue 15): `vnetctl upgrade` of a vnetd whose queue pair runs in the
+# Guest scenario: `vnetctl upgrade` of a vnetd whose queue pair runs in the
 # kernel's vhost-net. The kernel device cannot follow the process (its fd obeys only the
 # owner's mm), so the old vnetd stops the pair as GET_VRING_BASE does, hands it over as a
 # userspace ring and the new one offloads it again on its own /dev/vhost-net.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Guest scenario: vnetd itself with the kernel vhost-net offload (issue 6), end to end.
+# Guest scenario: vnetd itself with the kernel vhost-net offload, end to end.
 #
 # Host: `vnetd --vhost-net on --backend tap` must refuse to start (exit 1) with the
 # operator message naming /dev/vhost-net (this host has no such device).

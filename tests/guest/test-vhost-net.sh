@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Guest scenario: the kernel vhost-net offload (issue 6), for real.
+# Guest scenario: the kernel vhost-net offload, for real.
 #
 # The host has no /dev/vhost-net; the test guest (Debian's kernel, vhost_net loaded, see
 # tests/guest/lib/guest.sh) has. tests/guest/vhost-net-dp.c, linked statically with

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Guest scenario (issue 15, crashes), the other direction: QEMU listens
+# Guest scenario (crashes), the other direction: QEMU listens
 # (server=on) and vnetd --client dials it; vnetd is killed with SIGKILL and
 # started again at once while the guest pings every 100 ms. Prints the gap
 # the guest saw ("# CRASH-GAP") and checks it recovers by itself.

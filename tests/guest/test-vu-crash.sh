@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Guest scenario (issue 15, crashes): vnetd listens, QEMU connects with
+# Guest scenario (crashes): vnetd listens, QEMU connects with
 # reconnect=1; while the guest pings the host every 100 ms vnetd is killed
 # with SIGKILL and started again at once. Prints what the guest saw
 # ("# CRASH-GAP": pings lost, the longest gap, carrier down time) and checks

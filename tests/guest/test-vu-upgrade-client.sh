@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Guest scenario (issue 15): `vnetctl upgrade` of a --client port: QEMU listens
+# Guest scenario: `vnetctl upgrade` of a --client port: QEMU listens
 # (chardev server=on) and vnetd dialled it. The connected socket is handed over (there
 # is no listening socket) and the new process must not dial again. Same checks as
 # test-vu-upgrade.sh, plus: no "connected to" line after the first, the new vnetd's

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Guest scenario (issue 15): `vnetctl upgrade` under a running Linux guest.
+# Guest scenario: `vnetctl upgrade` under a running Linux guest.
 # vnetd (TAP backend, 1 queue pair) serves the test guest (QEMU, reconnect=1
 # as vnetctl plan prints it); the guest pings the host every 10 ms and runs
 # an iperf3 stream guest -> host; mid-way vnetd is replaced by a new process

@@ -640,7 +640,7 @@ static void mark_pages(uint8_t *bm, uint64_t gpa, uint64_t len)
  * Frames received while VHOST_F_LOG_ALL is on mark exactly the pages the
  * kernel wrote: those of the buffers that took them (the bytes the used
  * ring reports) and the used ring's; with logging off again the same
- * traffic marks nothing (issue 13: the dirty log handed to vhost-net).
+ * traffic marks nothing (the dirty log handed to vhost-net).
  */
 static void check_dirty_log_exact(struct vhost_pair *o)
 {

@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# bench-item-scripts.sh - the scripts behind issue 14's items 4, 5 and 6 run
+# bench-item-scripts.sh - the multiqueue, many-VM and soak benchmark scripts run
 # end to end in their shortest form, and each table is re-derived from the
 # script's own round lines, so that each still works on the machine it is
-# meant for (item 6 needs a 16-core one that this host is not):
-#   bench/mq-scaling.sh  (item 6): 1 and 2 queue pairs, 3 rounds of 1 s: mpps is
+# meant for (mq-scaling needs a 16-core one that this host is not):
+#   bench/mq-scaling.sh: 1 and 2 queue pairs, 3 rounds of 1 s: mpps is
 #                        the median of a count's rounds, speedup the ratio to 1
 #                        pair, per_pair_eff the speedup over the pair count; a
 #                        run that fails (a vnetd that exits at once) makes the
 #                        script exit 1 and say so, and leaves that count
 #                        without figures
-#   bench/many-vms.sh    (item 5): 4 VMs on the pool against 1, 3 rounds: agg_mpps,
+#   bench/many-vms.sh   : 4 VMs on the pool against 1, 3 rounds: agg_mpps,
 #                        vs_single, fairness and the RSS per idle port from the
 #                        round lines
-#   bench/tap-rx-load.sh (item 4): 100 kpps through the TAP, 3 rounds: the
+#   bench/tap-rx-load.sh: 100 kpps through the TAP, 3 rounds: the
 #                        medians of received frames, loss and CPU per frame
 #                        (needs root, network namespaces and /dev/net/tun)
 # A test of the measuring tools: no figure is asserted, only that the guest

@@ -27,7 +27,7 @@ t "tap create --mode without a parent" 2 "--mode applies only with --macvtap-par
 t "tap delete without a name" 2 "vnetctl tap delete: needs an interface NAME" tap delete
 t "probe without what" 2 "usage: vnetctl probe vhost-net" probe
 t "probe bad flag" 2 "vnetctl probe: unknown argument '--frob'" probe vhost-net --frob
-# --help exits 0 at every level (issue 16)
+# --help exits 0 at every level
 t "tap create --help: exit 0" 0 "usage: vnetctl tap create" tap create --help
 t "tap create NAME --help: exit 0" 0 "usage: vnetctl tap create" tap create t0 --help
 t "tap delete --help: exit 0" 0 "vnetctl tap delete NAME" tap delete --help

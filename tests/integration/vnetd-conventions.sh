@@ -4,7 +4,7 @@
 # (QEMU docs/interop/vhost-user.rst): --socket-path, --fd with a listening
 # socket and with an already connected one (as QEMU passes it),
 # --print-capabilities exiting 0 whatever else is on the line; and the
-# errors of every flag issue 12 added name the flag, the value and the
+# errors of every numeric flag name the flag, the value and the
 # allowed range. Prints TAP lines.
 set -u
 cd "$(dirname "$0")/../.." || exit 1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # needs: none
-# vnetd-live-check.sh - regression test (issue 16): a second vnetd started
+# vnetd-live-check.sh - regression test: a second vnetd started
 # on a socket a running vnetd serves refuses ("in use"), and its check for a
 # live socket (connect, close, no byte sent) is not a frontend connection in
 # the first one: no "frontend connected/disconnected" line at info, the

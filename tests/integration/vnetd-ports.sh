@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# vnetd-ports.sh - ports at run time (issue 12 item 5): vnetctl port
+# vnetd-ports.sh - ports at run time: vnetctl port
 # add/del/list, the refusals (each with its reason, nothing changed), SIGHUP
 # re-reading --config (added ports start, removed ones stop, changed ones
 # restart, an untouched port's connection stays up), and the cost of churn:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # vnetd-slowloris.sh - one port's frontend or a control client cannot stall
-# another port (issue 17, "control plane per connection, never blocking").
+# another port ("control plane per connection, never blocking").
 # needs: python3
 # vnetd serves ports A and B (loop backend) and a control socket. Each
 # attack runs in turn while port B is measured: a frontend on A holding 6

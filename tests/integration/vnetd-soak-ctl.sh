@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # needs: python3
-# vnetd-soak-ctl.sh - issue 17 item 5, the control half of the soak: while
+# vnetd-soak-ctl.sh - the control half of the soak: while
 # vnet-bench carries traffic on 2 pairs, VNET_SOAK_ROUNDS (1000) rounds of
 # what a VMM sends to a running device: ADD_MEM_REG + REM_MEM_REG of a
 # hotplugged region, SET_LOG_BASE with LOG_ALL on and off (a migration that

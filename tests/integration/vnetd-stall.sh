@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # vnetd-stall.sh - a frontend that stalls mid-message or never reads its
-# replies does not hold its port (issue 33); one that is idle between whole
+# replies does not hold its port; one that is idle between whole
 # messages does.
 # needs: python3
 # vnetd (default --frontend-stall-ms, 1000) serves a port per case, loop

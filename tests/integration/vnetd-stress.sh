@@ -2,7 +2,7 @@
 # needs: none
 # vnetd-stress.sh - many short sessions on one port under a CPU hog, and the
 # quick reconnect. Regression test for "a port can be wedged", "frames cross
-# sessions", "a quick reconnect is refused" (issue 17) and item 5's short
+# sessions", "a quick reconnect is refused", and a short
 # soak: vnet-bench --sessions runs VNET_STRESS_SESSIONS (1000) fresh
 # connect / set up / traffic / disconnect cycles against vnetd --backend
 # loop, split then packed, while a busy-loop process competes for the CPU.

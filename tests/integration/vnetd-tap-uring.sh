@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # needs: root tun
 # vnetd-tap-uring.sh - guest TX into a TAP through the workers' io_uring
-# (--tap-io, src/lib/tap_uring.c) with the sandbox on (the default): frames
+# (--tap-io, src/host/tap_uring.c) with the sandbox on (the default): frames
 # reach the TAP, status names the engine, vnetd survives its seccomp filter;
 # a port added at run time (its own thread, so its ring is made under the
 # filter) sends too; --tap-io writev sends with status saying so; a bad

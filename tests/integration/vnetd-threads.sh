@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # vnetd-threads.sh - one pool of worker threads for all ports (vnetd
-# --worker-threads, issue 14 item 5): with --worker-threads 2 and 8 loop
+# --worker-threads): with --worker-threads 2 and 8 loop
 # ports, vnetd runs 2 data plane threads whatever the port count; 8
 # vnet-bench VMs driven concurrently (one per port) get every frame back in
 # order (--check-seq); ports added and removed with vnetctl while that

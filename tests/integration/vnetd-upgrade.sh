@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# vnetd-upgrade.sh - issue 15: `vnetctl upgrade` replaces a running,
+# vnetd-upgrade.sh - `vnetctl upgrade` replaces a running,
 # sandboxed vnetd under connected frontends. vnet-bench drives 2 loop ports
 # with 2 queue pairs each (one split, one packed) with --check-seq (every
 # frame must come back once, in order, on its queue: a loss, a duplicate or

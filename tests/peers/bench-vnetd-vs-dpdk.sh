@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-vnetd-vs-dpdk.sh - bench/vnetd-vs-dpdk.sh, the benchmark issue 14's
+# bench-vnetd-vs-dpdk.sh - bench/vnetd-vs-dpdk.sh, the benchmark docs/performance.md's
 # figures come from, run for real in its shortest form (guest TX, 64 B, three
 # rounds of one second per backend, DPDK testpmd's net_virtio_user in front
 # of vnetd and of testpmd's net_vhost), and its table re-derived from its own

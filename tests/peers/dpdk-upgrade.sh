@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/peers/dpdk-upgrade.sh - vnetctl upgrade under DPDK testpmd's
-# net_virtio_user (issue 15): a frontend nobody here wrote carries frames on
+# net_virtio_user: a frontend nobody here wrote carries frames on
 # 2 queue pairs, split and packed, through vnetd --backend tap in a private
 # netns while vnetd is replaced by a new process. Counted where the count
 # survives the hand-over (the kernel's TAP counters, testpmd's own):

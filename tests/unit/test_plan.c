@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_plan.c - the queue policy (every row of issue 7, refusals with their
+ * test_plan.c - the queue policy (each rule, and the refusals with their
  * exact sentences) and the argument generators of plan.c.
  */
 #include <errno.h>

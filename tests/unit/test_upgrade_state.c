@@ -5,7 +5,7 @@
  * truncated state (every length), a corrupt one (every body byte), a
  * newer format version, a wrong descriptor count and each bad value the
  * decoder checks are refused with a reason, whatever the checksum says.
- * The state filled here carries a dirty log (format version 2, issue 15);
+ * The state filled here carries a dirty log (format version 2);
  * without one the writer falls back to version 1, which still decodes,
  * and a version 2 body under a version 1 header does not.
  */

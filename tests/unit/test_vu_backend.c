@@ -1266,7 +1266,7 @@ static void test_send_rarp(void)
 }
 
 /*
- * Issue 13: a migration destination's first SEND_RARP comes before
+ * Live migration: a migration destination's first SEND_RARP comes before
  * SET_FEATURES (the device is not started yet). It is held and sent, with
  * the data path paused, as soon as the features tell the vnet header
  * length; one held before a session ends is not sent on the next one.
@@ -1413,7 +1413,7 @@ static void test_disconnect_reconnect(void)
 	CHECK_EQ(count_fds(), before);
 }
 
-/* -------- kernel vhost-net offload (issue 6, docs/vhost-net.md) -------- */
+/* -------- kernel vhost-net offload (docs/vhost-net.md) -------- */
 
 #define DEBIAN_VHOST_FEATURES	0x33d008000ULL	/* Debian 6.1 GET_FEATURES */
 

@@ -113,7 +113,7 @@ static void test_replies_queue_then_enobufs(void)
 		sent++;
 	}
 	CHECK_EQ(ret, -ENOBUFS);
-	/* One reply's worth queued, never more (issue 33) */
+	/* One reply's worth queued, never more */
 	CHECK(vu_conn_tx_pending(&conn) > 0);
 	CHECK(vu_conn_tx_pending(&conn) <= sizeof(r.hdr) + sizeof(uint64_t));
 	CHECK(VU_CONN_TXQ_MAX <= sizeof(r.hdr) + sizeof(r.payload));

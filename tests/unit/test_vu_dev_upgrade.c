@@ -251,7 +251,7 @@ static void test_replay_refused(void)
 	CHECK_EQ(count_fds(), fds);
 }
 
-/* Issue 15: an upgrade while a live migration runs */
+/* An upgrade while a live migration runs */
 static void test_log_round_trip(void)
 {
 	uint64_t f = BIT(VIRTIO_F_VERSION_1) | BIT(VHOST_USER_F_PROTOCOL_FEATURES);

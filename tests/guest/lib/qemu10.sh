@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/guest/lib/qemu10.sh - QEMU 10 for the migration test, next to Debian's QEMU 7.2.
 # Debian 12's QEMU 7.2 under TCG corrupts its own guests when it live-migrates them (no
-# vhost-user involved, issue 13), so tests/guest/test-migrate.sh runs QEMU 10 from
+# vhost-user involved), so tests/guest/test-migrate.sh runs QEMU 10 from
 # bookworm-backports, unpacked into the guest cache and never installed: the system QEMU
 # stays the default for every other test.
 #

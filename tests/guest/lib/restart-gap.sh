@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# restart-gap.sh - the crash scenario of issue 15, sourced by
+# restart-gap.sh - the crash scenario (vnetd killed and restarted), sourced by
 # tests/guest/test-vu-crash*.sh after vu-test.sh: the guest pings the host
 # every 100 ms; vnetd is killed with SIGKILL (a crash: no cleanup, the
 # socket file left behind) and started again at once; the guest's view is

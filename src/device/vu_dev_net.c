@@ -145,7 +145,7 @@ int vu_set_features(struct vu_dev *d, struct vu_msg *m,
 	/* Dirty logging switched on or off under offloaded pairs */
 	if (!ret && was_log != (f & BIT(VHOST_F_LOG_ALL_BIT)))
 		ret = vu_offload_log(d);
-	/* Issue 13: the announcement held since before the device started */
+	/* Live migration: the announcement held since before the device started */
 	if (!ret && d->rarp_pending) {
 		d->rarp_pending = false;
 		vu_rarp_tx(d, d->rarp_mac);
