@@ -13,7 +13,7 @@
  *   batch      sleep in epoll_wait(); on a wake, one io_uring_enter() of
  *              READ requests with RWF_NOWAIT, as many as the last wake
  *              found plus one, again while a batch comes back full (vnetd's
- *              RX batch, host_tap.c host_tap_rx_plan(), in its simplest form)
+ *              RX batch, rx_policy.c rx_batch_filled(), in its simplest form)
  *   multishot  one IORING_OP_READ_MULTISHOT request into a ring of provided
  *              buffers, on a ring with SINGLE_ISSUER | DEFER_TASKRUN: the
  *              kernel reads the queue dry in the task work of the one

@@ -30,6 +30,7 @@
 #include "iov.h"
 #include "net.h"
 #include "net_tx.h"
+#include "rx_policy.h"
 #include "util.h"
 #include "vnet_hdr.h"
 
@@ -519,34 +520,13 @@ static int net_rx_short(const struct net_io *io, struct net_rx_bufs *b,
 
 /*
  * Bytes to offer a host that cannot tell the frame's length (tap), with
- * mergeable buffers: the estimate, not every buffer a 64 KiB frame would
- * need. Popping ~40 chains per 64 byte frame and giving back all but one
- * costs more than the frame; a wrong guess costs one copy of the tail.
+ * mergeable buffers: the size estimate (rx_policy.h)
  */
 static size_t net_rx_want(const struct net_io *io, size_t max, bool mrg)
 {
-	if (!mrg || !io->rx_est || !*io->rx_est || *io->rx_est > max)
+	if (!mrg || !io->rx_est)
 		return max;
-	return *io->rx_est;
-}
-
-/*
- * Follow the frames' sizes: jump up to a larger frame at once (a TCP
- * stream's 64 KiB frames then pop all their chains up front), come down by
- * an eighth of the gap per smaller frame.
- */
-static void net_rx_est_update(const struct net_io *io, size_t len)
-{
-	uint32_t est;
-
-	if (!io->rx_est)
-		return;
-	est = *io->rx_est;
-	if (len >= est)
-		est = (uint32_t)len;
-	else
-		est -= (uint32_t)((est - len) / 8);
-	*io->rx_est = est;
+	return rx_est_want(*io->rx_est, max);
 }
 
 /*
@@ -617,7 +597,8 @@ static inline int net_rx_fit(const struct net_io *io, struct vq_chain *c,
 /*
  * Every frame but the common one: chain @c (io->s->chains[0], just popped)
  * is too small for the @peek bytes announced, or the host side cannot tell
- * (@peek < 0). Out of line, so that net_rx_frame() stays small.
+ * (@peek < 0), or it says the frame was cut (-EMSGSIZE: dropped as too
+ * big, @c given back). Out of line, so that net_rx_frame() stays small.
  */
 static NOINLINE int net_rx_gathered(const struct net_io *io,
 				    struct vq_chain *c, ssize_t peek)
@@ -628,6 +609,12 @@ static NOINLINE int net_rx_gathered(const struct net_io *io,
 	ssize_t len;
 	int ret = 0;
 
+	if (peek == -EMSGSIZE) {
+		/* cut by the host side: too large for any guest buffers */
+		vq_discard(io->vq, c, 1);
+		net_rx_drop_frame(io, DROP_TOO_BIG);
+		return 0;
+	}
 	need = peek > 0 ? (size_t)peek : VNET_FRAME_MAX + io->hdr_len;
 	want = peek > 0 ? need : net_rx_want(io, need, mrg);
 	if (!net_rx_take(io, &b, c))
@@ -650,8 +637,8 @@ static NOINLINE int net_rx_gathered(const struct net_io *io,
 		vq_discard(io->vq, io->s->chains, b.nc);
 		return -EAGAIN;
 	}
-	if (len > 0)
-		net_rx_est_update(io, (size_t)len);
+	if (len > 0 && io->rx_est)
+		rx_est_update(io->rx_est, (size_t)len);
 	/* under the estimate: the rest of the frame is in the bounce tail */
 	if (mrg && len >= (ssize_t)io->hdr_len && (size_t)len > b.total &&
 	    (size_t)len <= need && !b.capped)

@@ -109,8 +109,10 @@ struct host_ops {
 		      const struct iovec *iov, unsigned int iovcnt);
 	/**
 	 * @rx_peek_len: length of the next frame waiting on @pair including
-	 * the vnet header, 0 if none, -errno if unknown (the caller then
-	 * offers buffers for the largest frame, or asks @rx_fill first).
+	 * the vnet header, 0 if none, -EMSGSIZE if it was cut (too large:
+	 * @rx consumes it and says -EMSGSIZE), other -errno if unknown (the
+	 * caller then offers buffers for the largest frame, or asks
+	 * @rx_fill first).
 	 */
 	ssize_t (*rx_peek_len)(struct host *host, unsigned int pair);
 	/**

@@ -16,15 +16,12 @@
  * truncated.
  *
  * RX through the worker's io_uring (rx_fill, "RX batch" below): one
- * io_uring_enter() reads up to TAP_RX_BATCH frames into this queue's own
+ * io_uring_enter() reads up to RX_BATCH_MAX frames into this queue's own
  * buffers; rx_peek_len() then tells each one's length, so net.c pops the
  * guest buffers ahead and copies each frame into the chain that holds it.
  * One syscall a batch instead of one readv() a frame, for one copy of the
- * frame in our memory: small frames at high rates only. After a batch with
- * a frame over TAP_RX_COPY_MAX (a TSO stream) the next TAP_RX_DIRECT
- * frames are read straight into guest memory again, as above, and so is
- * every frame while the queue empties every few dozen frames
- * (TAP_RX_STRETCH).
+ * frame in our memory: small frames at high rates only. When to batch, and
+ * how many reads a fill asks for, is rx_policy.h's (rx_batch_*()).
  * Adopted fds belong to the parent: close() leaves them open.
  *
  * A TAP this file creates gets its MAC from the guest's (mac_tap(): 0xfe
@@ -53,6 +50,7 @@
 #include "host_tap.h"
 #include "mac.h"
 #include "reason.h"
+#include "rx_policy.h"
 #include "tap_uring.h"
 #include "util.h"
 #include "vnet_hdr.h"
@@ -73,50 +71,32 @@ static ssize_t host_tap_iov(long nr, int fd, const struct iovec *iov,
 #define TAP_OFFLOADS	(TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN)
 
 /*
- * RX batch: frames one fill reads at most, the reads of a first fill,
- * each buffer's size (the largest frame with its header, and a byte to
- * see a cut one) and their distance: not a multiple of 4 KiB, so the
- * first cache lines of the buffers do not all fall in one cache set.
- * A fill with a frame over TAP_RX_COPY_MAX bytes sends the next
- * TAP_RX_DIRECT frames straight to guest memory. Batches are read only
- * while the queue gives at least TAP_RX_STRETCH frames from one time it
- * is found empty to the next: below that (a wake every few dozen frames)
- * the batch's copy and its reads that find the queue empty cost more than
- * the readv() syscalls they save (docs/performance.md).
+ * RX batch buffers (when to batch and how many reads: rx_policy.h): each
+ * buffer holds the largest frame with its header, and a byte to see a cut
+ * one; their distance is not a multiple of 4 KiB, so the first cache lines
+ * of the buffers do not all fall in one cache set.
  */
-#define TAP_RX_BATCH		32
-#define TAP_RX_FIRST		4
 #define TAP_RX_SLOT		(VNET_FRAME_MAX + VNET_HDR_MAX + 1)
 #define TAP_RX_STRIDE		((TAP_RX_SLOT + 4095) / 4096 * 4096 + 128)
-#define TAP_RX_COPY_MAX		2048
-#define TAP_RX_DIRECT		64
-#define TAP_RX_STRETCH		64
-_Static_assert(TAP_RX_BATCH <= TAP_URING_ENTRIES, "RX batch larger than the ring");
+_Static_assert(RX_BATCH_MAX <= TAP_URING_ENTRIES, "RX batch larger than the ring");
 
 /**
  * struct tap_rxq - One queue's RX batch (worker thread of the pair only)
- * @buf:	TAP_RX_BATCH buffers, TAP_RX_STRIDE apart (reserved, pages
+ * @buf:	RX_BATCH_MAX buffers, TAP_RX_STRIDE apart (reserved, pages
  *		committed as frames touch them)
  * @len:	Held frame k: its length, or -EMSGSIZE if it was cut
  * @slot:	Held frame k: the buffer it is in
  * @at:		Next held frame to give
  * @n:		Frames held
- * @want:	Reads the next fill asks for (TAP_RX_FIRST..TAP_RX_BATCH)
- * @run:	Frames read (batched or not) since the queue was last found
- *		empty
- * @last:	Frames between the last two times it was found empty
- * @direct:	Frames still to read straight into guest memory
+ * @pol:	When to batch and how many reads (rx_policy.h)
  */
 struct tap_rxq {
 	uint8_t *buf;
-	int32_t len[TAP_RX_BATCH];
-	uint8_t slot[TAP_RX_BATCH];
+	int32_t len[RX_BATCH_MAX];
+	uint8_t slot[RX_BATCH_MAX];
 	unsigned int at;
 	unsigned int n;
-	unsigned int want;
-	unsigned int run;
-	unsigned int last;
-	unsigned int direct;
+	struct rx_batch pol;
 };
 
 /**
@@ -149,7 +129,7 @@ static void host_tap_close(struct host *host)
 			close(p->fds[i]);
 	for (i = 0; i < VNET_MAX_PAIRS; i++)
 		if (p->rxq[i].buf)
-			munmap(p->rxq[i].buf, (size_t)TAP_RX_BATCH * TAP_RX_STRIDE);
+			munmap(p->rxq[i].buf, (size_t)RX_BATCH_MAX * TAP_RX_STRIDE);
 	free(p);
 	host->priv = NULL;
 	host->npairs = 0;
@@ -272,7 +252,7 @@ static int host_tap_rxq_init(const struct tap_priv *p, struct tap_rxq *q,
 {
 	int ret;
 
-	q->buf = mmap(NULL, (size_t)TAP_RX_BATCH * TAP_RX_STRIDE,
+	q->buf = mmap(NULL, (size_t)RX_BATCH_MAX * TAP_RX_STRIDE,
 		      PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (q->buf == MAP_FAILED) {
@@ -281,7 +261,7 @@ static int host_tap_rxq_init(const struct tap_priv *p, struct tap_rxq *q,
 		return reason_set(why, ret, "tap %s: RX buffers: %s", p->name,
 				  strerror(-ret));
 	}
-	q->want = TAP_RX_FIRST;
+	rx_batch_reset(&q->pol);
 	return 0;
 }
 
@@ -476,47 +456,9 @@ const char *host_tap_take_eio(struct host *host)
 	return p->name;
 }
 
-/* The queue was found empty: the stretch since the last time ends (an
- * empty one, a read that found nothing at all, keeps the estimate) */
-static void host_tap_rx_empty(struct tap_rxq *q)
-{
-	if (q->run)
-		q->last = q->run;
-	q->run = 0;
-}
-
-/*
- * How many reads the next fill asks for. A read that finds the queue
- * empty costs nearly what one that gets a frame does, so the fills of one
- * wake should together ask for one more than the frames waiting. At a
- * steady rate a wake finds about what the one before found (@q->last,
- * from one empty queue to the next): ask for what is left of that, plus
- * one; just past it, for TAP_RX_FIRST (frames that came in meanwhile);
- * further past it (the rate went up), for twice the last fill. @asked:
- * reads the fill just made, @q->n of them got a frame.
- */
-static void host_tap_rx_plan(struct tap_rxq *q, unsigned int asked)
-{
-	unsigned int left;
-
-	q->run += q->n;
-	if (q->n < asked) {
-		host_tap_rx_empty(q);
-		left = q->last;
-	} else if (q->last > q->run) {
-		left = q->last - q->run;
-	} else {
-		/* past the estimate: a few came in meanwhile, or the rate
-		 * went up (a full fill past it already: double) */
-		left = q->run > q->last + asked ? 2 * asked - 1 : TAP_RX_FIRST - 1;
-	}
-	q->want = MIN(MAX(left + 1, (unsigned int)TAP_RX_FIRST),
-		      (unsigned int)TAP_RX_BATCH);
-}
-
 /*
  * Read what waits on the queue into the batch buffers, one io_uring_enter()
- * for up to @q->want reads (host_tap_rx_plan()). The reads run in order, so
+ * for up to @q->pol.want reads (rx_batch_filled()). The reads run in order, so
  * the frames they got are in queue order by buffer even if a frame came in
  * just after a read found the queue empty.
  */
@@ -524,7 +466,7 @@ static int host_tap_rx_fill(struct host *host, unsigned int pair,
 			    struct tap_uring *ring)
 {
 	struct tap_priv *p = host->priv;
-	int res[TAP_RX_BATCH], err = 0, ret;
+	int res[RX_BATCH_MAX], err = 0, ret;
 	struct tap_rxq *q;
 	bool big = false;
 	unsigned int k;
@@ -534,27 +476,25 @@ static int host_tap_rx_fill(struct host *host, unsigned int pair,
 	q = &p->rxq[pair];
 	if (q->at < q->n)
 		return (int)(q->n - q->at);
-	if (q->direct || q->last < TAP_RX_STRETCH)
+	if (!rx_batch_on(&q->pol))
 		return -EOPNOTSUPP;
 	ret = tap_uring_read(ring, p->fds[pair], q->buf, TAP_RX_STRIDE,
-			     TAP_RX_SLOT, q->want, res);
+			     TAP_RX_SLOT, q->pol.want, res);
 	if (ret)
 		return ret;
 	q->at = q->n = 0;
-	for (k = 0; k < q->want; k++) {
+	for (k = 0; k < q->pol.want; k++) {
 		if (res[k] <= 0) {
 			/* 0: no frame; EAGAIN: empty; else an error */
 			if (res[k] < 0 && res[k] != -EAGAIN)
 				err = res[k];
 			continue;
 		}
-		big |= res[k] > TAP_RX_COPY_MAX;
+		big |= res[k] > RX_BATCH_COPY_MAX;
 		q->slot[q->n] = (uint8_t)k;
 		q->len[q->n++] = res[k] >= (int)TAP_RX_SLOT ? -EMSGSIZE : res[k];
 	}
-	host_tap_rx_plan(q, k);
-	if (big)
-		q->direct = TAP_RX_DIRECT;
+	rx_batch_filled(&q->pol, k, q->n, big);
 	/* an error with nothing read: the per-frame read reports it */
 	if (!q->n && err)
 		return err;
@@ -589,15 +529,15 @@ static ssize_t host_tap_rx(struct host *host, unsigned int pair,
 	q = &p->rxq[pair];
 	if (q->at < q->n)
 		return host_tap_rx_held(q, iov, iovcnt);
-	q->direct -= q->direct > 0;
+	rx_batch_read_one(&q->pol);
 	n = host_tap_iov(SYS_readv, p->fds[pair], iov, iovcnt);
 	if (n <= 0 && (!n || errno == EWOULDBLOCK)) {
-		host_tap_rx_empty(q);
+		rx_batch_empty(&q->pol);
 		return -EAGAIN;
 	}
 	if (n < 0)
 		return -errno;
-	q->run++;
+	rx_batch_got_one(&q->pol);
 	/*
 	 * A frame that did not fit is cut: older kernels report its full
 	 * length, newer ones what they copied. Callers offer one byte more
@@ -611,10 +551,9 @@ static ssize_t host_tap_rx(struct host *host, unsigned int pair,
 }
 
 /*
- * A held frame's length. A cut one (which the tun driver's 64 KiB frames
- * never are) says 1: net.c offers it one buffer and rx() refuses it with
- * -EMSGSIZE, counted as too big, instead of gathering 64 KiB of buffers
- * for nothing.
+ * A held frame's length, or -EMSGSIZE for a cut one (which the tun
+ * driver's 64 KiB frames never are): net.c then drops it with rx(),
+ * counted as too big, instead of gathering buffers for it.
  */
 static ssize_t host_tap_rx_peek_len(struct host *host, unsigned int pair)
 {
@@ -626,7 +565,7 @@ static ssize_t host_tap_rx_peek_len(struct host *host, unsigned int pair)
 	q = &p->rxq[pair];
 	if (q->at == q->n)
 		return -EOPNOTSUPP;
-	return q->len[q->at] < 0 ? 1 : q->len[q->at];
+	return q->len[q->at];
 }
 
 static int host_tap_fd(struct host *host, unsigned int pair)

@@ -950,6 +950,45 @@ static void t_rx_ahead(enum vq_layout l, bool mrg)
 	tnet_cleanup(&t);
 }
 
+/* loop whose held frame is said to be cut (a host that read more than its
+ * buffer): peek says -EMSGSIZE for it */
+static struct host_ops t_cutpeek_ops;
+
+static ssize_t t_cutpeek(struct host *host, unsigned int pair)
+{
+	ssize_t n = t_loop_ops->rx_peek_len(host, pair);
+
+	return n > 0 ? -EMSGSIZE : n;
+}
+
+/*
+ * A cut frame is dropped as too big on the host side's word: consumed
+ * with rx(), no guest buffer popped or completed, the next frame comes
+ */
+static void t_rx_cut(enum vq_layout l)
+{
+	struct virtio_net_hdr_v1 h = mkhdr(0, 0, 0, 0, 0, 0);
+	uint32_t token, len;
+	struct tnet t;
+
+	CHECK_EQ(tnet_init(&t, l, F_V1 | F_MRG, &t_cutpeek_ops), 0);
+	CHECK_EQ(tnet_send(&t, &h, 0, 100, 9), 0);
+	CHECK_EQ(net_tx_one(&t.tio), 100);
+	CHECK(tnet_post_rx(&t, 1, 2048));
+	CHECK_EQ(net_rx_one(&t.rio), 0);
+	CHECK_EQ(t.acc_rx.drops[DROP_TOO_BIG], 1);
+	CHECK_EQ(t.acc_rx.packets, 0);
+	CHECK_EQ(t.host.ops->rx_peek_len(&t.host, 0), 0);	/* consumed */
+	vq_flush(&t.rx.dev);
+	CHECK_EQ(vq_drv_get_used(&t.rx.drv, &token, &len), -EAGAIN);
+	CHECK(vq_avail_pending(&t.rx.dev));		/* the buffer waits */
+	CHECK_EQ(net_rx_one(&t.rio), -EAGAIN);
+	tnet_cleanup(&t);
+}
+
+static void test_rx_cut_split(void) { t_rx_cut(VQ_SPLIT); }
+static void test_rx_cut_packed(void) { t_rx_cut(VQ_PACKED); }
+
 static void test_rx_ahead_split_mrg(void) { t_rx_ahead(VQ_SPLIT, true); }
 static void test_rx_ahead_split_nomrg(void) { t_rx_ahead(VQ_SPLIT, false); }
 static void test_rx_ahead_packed_mrg(void) { t_rx_ahead(VQ_PACKED, true); }
@@ -969,6 +1008,8 @@ int main(void)
 	t_nopeek_ops.rx_peek_len = t_nopeek;
 	t_lowpeek_ops = *t_loop_ops;
 	t_lowpeek_ops.rx_peek_len = t_lowpeek;
+	t_cutpeek_ops = *t_loop_ops;
+	t_cutpeek_ops.rx_peek_len = t_cutpeek;
 	t_full_ops = *t_loop_ops;
 	t_full_ops.tx = t_full_tx;
 
@@ -986,6 +1027,8 @@ int main(void)
 	RUN(test_rx_fit_split_nomrg);
 	RUN(test_rx_fit_packed_mrg);
 	RUN(test_rx_fit_packed_nomrg);
+	RUN(test_rx_cut_split);
+	RUN(test_rx_cut_packed);
 	RUN(test_rx_ahead_split_mrg);
 	RUN(test_rx_ahead_split_nomrg);
 	RUN(test_rx_ahead_packed_mrg);

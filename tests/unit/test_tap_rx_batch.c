@@ -4,16 +4,16 @@
  * by io_uring (host_tap.c rx_fill, tap_uring_read(), net.c net_rx_peek()):
  *
  * - host level: frames the host stack sends into the TAP are read by one
- *   rx_fill() call each batch, as many as the rule says (host_tap.c
- *   host_tap_rx_plan(): TAP_RX_FIRST reads first and after the first
+ *   rx_fill() call each batch, as many as the rule says (rx_policy.c
+ *   rx_batch_filled(): RX_BATCH_FIRST reads first and after the first
  *   full batch past the estimate, twice as many after a further one, and
  *   once the queue was found empty, one more than the frames read since
  *   it was empty before: the next wake of a steady stream takes all its
  *   frames in one fill), then given by
  *   rx_peek_len()/rx() in queue order,
  *   byte for byte; an empty queue fills nothing (the reads said EAGAIN and
- *   did not wait); a frame over TAP_RX_COPY_MAX sends the next
- *   TAP_RX_DIRECT reads straight to the caller's buffers, and batches come
+ *   did not wait); a frame over RX_BATCH_COPY_MAX sends the next
+ *   RX_BATCH_DIRECT reads straight to the caller's buffers, and batches come
  *   back after them; a frame too big for the caller's buffers is consumed
  *   and refused with -EMSGSIZE;
  * - worker level: a stream sent into the TAP reaches the guest's RX ring
@@ -358,7 +358,7 @@ static int case_drain(void)
 		if (host_send(s, k, 100))
 			TFAIL("send: %s", strerror(errno));
 	settle();
-	/* after a long stretch, a fill holds TAP_RX_FIRST (4) of the 6 */
+	/* after a long stretch, a fill holds RX_BATCH_FIRST (4) of the 6 */
 	if (e.host.ops->rx_fill(&e.host, 0, u) != 4)
 		TFAIL("fill: not 4 frames");
 	dp_post_rx(&e, 0);
