@@ -681,7 +681,11 @@ static int upg_refuse(struct reason *why)
 	return why->err ? why->err : -EINVAL;
 }
 
-/* Test hook (tests/integration/vnetd-upgrade.sh): damage what came */
+#ifdef VNET_TEST_HOOKS
+/*
+ * Test hook, only in build/test-hooks/vnetd (tests/integration/
+ * vnetd-upgrade.sh): VNETD_TAKEOVER_TEST damages what came
+ */
 static void upg_test_hook(uint8_t *buf, size_t *len)
 {
 	const char *t = getenv("VNETD_TAKEOVER_TEST");
@@ -697,6 +701,13 @@ static void upg_test_hook(uint8_t *buf, size_t *len)
 	else if (!strcmp(t, "exit"))
 		_exit(3);	/* a binary that dies half-way */
 }
+#else
+static void upg_test_hook(uint8_t *buf, size_t *len)
+{
+	(void)buf;
+	(void)len;
+}
+#endif
 
 static int upg_recv_state(struct upgrade_state *st, uint8_t **bufp,
 			  size_t *lenp, struct reason *why)

@@ -7,7 +7,7 @@
 # `vnetd --backend tap --vhost-net on`, vnet-bench --mode tx-only (split rings) sending
 # for the whole run; meanwhile two upgrades in a row (A -> B -> C) and two that fail
 # after the old process stopped the kernel (the new binary refuses a corrupt state,
-# test hook VNETD_TAKEOVER_TEST=corrupt; the new binary dies half-way, hook "exit").
+# VNETD_TAKEOVER_TEST=corrupt in build/test-hooks/vnetd; the new binary dies half-way, hook "exit").
 # Checks: each upgrade prints ok and its pause (paused_ms), the old PID exits 0,
 # `vnetctl status` says vhost-net for the pair after each upgrade and after each failed
 # one, frames keep reaching the TAP after each step, the frontend never reconnected
@@ -49,14 +49,21 @@ if ! make -s -C "$TOP" build/guest/vhost-net-txgen > "$W/cc.log" 2>&1; then
 	tap_result notok "build txgen helper" "make build/guest/vhost-net-txgen failed"
 	exit 1
 fi
+# the refused hand-overs' new binary: the test-hooks build (VNETD_TAKEOVER_TEST)
+if ! make -s -C "$TOP" test-hooks > "$W/hooks.log" 2>&1; then
+	tail -n 5 "$W/hooks.log"
+	tap_result notok "build test-hooks vnetd" "make test-hooks failed"
+	exit 1
+fi
 # default extras: build/vnetd, vnetctl, vnet-bench
 INITRD=$W/initrd.gz
-"$GUEST" build-initramfs -o "$INITRD" "$TOP/build/guest/vhost-net-txgen" > "$W/initrd.log" 2>&1 ||
+"$GUEST" build-initramfs -o "$INITRD" "$TOP/build/guest/vhost-net-txgen" \
+	"$TOP/build/test-hooks/vnetd:/bin/vnetd-hooks" > "$W/initrd.log" 2>&1 ||
 	{ tail -n 5 "$W/initrd.log"; tap_result notok "initramfs" "build failed"; exit 1; }
 
 cat > "$W/guest.sh" << 'EOF'
 # --- runs in the guest (busybox sh) ---
-T=vu0 S=/tmp/vu.sock C=/tmp/vu.ctl L=/tmp/vnetd.log D=12
+T=vu0 S=/tmp/vu.sock C=/tmp/vu.ctl L=/tmp/vnetd.log D=18
 chk() { if [ "$2" = 0 ]; then echo "VKU-CHECK ok $1: $3"; else echo "VKU-CHECK FAIL $1: $3"; fi; }
 rxp() { cat "/sys/class/net/$T/statistics/rx_packets"; }
 jnum() { grep -o "\"$1\": [0-9]*" "$2" | head -n 1 | awk '{print $2}'; }
@@ -66,6 +73,7 @@ alive() { [ -e "/proc/$1" ] && ! awk '{ exit !($3 == "Z") }' "/proc/$1/stat" 2> 
 # frames reach the TAP over the next 0.5 s
 flows() { _a=$(rxp); sleep 0.5; [ "$(rxp)" -gt "$_a" ]; }
 BIN=$(command -v vnetd)
+HOOKS=$(command -v vnetd-hooks)
 
 modprobe vhost_net 2> /dev/null
 [ -c /dev/vhost-net ]; chk device_present $? "$(ls -l /dev/vhost-net 2>&1)"
@@ -101,7 +109,7 @@ done
 
 # hand-overs that fail after the old process stopped the kernel: it resumes the pair
 for h in corrupt exit; do
-	out=$(VNETD_TAKEOVER_TEST=$h vnetctl upgrade --binary "$BIN" --socket $C 2>&1); rc=$?
+	out=$(VNETD_TAKEOVER_TEST=$h vnetctl upgrade --binary "$HOOKS" --socket $C 2>&1); rc=$?
 	[ "$rc" != 0 ] && alive $VPID
 	chk "refused_${h}_old_keeps_serving" $? "rc=$rc: $out"
 	pair0 | grep -q 'vhost-net'; chk "refused_${h}_still_in_the_kernel" $? "$(pair0)"

@@ -9,8 +9,8 @@
 # "disconnected" while the bench runs), each old PID exited 0, the new one
 # serves the same port list, hand-over time and traffic gap printed.
 # Refusals, with traffic still running: a corrupt state, a state from a
-# newer format, a truncated one (test hook VNETD_TAKEOVER_TEST in the new
-# binary), a new binary that exits half-way (hook "exit") and one that
+# newer format, a truncated one (VNETD_TAKEOVER_TEST in the new binary,
+# build/test-hooks/vnetd, made by this test), a new binary that exits half-way (hook "exit") and one that
 # never connects (/bin/false): vnetctl exits 1 with the reason, the running
 # vnetd keeps serving (one log line each where it saw the attempt), the
 # bench sees nothing. An idle port's socket and a half-received vhost-user
@@ -36,6 +36,11 @@ cleanup_path "$TMP"
 C=$TMP/ctl.sock
 LOG=$TMP/vnetd.log
 VNETD_ABS=$(readlink -f "$VNETD")
+# the refusals' new binary: the test-hooks build (VNETD_TAKEOVER_TEST damages the state)
+HOOKS=${VNETD_HOOKS:-build/test-hooks/vnetd}
+[ -n "${VNETD_HOOKS:-}" ] || make -s test-hooks > "$TMP/hooks.log" 2>&1 ||
+	{ tail -n 5 "$TMP/hooks.log"; echo "Bail out! make test-hooks failed"; exit 1; }
+HOOKS_ABS=$(readlink -f "$HOOKS")
 
 # Every vnetd this test started or took over from: killed at exit
 kill_all() {
@@ -46,7 +51,7 @@ cleanup_run kill_all
 
 # vnetctl upgrade; sets UP_RC, UP_OUT; the new PID goes to $TMP/pids
 upgrade() {
-	UP_OUT=$("$@" "$VNETCTL" upgrade --binary "$VNETD_ABS" --socket "$C" 2>&1)
+	UP_OUT=$("$@" "$VNETCTL" upgrade --binary "${UP_BIN:-$VNETD_ABS}" --socket "$C" 2>&1)
 	UP_RC=$?
 	NEWPID=$(sed -n 's/.*ok pid \([0-9]*\) .*/\1/p' <<< "$UP_OUT")
 	[ -n "$NEWPID" ] && echo "$NEWPID" >> "$TMP/pids"
@@ -183,7 +188,7 @@ refusal() {	# NAME HOOK EXPECT: upgrade with the hook, expect a refusal naming E
 		UP_OUT=$("$VNETCTL" upgrade --binary /bin/false --socket "$C" 2>&1); UP_RC=$?
 		echo "# vnetctl upgrade --binary /bin/false: rc $UP_RC: $UP_OUT"
 	else
-		upgrade env VNETD_TAKEOVER_TEST="$hook"
+		UP_BIN=$HOOKS_ABS upgrade env VNETD_TAKEOVER_TEST="$hook"
 	fi
 	after=$(grep -c "upgrade by pid" "$LOG")
 	check "$name: vnetctl exits 1 naming the reason ($expect)" eval '[ $UP_RC = 1 ] && grep -qi -- "$expect" <<< "$UP_OUT"'
