@@ -45,7 +45,7 @@ struct net_scratch {
 /**
  * struct net_io - One ring direction of one pair, as net_tx/net_rx see it
  * @vq:		The ring (TX or RX), owned by the calling thread
- * @host:		Backend of the port
+ * @host:		Host side of the port
  * @pair:	Queue pair index (host queue)
  * @hdr_len:	vnet header length (vnet_hdr_len() of @features)
  * @features:	Negotiated virtio-net features

@@ -60,7 +60,7 @@ struct wring {
  * @p:		The shared pair
  * @rx:		Host to guest
  * @tx:		Guest to host
- * @host_fd:	Backend RX fd, -1 if none
+ * @host_fd:	Host side RX fd, -1 if none
  * @host_armed:	@host_fd is in the epoll set with EPOLLIN
  * @rx_starved:	The guest posted no RX buffer: wait for its RX kick
  * @rx_ready:	The host side may have a frame (it cannot tell us the length)
@@ -152,7 +152,7 @@ struct worker {
  * struct worker_pool - The threads of one port: its own, or some of a
  *			worker_group's that its pairs were handed to
  * @name:	Port name for log lines
- * @host:		Backend
+ * @host:		Host side
  * @o:		Options, defaults filled in
  * @pairs:	The port's pairs
  * @npairs:	How many

@@ -21,7 +21,7 @@ static const struct host_ops *const host_table[] = {
 
 /**
  * host_find() - Look a host up by the name --backend takes
- * @name:	Backend name, e.g. "tap"
+ * @name:	Host side name, e.g. "tap"
  *
  * Return: its ops, NULL if no host has that name
  */

@@ -27,7 +27,7 @@ static int host_null_open(struct host *host, const struct host_cfg *cfg,
 /**
  * host_any_offload() - host_features of a host that never hands frames to
  *		      a real host stack: any offload is as good as done
- * @host:		Backend (unused)
+ * @host:		Host side (unused)
  *
  * Return: every checksum and segmentation offload bit, both directions
  */
@@ -51,7 +51,7 @@ static int host_null_configure(struct host *host, uint64_t features,
 
 /**
  * host_discard_tx() - tx of a host that drops what the guest sends
- * @host:		Backend
+ * @host:		Host side
  * @pair:	Queue pair
  * @iov:	Frame, vnet header first
  * @iovcnt:	Entries in @iov

@@ -45,7 +45,7 @@
 	X(DROP_NO_RX_BUF, "no_rx_buf")	/* guest posted no (or too few) RX buffers */ \
 	X(DROP_BAD_HDR, "bad_hdr")	/* invalid vnet header from the guest */ \
 	X(DROP_TOO_SHORT, "too_short")	/* chain shorter than the vnet header */ \
-	X(DROP_HOST, "backend")		/* host side refused the frame */ \
+	X(DROP_HOST, "host")		/* host side refused the frame */ \
 	X(DROP_DISABLED, "disabled")	/* ring started but disabled: drained */ \
 	X(DROP_TOO_BIG, "too_big")	/* frame larger than the buffers offered */ \
 	X(DROP_SPOOF, "spoofed")	/* source MAC/IP not the port's (spoof.h) */
