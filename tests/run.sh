@@ -13,7 +13,8 @@
 #   A script's "# needs: WORD..." line (tests/lib/needs.sh, docs/testing.md) is read
 #   first: a need that is absent skips the script with the reason, a word outside the
 #   vocabulary fails it. A program's needs are in PROGRAM.needs next to it (the
-#   Makefile copies them there from the source's "/* needs: WORD... */" line).
+#   Makefile copies them there from the source's "/* needs: WORD... */" line);
+#   a NAME.needs given as a TEST (build/tests/system/*) is passed over.
 # Environment: VNET_TEST_TIMEOUT (seconds per test, default 600),
 #   VNET_TEST_VERBOSE=1 shows every test's output.
 set -u
@@ -93,6 +94,7 @@ if [ "${1:-}" = --lint ]; then
 	run_one tests/lint.sh
 fi
 for t in "$@"; do
+	case $t in *.needs) continue ;; esac	# a program's declaration, not a test
 	[ -e "$t" ] || { echo "FAIL  $t: missing"; FAIL=$((FAIL + 1)); continue; }
 	run_one "$t"
 done
