@@ -81,8 +81,21 @@ PROGS    := vnetd vnetctl vnet-bench
 # programs that link the driver archive too, and the planner's
 DRV_PROGS := vnet-bench
 PLAN_PROGS := vnetctl
+# tests (docs/testing.md): unit tests are pure (no root, TAP or timing);
+# system tests are C programs that need root, a namespace, a TAP or a running
+# vnetd (their /* needs: */ line goes to build/tests/system/NAME.needs, which
+# tests/run.sh reads); bench/test_*.c hold the rate assertions
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TESTS    := $(patsubst tests/unit/%.c,%,$(TEST_SRC))
+SYS_SRC  := $(sort $(wildcard tests/system/test_*.c))
+SYS_TESTS := $(patsubst tests/%.c,%,$(SYS_SRC))
+BENCH_C_SRC := $(sort $(wildcard bench/test_*.c))
+BENCH_C  := $(patsubst %.c,%,$(BENCH_C_SRC))
+# the test library: the helpers' bodies, built once (build/libvnet-test.a);
+# the headers that stay templates (dp_testutil.h, corpus_util.h,
+# test_vring_common.h: sized or typed per includer) are not in it
+TLIB_SRC := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
+TLIB_HDR := $(wildcard tests/unit/*.h)
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 FUZZERS  := $(patsubst fuzz/%.c,%,$(FUZZ_SRC))
 
@@ -93,12 +106,13 @@ ASAN_PLAN_OBJ := $(patsubst src/%.c,$(ASAN_DIR)/obj/%.o,$(PLAN_SRC))
 DRV_OBJ      := $(patsubst src/driver/%.c,$(BUILD)/obj/driver/%.o,$(DRV_SRC))
 ASAN_DRV_OBJ := $(patsubst src/driver/%.c,$(ASAN_DIR)/obj/driver/%.o,$(DRV_SRC))
 
-.PHONY: all check check-fast unit unit-asan lint fuzz fuzz-build bench clean install \
+.PHONY: all check check-fast unit unit-asan system-asan bench-asan lint fuzz fuzz-build bench clean install \
 	vnetd-asan guest-tools test-hooks deps uninstall man FORCE
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/libvnet.a $(BUILD)/libvnet-plan.a $(BUILD)/libvnet-driver.a $(addprefix $(BUILD)/,$(PROGS)) \
-     $(addprefix $(BUILD)/tests/,$(TESTS))
+     $(addprefix $(BUILD)/tests/,$(TESTS)) $(addprefix $(BUILD)/tests/,$(SYS_TESTS)) \
+     $(addprefix $(BUILD)/,$(BENCH_C))
 
 # ---- release build -------------------------------------------------------
 # vnetd's seccomp filter, from the #syscalls: tags of the files it runs:
@@ -157,9 +171,35 @@ $(BUILD)/gen/version.h: FORCE
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 FORCE:
 
-$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libvnet-plan.a $(BUILD)/libvnet-driver.a $(BUILD)/libvnet.a $(LIB_HDR) $(PLAN_HDR) $(DRV_HDR)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/unit $(PLAN_INC) $(DRV_INC) $< $(BUILD)/libvnet-plan.a $(BUILD)/libvnet-driver.a $(BUILD)/libvnet.a -o $@ $(LDFLAGS_ALL)
+# ---- test programs: unit, system and bench checks, on the test library ----
+# $(1): build dir, $(2): its compile flags, $(3): link flags. A program's
+# "/* needs: WORD... */" line is copied next to it as NAME.needs
+# ("# needs: WORD...") for tests/run.sh; unit tests have none.
+define test_prog_rules
+$(1)/tobj/%.o: tests/unit/%.c $(TLIB_HDR) $(LIB_HDR) $(PLAN_HDR) $(DRV_HDR)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $(2) -Itests/unit $(PLAN_INC) $(DRV_INC) -c $$< -o $$@
+
+$(1)/libvnet-test.a: $(patsubst tests/unit/%.c,$(1)/tobj/%.o,$(TLIB_SRC))
+	@rm -f $$@
+	ar rcs $$@ $$^
+
+$(1)/tests/%: tests/unit/%.c $(1)/libvnet-test.a $(TLIB_HDR) $(1)/libvnet-plan.a $(1)/libvnet-driver.a $(1)/libvnet.a $(LIB_HDR) $(PLAN_HDR) $(DRV_HDR)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $(2) -Itests/unit $(PLAN_INC) $(DRV_INC) $$< $(1)/libvnet-test.a $(1)/libvnet-plan.a $(1)/libvnet-driver.a $(1)/libvnet.a -o $$@ $(3)
+
+$(1)/tests/system/%: tests/system/%.c $(1)/libvnet-test.a $(TLIB_HDR) $(1)/libvnet-plan.a $(1)/libvnet-driver.a $(1)/libvnet.a $(LIB_HDR) $(PLAN_HDR) $(DRV_HDR)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $(2) -Itests/unit $(PLAN_INC) $(DRV_INC) $$< $(1)/libvnet-test.a $(1)/libvnet-plan.a $(1)/libvnet-driver.a $(1)/libvnet.a -o $$@ $(3)
+	sed -n 's|^/\* needs:\(.*\) \*/$$$$|# needs:\1|p' $$< > $$@.needs
+
+$(1)/bench/%: bench/%.c $(1)/libvnet-test.a $(TLIB_HDR) $(1)/libvnet-driver.a $(1)/libvnet.a $(LIB_HDR) $(DRV_HDR)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $(2) -Itests/unit $(DRV_INC) $$< $(1)/libvnet-test.a $(1)/libvnet-driver.a $(1)/libvnet.a -o $$@ $(3)
+	sed -n 's|^/\* needs:\(.*\) \*/$$$$|# needs:\1|p' $$< > $$@.needs
+endef
+$(eval $(call test_prog_rules,$(BUILD),$(ALL_CFLAGS),$(LDFLAGS_ALL)))
+$(eval $(call test_prog_rules,$(ASAN_DIR),$(ASAN_CFLAGS) -DVNET_SANITIZED,-pthread $(SAN) $(URING_LIBS) $(XDP_LIBS)))
 
 # ---- ASan + UBSan build of the unit tests ----------------------------------
 $(ASAN_DIR)/obj/%.o: src/%.c $(LIB_HDR) $(PLAN_HDR)
@@ -182,10 +222,6 @@ $(ASAN_DIR)/libvnet-driver.a: $(ASAN_DRV_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(ASAN_DIR)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(ASAN_DIR)/libvnet-plan.a $(ASAN_DIR)/libvnet-driver.a $(ASAN_DIR)/libvnet.a $(LIB_HDR) $(PLAN_HDR) $(DRV_HDR)
-	@mkdir -p $(dir $@)
-	$(CC) $(ASAN_CFLAGS) -DVNET_SANITIZED -Itests/unit $(PLAN_INC) $(DRV_INC) $< $(ASAN_DIR)/libvnet-plan.a $(ASAN_DIR)/libvnet-driver.a $(ASAN_DIR)/libvnet.a -o $@ -pthread $(SAN) $(URING_LIBS) $(XDP_LIBS)
-
 # harnesses that include vnetd's own sources (the port-spec parser)
 PORT_SPEC_SRC := fuzz/fuzz_port_spec.c src/vnetd/cli.c src/vnetd/privdrop.c \
 	$(wildcard src/vnetd/*.h) $(BUILD)/gen/version.h
@@ -194,6 +230,8 @@ $(FUZZ_DIR)/fuzz_port_spec: $(PORT_SPEC_SRC)
 
 unit: $(addprefix $(BUILD)/tests/,$(TESTS))
 unit-asan: $(addprefix $(ASAN_DIR)/tests/,$(TESTS))
+system-asan: $(addprefix $(ASAN_DIR)/tests/,$(SYS_TESTS))
+bench-asan: $(addprefix $(ASAN_DIR)/,$(BENCH_C))
 
 # vnetd under ASan+UBSan, for the real-peer and guest suites:
 #   VNET_VNETD=build-asan/vnetd tests/run.sh tests/peers/dpdk-virtio-user.sh
@@ -235,9 +273,13 @@ $(BUILD)/guest/vhost-net-txgen: tests/guest/vhost-net-txgen.c
 # ---- tests -----------------------------------------------------------------
 # tests/run.sh runs every program/script it is given (exit 0 pass, 77 skip,
 # anything else fail) and ends with "N passed, N failed, N skipped".
-check-fast: all unit-asan
+# system tests are local too (root, a namespace, a TAP), so check-fast runs
+# them; the bench checks (rates) only make check
+check-fast: all unit-asan system-asan
 	tests/run.sh --lint $(addprefix $(BUILD)/tests/,$(TESTS)) \
 		$(addprefix $(ASAN_DIR)/tests/,$(TESTS)) \
+		$(addprefix $(BUILD)/tests/,$(SYS_TESTS)) \
+		$(addprefix $(ASAN_DIR)/tests/,$(SYS_TESTS)) \
 		$(sort $(wildcard tests/integration/*.sh))
 
 # deps: apt-get install what the tests need (tests/deps.sh, the list CI uses); check runs
@@ -245,10 +287,13 @@ check-fast: all unit-asan
 deps:
 	tests/deps.sh
 
-check: all unit-asan
+check: all unit-asan system-asan bench-asan
 	@if [ "$(VNET_NO_DEPS)" != 1 ] && [ "$$(id -u)" = 0 ]; then tests/deps.sh; fi
 	tests/run.sh --lint $(addprefix $(BUILD)/tests/,$(TESTS)) \
 		$(addprefix $(ASAN_DIR)/tests/,$(TESTS)) \
+		$(addprefix $(BUILD)/tests/,$(SYS_TESTS)) \
+		$(addprefix $(ASAN_DIR)/tests/,$(SYS_TESTS)) \
+		$(addprefix $(BUILD)/,$(BENCH_C)) $(addprefix $(ASAN_DIR)/,$(BENCH_C)) \
 		$(sort $(wildcard tests/integration/*.sh)) \
 		$(sort $(wildcard tests/peers/*.sh)) \
 		$(sort $(wildcard tests/guest/test-*.sh))

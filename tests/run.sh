@@ -12,7 +12,9 @@
 #   --lint runs tests/lint.sh first, as one test.
 #   A script's "# needs: WORD..." line (tests/lib/needs.sh, docs/testing.md) is read
 #   first: a need that is absent skips the script with the reason, a word outside the
-#   vocabulary fails it.
+#   vocabulary fails it. A program's needs are in PROGRAM.needs next to it (the
+#   Makefile copies them there from the source's "/* needs: WORD... */" line);
+#   a NAME.needs given as a TEST (build/tests/system/*) is passed over.
 # Environment: VNET_TEST_TIMEOUT (seconds per test, default 600),
 #   VNET_TEST_VERBOSE=1 shows every test's output.
 set -u
@@ -41,7 +43,10 @@ run_one() {
 	local t=$1 name log rc start end secs npass nfail nskip
 	name=${t#./}
 	log=$LOGDIR/$(echo "$name" | tr '/' '_').log
-	case $t in *.sh) run_needs "$t" "$name" || return 0 ;; esac
+	case $t in
+	*.sh) run_needs "$t" "$name" || return 0 ;;
+	*) if [ -f "$t.needs" ]; then run_needs "$t.needs" "$name" || return 0; fi ;;
+	esac
 	start=$(date +%s.%N)
 	case $t in
 	*.sh) timeout -k 10 "$TIMEOUT" bash "$t" > "$log" 2>&1 < /dev/null ;;
@@ -89,6 +94,7 @@ if [ "${1:-}" = --lint ]; then
 	run_one tests/lint.sh
 fi
 for t in "$@"; do
+	case $t in *.needs) continue ;; esac	# a program's declaration, not a test
 	[ -e "$t" ] || { echo "FAIL  $t: missing"; FAIL=$((FAIL + 1)); continue; }
 	run_one "$t"
 done

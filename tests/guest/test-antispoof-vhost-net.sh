@@ -22,14 +22,9 @@ GUEST=$TOP/tests/guest/lib/guest.sh
 TAP_PREFIX="antispoof-vhost-net: "
 . "$TOP/tests/lib/common.sh"
 
-[ "$(id -u)" = 0 ] || skip_all "needs root (QEMU guest)"
 for b in vnetd vnetctl vnet-bench; do
 	[ -x "$TOP/build/$b" ] || skip_all "build/$b missing (run make first)"
 done
-command -v "${VNET_QEMU:-qemu-system-x86_64}" > /dev/null ||
-	skip_all "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
-command -v busybox > /dev/null || skip_all "busybox missing (apt-get install busybox-static)"
-command -v cpio > /dev/null || skip_all "cpio missing (apt-get install cpio)"
 TC=$(command -v tc) || skip_all "tc missing (apt-get install iproute2)"
 
 W=$(mktemp -d /tmp/vnet-spoofg.XXXXXX)

@@ -21,7 +21,6 @@ Q10=$("$LIB/qemu10.sh" path) || { echo "SKIP: $Q10"; exit 77; }
 export VNET_QEMU=$Q10
 . "$LIB/vu-test.sh" || { echo "SKIP: tests/guest/lib/vu-test.sh missing"; exit 77; }
 . "$LIB/fabric.sh" || { echo "SKIP: tests/guest/lib/fabric.sh missing"; exit 77; }
-command -v python3 > /dev/null || vt_skip "python3 missing (apt-get install python3)"
 command -v bridge > /dev/null || vt_skip "bridge (iproute2) missing"
 FB_CTL=$VT_TOP/build/vnetctl
 [ -x "$FB_CTL" ] || vt_skip "build/vnetctl not built (run make)"

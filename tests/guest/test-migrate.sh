@@ -33,7 +33,6 @@ LIB=$(dirname "$0")/lib
 Q10=$("$LIB/qemu10.sh" path) || { echo "SKIP: $Q10"; exit 77; }
 export VNET_QEMU=$Q10
 . "$LIB/vu-test.sh" || { echo "SKIP: tests/guest/lib/vu-test.sh missing"; exit 77; }
-command -v python3 > /dev/null || vt_skip "python3 missing (apt-get install python3)"
 CTL=$VT_TOP/build/vnetctl HOOKS=$VT_TOP/build/test-hooks/vnetd
 [ -x "$CTL" ] || vt_skip "build/vnetctl not built (run make)"
 vt_init migrate

@@ -19,22 +19,17 @@
 # overflowing TAP queue lost during the pause).
 #
 # Output: TAP lines; "# VHOST-UPGRADE ..." lines. Exit: 0 passed, 1 failed, 77 skipped.
-# needs: root
+# needs: root qemu busybox cpio
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 GUEST=$TOP/tests/guest/lib/guest.sh
 TAP_PREFIX="vhost-net-upgrade: "
 . "$TOP/tests/lib/common.sh"
 
-[ "$(id -u)" = 0 ] || skip_all "needs root (TAP and QEMU guest)"
 for b in vnetd vnetctl vnet-bench; do
 	[ -x "$TOP/build/$b" ] || skip_all "build/$b missing (run make first)"
 done
 [ -x "$GUEST" ] || skip_all "tests/guest/lib/guest.sh missing (shared guest tooling)"
-command -v "${VNET_QEMU:-qemu-system-x86_64}" > /dev/null ||
-	skip_all "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
-command -v busybox > /dev/null || skip_all "busybox missing (apt-get install busybox-static)"
-command -v cpio > /dev/null || skip_all "cpio missing (apt-get install cpio)"
 
 W=$(mktemp -d /tmp/vnet-vku-test.XXXXXX)
 cleanup_path "$W"

@@ -18,7 +18,7 @@
 # Output: TAP lines; "# VHOST-BENCH ..." lines. Exit: 0 passed, 1 failed, 77 skipped.
 # Environment: VNET_VKD_SECS (bench seconds, default 4), VNET_VKD_FRAMES (RX frames,
 # default 20000).
-# needs: root
+# needs: root qemu busybox cpio
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 GUEST=$TOP/tests/guest/lib/guest.sh
@@ -28,7 +28,6 @@ TAP_PREFIX="vhost-net-vnetd: "
 . "$TOP/tests/lib/common.sh"
 
 
-[ "$(id -u)" = 0 ] || skip_all "needs root (TAP and QEMU guest)"
 for b in vnetd vnetctl vnet-bench; do
 	[ -x "$TOP/build/$b" ] || skip_all "build/$b missing (run make first)"
 done
@@ -54,10 +53,6 @@ else
 fi
 
 [ -x "$GUEST" ] || skip_all "tests/guest/lib/guest.sh missing (shared guest tooling)"
-command -v "${VNET_QEMU:-qemu-system-x86_64}" > /dev/null ||
-	skip_all "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
-command -v busybox > /dev/null || skip_all "busybox missing (apt-get install busybox-static)"
-command -v cpio > /dev/null || skip_all "cpio missing (apt-get install cpio)"
 
 # the helper: static, so it runs in the busybox guest as is (make guest-tools)
 if ! make -s -C "$TOP" build/guest/vhost-net-txgen > "$W/cc.log" 2>&1; then

@@ -23,12 +23,7 @@ TAP_PREFIX="vhost-net: "
 . "$TOP/tests/lib/common.sh"
 
 
-[ "$(id -u)" = 0 ] || skip_all "needs root (TAP and QEMU guest)"
 [ -x "$GUEST" ] || skip_all "tests/guest/lib/guest.sh missing (shared guest tooling)"
-command -v "${VNET_QEMU:-qemu-system-x86_64}" > /dev/null ||
-	skip_all "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
-command -v busybox > /dev/null || skip_all "busybox missing (apt-get install busybox-static)"
-command -v cpio > /dev/null || skip_all "cpio missing (apt-get install cpio)"
 [ -f "$TOP/build/libvnet.a" ] || skip_all "build/libvnet.a missing (run make first)"
 
 W=$(mktemp -d /tmp/vnet-vk-test.XXXXXX)

@@ -7,7 +7,6 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/common.sh
 BC=/usr/share/bash-completion/bash_completion
-[ -r $BC ] || skip_all "bash-completion not installed (apt-get install bash-completion)"
 need_built build/vnetd build/vnetctl build/vnet-bench
 # shellcheck disable=SC1090
 source $BC

@@ -8,7 +8,6 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/common.sh
-command -v scdoc >/dev/null || skip_all "scdoc not installed (apt-get install scdoc)"
 command -v python3 >/dev/null || skip_all "python3 not installed"
 TMP=$(mktemp -d /tmp/make-install.XXXXXX)
 cleanup_path "$TMP"

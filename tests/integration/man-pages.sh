@@ -7,9 +7,6 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/common.sh
-for t in scdoc mandoc; do
-	command -v $t >/dev/null || skip_all "$t not installed (apt-get install $t)"
-done
 B=${VNET_BIN_DIR:-build}
 for p in vnetd vnetctl vnet-bench; do
 	need_built "$B/$p"

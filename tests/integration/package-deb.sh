@@ -10,9 +10,8 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/common.sh
-[ "$(id -u)" = 0 ] || skip_all "needs root (installs a package)"
-for t in dpkg-buildpackage lintian apt-get python3; do
-	command -v $t >/dev/null || skip_all "$t not installed (apt-get install dpkg-dev debhelper lintian)"
+for t in apt-get python3; do
+	command -v $t >/dev/null || skip_all "$t not installed"
 done
 [ -f debian/control ] || skip_all "no debian/ directory"
 if dpkg-query -W -f='${Status}' vnetd 2>/dev/null | grep -q installed; then

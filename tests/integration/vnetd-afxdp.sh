@@ -27,7 +27,6 @@ VNETCTL=$PWD/build/vnetctl
 need_built "$BENCH" "$VNETD" "$VNETCTL"
 "$VNETD" --help 2>&1 | grep -q 'host side:.*af_xdp' ||
 	skip_all "vnetd built without libxdp/libbpf: --backend af_xdp absent (apt-get install libxdp-dev libbpf-dev; make)"
-command -v python3 >/dev/null || skip_all "python3 missing (frame injector)"
 if ! mount | grep -q ' /sys/fs/bpf type bpf'; then
 	mount -t bpf bpf /sys/fs/bpf 2>/dev/null ||
 		echo "# bpffs not mounted and cannot be: libxdp loads a single program"

@@ -11,7 +11,6 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/common.sh
 VNETD=${VNETD:-build/vnetd}
 need_built "$VNETD"
-command -v python3 >/dev/null || skip_all "python3 missing"
 TMP=$(mktemp -d /tmp/vnetd-conv.XXXXXX)
 cleanup_path "$TMP"
 

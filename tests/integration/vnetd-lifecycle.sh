@@ -13,7 +13,6 @@ cd "$(dirname "$0")/../.." || exit 1
 VNETD=${VNETD:-build/vnetd}
 VNETCTL=${VNETCTL:-build/vnetctl}
 need_built "$VNETD"
-command -v python3 >/dev/null || skip_all "python3 missing"
 TMP=$(mktemp -d /tmp/vnetd-life.XXXXXX)
 cleanup_path "$TMP"
 

@@ -12,7 +12,6 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/common.sh
 VNETD=${VNETD:-build/vnetd}
 need_built "$VNETD"
-command -v python3 >/dev/null || skip_all "python3 missing"
 TMP=$(mktemp -d /tmp/vnetd-logs.XXXXXX)
 cleanup_path "$TMP"
 

@@ -19,8 +19,6 @@ VNETD=${VNETD:-build/vnetd}
 VNETCTL=${VNETCTL:-build/vnetctl}
 BENCH=${VNET_BENCH:-build/vnet-bench}
 need_built "$VNETD" "$VNETCTL" "$BENCH"
-command -v promtool > /dev/null || skip_all "promtool missing (apt-get install prometheus)"
-command -v python3 > /dev/null || skip_all "python3 missing"
 TMP=$(mktemp -d /tmp/vnetd-metrics.XXXXXX)
 cleanup_path "$TMP"
 

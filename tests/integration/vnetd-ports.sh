@@ -27,7 +27,6 @@ MIN_PCT=${VNET_PORTS_MIN_PCT:-95}
 for b in "$VNETD" "$BENCH" "$VNETCTL"; do
 	[ -x "$b" ] || { echo "SKIP: $b not built (run make)"; exit 77; }
 done
-command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 . tests/lib/common.sh
 TMP=$(mktemp -d /tmp/vnetd-ports.XXXXXX)
 PIDS=()

@@ -12,10 +12,6 @@ cd "$(dirname "$0")/../.." || exit 1
 VNETD=${VNETD:-$PWD/build/vnetd}
 BENCH=${BENCH:-$PWD/build/vnet-bench}
 need_built "$VNETD" "$BENCH"
-[ "$(id -u)" = 0 ] || skip_all "needs root (TAPs, runuser)"
-[ -c /dev/net/tun ] || skip_all "no /dev/net/tun (modprobe tun)"
-command -v python3 >/dev/null || skip_all "python3 missing"
-command -v runuser >/dev/null || skip_all "runuser missing"
 id nobody >/dev/null 2>&1 || skip_all "no user nobody"
 TMP=$(mktemp -d /tmp/vnetd-priv.XXXXXX)
 cleanup_path "$TMP"

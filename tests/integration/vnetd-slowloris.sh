@@ -30,7 +30,6 @@ BENCH=${VNET_BENCH:-build/vnet-bench}
 VNETCTL=${VNETCTL:-build/vnetctl}
 LIMIT_MS=${VNET_SLOWLORIS_LIMIT_MS:-50}
 need_built "$VNETD" "$BENCH" "$VNETCTL"
-command -v python3 >/dev/null || skip_all "python3 missing"
 TMP=$(mktemp -d /tmp/vnetd-slow.XXXXXX)
 cleanup_path "$TMP"
 

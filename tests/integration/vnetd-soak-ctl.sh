@@ -20,7 +20,6 @@ BENCH=${VNET_BENCH:-build/vnet-bench}
 VNETCTL=${VNETCTL:-build/vnetctl}
 ROUNDS=${VNET_SOAK_ROUNDS:-1000}
 need_built "$VNETD" "$BENCH" "$VNETCTL"
-command -v python3 >/dev/null || skip_all "python3 missing"
 TMP=$(mktemp -d /tmp/vnetd-soak.XXXXXX)
 cleanup_path "$TMP"
 

@@ -34,7 +34,6 @@ STALL_MS=1000			# vnetd's default --frontend-stall-ms
 LIMIT_MS=$((STALL_MS + 1000))	# the second frontend's session, at most
 RTT_MS=${VNET_STALL_RTT_MS:-50}	# port b's worst GET_FEATURES round trip
 need_built "$VNETD" "$BENCH"
-command -v python3 >/dev/null || skip_all "python3 missing"
 TMP=$(mktemp -d /tmp/vnetd-stall.XXXXXX)
 cleanup_path "$TMP"
 

@@ -12,8 +12,6 @@ cd "$(dirname "$0")/../.." || exit 1
 VNETD=${VNETD:-build/vnetd}
 BENCH=${BENCH:-build/vnet-bench}
 need_built "$VNETD" "$BENCH"
-command -v systemd-socket-activate >/dev/null || skip_all "systemd-socket-activate missing (apt-get install systemd)"
-command -v python3 >/dev/null || skip_all "python3 missing"
 TMP=$(mktemp -d /tmp/vnetd-sd.XXXXXX)
 cleanup_path "$TMP"
 

@@ -14,8 +14,6 @@ cd "$(dirname "$0")/../.." || exit 1
 BENCH=${VNET_BENCH:-$PWD/build/vnet-bench}
 VNETD=$PWD/build/vnetd
 need_built "$BENCH" "$VNETD"
-command -v python3 >/dev/null || skip_all "python3 missing (frame injector)"
-[ -c /dev/net/tun ] || skip_all "no /dev/net/tun"
 NS=vnbrx$$
 TAP=vnbt$$
 SOCK=/tmp/vnet-bench-rx-$$.sock

@@ -11,8 +11,6 @@ cd "$(dirname "$0")/../.." || exit 1
 VNETD=${VNETD:-build/vnetd}
 BENCH=${BENCH:-build/vnet-bench}
 need_built "$VNETD" "$BENCH"
-[ "$(id -u)" = 0 ] || skip_all "needs root (creates TAPs)"
-[ -c /dev/net/tun ] || skip_all "no /dev/net/tun (modprobe tun)"
 command -v ip >/dev/null || skip_all "ip (iproute2) missing"
 TMP=$(mktemp -d /tmp/vnetd-tapup.XXXXXX)
 cleanup_path "$TMP"

@@ -15,8 +15,6 @@ VNETD=${VNETD:-build/vnetd}
 VNETCTL=${VNETCTL:-build/vnetctl}
 BENCH=${BENCH:-build/vnet-bench}
 need_built "$VNETD" "$VNETCTL" "$BENCH"
-[ "$(id -u)" = 0 ] || skip_all "needs root (creates TAPs)"
-[ -c /dev/net/tun ] || skip_all "no /dev/net/tun (modprobe tun)"
 command -v ip >/dev/null || skip_all "ip (iproute2) missing"
 TMP=$(mktemp -d /tmp/vnetd-tapur.XXXXXX)
 cleanup_path "$TMP"

@@ -30,7 +30,6 @@ SB=()
 case $VNETD in *asan*) SB=(--sandbox off) ;; esac
 . tests/lib/common.sh
 need_built "$VNETD" "$BENCH" "$VNETCTL"
-command -v python3 >/dev/null || skip_all "python3 missing"
 TMP=$(mktemp -d /tmp/vnetd-upgrade.XXXXXX)
 cleanup_path "$TMP"
 C=$TMP/ctl.sock

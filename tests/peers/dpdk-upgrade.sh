@@ -21,8 +21,6 @@ TAP_PREFIX="dpdk-upgrade: "
 . "$TOP/tests/lib/testpmd.sh"
 VNETD=${VNET_VNETD:-$TOP/build/vnetd}
 VNETCTL=$TOP/build/vnetctl
-[ "$(id -u)" = 0 ] || skip_all "needs root (testpmd, /var/run/dpdk, netns)"
-command -v dpdk-testpmd > /dev/null || skip_all "dpdk-testpmd missing (apt-get install dpdk)"
 need_built "$VNETD" "$VNETCTL"
 W=$(mktemp -d /tmp/vnet-peer-upg.XXXXXX)
 cleanup_path "$W"

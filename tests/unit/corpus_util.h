@@ -9,7 +9,9 @@
  * them, the process holding the same descriptors after each input.
  *
  * Define CORPUS_MAX_SEEDS and CORPUS_SEED_MAX before including it to change
- * how many seeds, and how many bytes of each, are kept (64 of 4096).
+ * how many seeds, and how many bytes of each, are kept (64 of 4096): that
+ * makes it a template (test_vring_corpus.c sizes it), so its bodies stay
+ * here rather than in build/libvnet-test.a.
  */
 #ifndef VNET_CORPUS_UTIL_H
 #define VNET_CORPUS_UTIL_H

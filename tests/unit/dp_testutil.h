@@ -4,7 +4,10 @@
  * test_worker.c and test_dp_noalloc.c: fake guest memory, the device side
  * of every ring in struct vnet_pair (what vu_backend would set up), the
  * driver side of the same rings driven by the test thread (the "guest"),
- * eventfds for kick/call/err, and a worker pool over a backend.
+ * eventfds for kick/call/err, and a worker pool over a backend. A
+ * template, not part of build/libvnet-test.a: struct dp_env is sized by
+ * the includer's DP_RING (test_tap_uring.c wants 2048), so its functions
+ * stay here, compiled into each program that includes it.
  */
 #ifndef VNET_DP_TESTUTIL_H
 #define VNET_DP_TESTUTIL_H

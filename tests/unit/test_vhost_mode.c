@@ -3,7 +3,9 @@
  * test_vhost_mode.c - the --vhost-net auto|on|off decision with an injected
  * device path (missing, a regular file, no permission), the exact operator
  * messages, and the feature rules. No /dev/vhost-net needed; the real device
- * is exercised in tests/guest/test-vhost-net.sh.
+ * is exercised in tests/guest/test-vhost-net.sh, the advice for a root:kvm
+ * device (a file given to group kvm, read as uid 65534) in
+ * tests/system/test_vhost_mode_root.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,38 +25,12 @@
 #include "util.h"
 #include "vhost_kernel.h"
 #include "vhost_mode.h"
+#include "vhost_mode_testutil.h"
 
 #define B(n)	(1ULL << (n))
 
 /* What 6.1's vhost-net answers to VHOST_GET_FEATURES (measured in the guest) */
 #define KERNEL_6_1	0x33d008000ULL
-
-static char tmpdir[64];
-
-static void make_tmpdir(void)
-{
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/vnet-vhost-mode.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		tmpdir[0] = '\0';
-}
-
-/* Create @name in tmpdir with @mode and some content; return its path */
-static const char *make_file(const char *name, mode_t mode, char *path,
-			     size_t len)
-{
-	int fd;
-
-	snprintf(path, len, "%s/%s", tmpdir, name);
-	fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
-	if (fd < 0)
-		return NULL;
-	if (write(fd, "64\n", 3) != 3 || fchmod(fd, mode)) {
-		close(fd);
-		return NULL;
-	}
-	close(fd);
-	return path;
-}
 
 static void test_parse(void)
 {
@@ -80,7 +56,7 @@ static void test_off_never_probes(void)
 	struct vhost_decision d;
 	char path[128];
 
-	snprintf(path, sizeof(path), "%s/absent", tmpdir);
+	snprintf(path, sizeof(path), "%s/absent", test_tmpdir);
 	CHECK_EQ(vhost_mode_decide(&d, VHOST_MODE_OFF, path, NULL), 0);
 	CHECK(!d.use);
 	CHECK_EQ(d.err, 0);
@@ -93,7 +69,7 @@ static void test_missing_auto(void)
 	struct vhost_decision d;
 	char path[128], want[192];
 
-	snprintf(path, sizeof(path), "%s/absent", tmpdir);
+	snprintf(path, sizeof(path), "%s/absent", test_tmpdir);
 	CHECK_EQ(vhost_mode_decide(&d, VHOST_MODE_AUTO, path, NULL), 0);
 	CHECK(!d.use);
 	CHECK_EQ(d.err, -ENOENT);
@@ -108,7 +84,7 @@ static void test_missing_on(void)
 	struct vhost_decision d;
 	char path[128], want[512];
 
-	snprintf(path, sizeof(path), "%s/absent", tmpdir);
+	snprintf(path, sizeof(path), "%s/absent", test_tmpdir);
 	CHECK_EQ(vhost_mode_decide(&d, VHOST_MODE_ON, path, NULL), -ENOENT);
 	CHECK(!d.use);
 	snprintf(want, sizeof(want),
@@ -125,7 +101,7 @@ static void test_regular_file_on(void)
 	struct vhost_decision d;
 	char path[128], want[512];
 
-	CHECK(make_file("notadev", 0666, path, sizeof(path)));
+	CHECK(test_tmpdir_file("notadev", 0666, path, sizeof(path)));
 	CHECK_EQ(vhost_mode_decide(&d, VHOST_MODE_ON, path, NULL), -ENOTTY);
 	CHECK(!d.use);
 	snprintf(want, sizeof(want),
@@ -147,40 +123,6 @@ static void test_regular_file_on(void)
 	CHECK_EQ(d.err, -ENOTTY);
 }
 
-/* Run the `on` decision for @path as uid 65534; message back through a pipe */
-static int decide_as_nobody(const char *path, struct vhost_decision *d,
-			    int *ret)
-{
-	int pfd[2], status;
-	pid_t pid;
-
-	if (pipe(pfd))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		close(pfd[0]);
-		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
-			_exit(2);
-		*ret = vhost_mode_decide(d, VHOST_MODE_ON, path, NULL);
-		if (write(pfd[1], ret, sizeof(*ret)) != sizeof(*ret) ||
-		    write(pfd[1], d, sizeof(*d)) != sizeof(*d))
-			_exit(3);
-		_exit(0);
-	}
-	close(pfd[1]);
-	if (read(pfd[0], ret, sizeof(*ret)) != sizeof(*ret) ||
-	    read(pfd[0], d, sizeof(*d)) != sizeof(*d)) {
-		close(pfd[0]);
-		waitpid(pid, &status, 0);
-		return -1;
-	}
-	close(pfd[0]);
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
-}
-
 static void test_permission_denied_on(void)
 {
 	char path[128], want[1024], user[64], owner[160], group[64];
@@ -190,11 +132,11 @@ static void test_permission_denied_on(void)
 	mode_t mode = 0600;
 	int ret = 0;
 
-	CHECK(make_file("noperm", 0600, path, sizeof(path)));
+	CHECK(test_tmpdir_file("noperm", 0600, path, sizeof(path)));
 	if (geteuid() == 0) {
-		if (chmod(tmpdir, 0755))
-			SKIP("chmod %s: %s", tmpdir, strerror(errno));
-		CHECK_EQ(decide_as_nobody(path, &d, &ret), 0);
+		if (chmod(test_tmpdir, 0755))
+			SKIP("chmod %s: %s", test_tmpdir, strerror(errno));
+		CHECK_EQ(test_decide_as_nobody(path, &d, &ret), 0);
 		pw = getpwuid(65534);
 		snprintf(user, sizeof(user), "%s", pw ? pw->pw_name : "uid 65534");
 		snprintf(group, sizeof(group), "root");
@@ -225,36 +167,6 @@ static void test_permission_denied_on(void)
 	snprintf(want, sizeof(want), "%s: Permission denied for user %s",
 		 path, user);
 	CHECK(!strcmp(d.reason, want));
-}
-
-/* The usual setup: root:kvm 0660; the advice then names kvm only */
-static void test_permission_denied_kvm_group(void)
-{
-	char path[128], want[1024], user[64];
-	struct vhost_decision d;
-	struct passwd *pw;
-	struct group *gr;
-	int ret = 0;
-
-	if (geteuid() != 0)
-		SKIP("needs root to give a file to group kvm and drop to uid 65534");
-	gr = getgrnam("kvm");
-	if (!gr)
-		SKIP("no group kvm on this host");
-	CHECK(make_file("kvmdev", 0660, path, sizeof(path)));
-	CHECK(chown(path, 0, gr->gr_gid) == 0);
-	CHECK(chmod(tmpdir, 0755) == 0);
-	CHECK_EQ(decide_as_nobody(path, &d, &ret), 0);
-	pw = getpwuid(65534);
-	snprintf(user, sizeof(user), "%s", pw ? pw->pw_name : "uid 65534");
-	CHECK_EQ(ret, -EACCES);
-	snprintf(want, sizeof(want),
-		 "--vhost-net on: %s cannot be opened: Permission denied for "
-		 "user %s; the device is root:kvm mode 0660. Add %s to group "
-		 "kvm, or start with --vhost-net off.", path, user, user);
-	if (strcmp(d.msg, want))
-		fprintf(stderr, "  got:  %s\n  want: %s\n", d.msg, want);
-	CHECK(!strcmp(d.msg, want));
 }
 
 /* Whatever this host has: the decision must agree with what the device does */
@@ -288,9 +200,9 @@ static void test_max_regions(void)
 	char path[128];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/absent", tmpdir);
+	snprintf(path, sizeof(path), "%s/absent", test_tmpdir);
 	CHECK_EQ(vhost_kernel_max_mem_regions(path), 64);
-	snprintf(path, sizeof(path), "%s/maxreg", tmpdir);
+	snprintf(path, sizeof(path), "%s/maxreg", test_tmpdir);
 	fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
 	CHECK(fd >= 0);
 	CHECK(write(fd, "8\n", 2) == 2);
@@ -389,36 +301,20 @@ static void test_kernel_wrappers_errno(void)
 	m->regions[0].host = NULL;	/* not mapped by us */
 	CHECK_EQ(vhost_kernel_set_mem_table(-1, m, 64), -EINVAL);
 	free(m);
-	CHECK(make_file("plain", 0644, path, sizeof(path)));
+	CHECK(test_tmpdir_file("plain", 0644, path, sizeof(path)));
 	fd = vhost_kernel_open(path);
 	CHECK(fd >= 0);
 	CHECK_EQ(vhost_kernel_net_set_backend(fd, 0, -1), -ENOTTY);
 	CHECK_EQ(vhost_kernel_set_vring_kick(fd, 1, -1), -ENOTTY);
 	vhost_kernel_close(fd);
-	snprintf(path, sizeof(path), "%s/absent", tmpdir);
+	snprintf(path, sizeof(path), "%s/absent", test_tmpdir);
 	CHECK_EQ(vhost_kernel_open(path), -ENOENT);
-}
-
-static void cleanup_tmpdir(void)
-{
-	static const char *const names[] = { "notadev", "noperm", "maxreg",
-					     "plain", "kvmdev" };
-	char path[128];
-	size_t i;
-
-	if (!tmpdir[0])
-		return;
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		snprintf(path, sizeof(path), "%s/%s", tmpdir, names[i]);
-		unlink(path);
-	}
-	rmdir(tmpdir);
 }
 
 int main(void)
 {
-	make_tmpdir();
-	if (!tmpdir[0]) {
+	test_tmpdir_make();
+	if (!test_tmpdir[0]) {
 		perror("mkdtemp");
 		return 1;
 	}
@@ -428,12 +324,11 @@ int main(void)
 	RUN(test_missing_on);
 	RUN(test_regular_file_on);
 	RUN(test_permission_denied_on);
-	RUN(test_permission_denied_kvm_group);
 	RUN(test_host_device);
 	RUN(test_max_regions);
 	RUN(test_features_offered);
 	RUN(test_features_kernel);
 	RUN(test_kernel_wrappers_errno);
-	cleanup_tmpdir();
+	test_tmpdir_remove();
 	return test_exit();
 }

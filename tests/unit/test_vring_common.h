@@ -9,7 +9,8 @@
  * Where a layout legitimately differs (ring sizes a split ring cannot
  * have, guest-visible ring contents, what a driver sees before a kick),
  * the case says so with TL_SPLIT; everything else is checked for both.
- * Layout-specific scenarios stay in the two programs.
+ * Layout-specific scenarios stay in the two programs. A template (typed
+ * by TEST_LAYOUT per includer), so not part of build/libvnet-test.a.
  */
 #ifndef VNET_TEST_VRING_COMMON_H
 #define VNET_TEST_VRING_COMMON_H

@@ -5,10 +5,10 @@
  * both layouts, mergeable on and off, several pairs on fewer threads,
  * pause/resume in the middle of traffic, disabled rings (TX drained and
  * dropped, RX not filled), a broken ring that stops only its queue and
- * signals its error eventfd, busy polling, a frames/s measurement, the gen
- * backend filling RX as fast as buffers are posted (kicks and polling),
- * and the tap backend in a private network namespace (frames both ways between
- * the guest rings and an AF_PACKET socket on the TAP).
+ * signals its error eventfd, busy polling, the gen backend filling RX as
+ * fast as buffers are posted (kicks and polling). The tap backend is
+ * tests/system/test_worker_tap.c, the frames/s figure
+ * bench/test_worker_rate.c.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -21,82 +21,8 @@
 #include <linux/if_packet.h>
 
 #include "testlib.h"
-#include "netns_testutil.h"
 #include "dp_testutil.h"
-
-#define F(b)		(1ULL << (b))
-#define F_V1		F(VIRTIO_F_VERSION_1)
-#define F_MRG		F(VIRTIO_NET_F_MRG_RXBUF)
-#define F_EIDX		F(VIRTIO_RING_F_EVENT_IDX)
-#define DEADLINE_NS	(20ull * 1000000000ull)
-
-static uint32_t frame_len(unsigned long k)
-{
-	return 60 + (uint32_t)(k * 37 % 1400);
-}
-
-/**
- * struct flow - Per pair traffic state of the test's "guest"
- */
-struct flow {
-	unsigned long sent, got, bad;
-};
-
-/* One round over pair @i: post RX, send up to @burst, reap, receive */
-static void flow_step(struct dp_env *e, unsigned int i, struct flow *f,
-		      unsigned long total, unsigned int burst, bool fixed64)
-{
-	unsigned int n;
-	uint32_t ok, want;
-	uint8_t first;
-	int len;
-
-	dp_post_rx(e, i);
-	dp_reap_tx(e, i);
-	for (n = 0; n < burst && f->sent < total; n++) {
-		want = fixed64 ? 64 : frame_len(f->sent);
-		if (dp_send(e, i, want, (uint8_t)f->sent, false))
-			break;
-		f->sent++;
-	}
-	if (n)
-		dp_kick(&e->pairs[i].tx, &e->tx[i]);
-	while ((len = dp_recv(e, i, &first, fixed64 ? NULL : &ok)) != -EAGAIN) {
-		want = fixed64 ? 64 : frame_len(f->got);
-		if (len != (int)want ||
-		    (!fixed64 && (first != (uint8_t)f->got || ok != want)))
-			f->bad++;
-		f->got++;
-	}
-}
-
-/* Run @total frames per pair through the loop; returns 0 when all came */
-static int run_traffic(struct dp_env *e, unsigned long total, bool fixed64)
-{
-	struct flow fl[DP_MAX_PAIRS] = { 0 };
-	uint64_t deadline = dp_now_ns() + DEADLINE_NS;
-	unsigned int i, done;
-
-	do {
-		done = 0;
-		for (i = 0; i < e->npairs; i++) {
-			flow_step(e, i, &fl[i], total, 64, fixed64);
-			if (fl[i].bad) {
-				fprintf(stderr, "  pair %u: %lu bad frames\n",
-					i, fl[i].bad);
-				return -1;
-			}
-			done += fl[i].got == total;
-		}
-		if (dp_now_ns() > deadline) {
-			for (i = 0; i < e->npairs; i++)
-				fprintf(stderr, "  pair %u: sent %lu got %lu\n",
-					i, fl[i].sent, fl[i].got);
-			return -1;
-		}
-	} while (done < e->npairs);
-	return 0;
-}
+#include "dp_flow.h"
 
 static void t_loop(enum vq_layout l, uint64_t features, unsigned int npairs,
 		   unsigned int nthreads)
@@ -413,34 +339,6 @@ static void test_broken_ring_stops_one_queue(void)
 	dp_cleanup(&e);
 }
 
-/* Frames/s through worker + loop, 64 B, 1 pair: a measurement */
-static void t_rate(enum vq_layout l, unsigned int poll_us)
-{
-	struct worker_opts o = { .poll_us = poll_us };
-	unsigned long n = 200000;
-	struct dp_env e;
-	uint64_t t0, dt;
-
-#ifdef VNET_SANITIZED
-	n = 20000;
-#endif
-	CHECK_EQ(dp_init(&e, l, F_V1 | F_MRG | F_EIDX, 1, "loop"), 0);
-	CHECK_EQ(dp_start(&e, &o), 0);
-	t0 = dp_now_ns();
-	CHECK_EQ(run_traffic(&e, n, true), 0);
-	dt = dp_now_ns() - t0;
-	printf("# %s poll_us=%u: %lu frames of 64 B TX->loop->RX in %.3f s: "
-	       "%.0f frames/s (kicks %lu, calls %llu)\n",
-	       l == VQ_SPLIT ? "split" : "packed", poll_us, n, dt / 1e9,
-	       n / (dt / 1e9), e.tx[0].kicks,
-	       (unsigned long long)dp_ctr(&e.pairs[0].rx.ctr.calls));
-	CHECK(n / (dt / 1e9) > 1000);
-	dp_cleanup(&e);
-}
-
-static void test_rate_split(void) { t_rate(VQ_SPLIT, 0); }
-static void test_rate_packed(void) { t_rate(VQ_PACKED, 0); }
-static void test_rate_split_poll(void) { t_rate(VQ_SPLIT, 50); }
 
 /*
  * gen backend: a frame for every RX buffer the guest posts, with or
@@ -481,120 +379,6 @@ static void t_gen(enum vq_layout l, unsigned int poll_us)
 static void test_gen_split(void) { t_gen(VQ_SPLIT, 0); }
 static void test_gen_packed_poll(void) { t_gen(VQ_PACKED, 50); }
 
-/* ---------------- tap backend, in a private network namespace ---------- */
-
-/* Our test frames: unicast 02:..:01, ethertype 0x88b5, 200 bytes */
-static void tap_frame(uint8_t *f, uint8_t marker)
-{
-	unsigned int i;
-
-	memset(f, 0, 12);
-	f[0] = 0x02;
-	f[5] = 0x01;
-	f[6] = 0x02;
-	f[11] = 0x02;
-	f[12] = 0x88;
-	f[13] = 0xb5;
-	for (i = 14; i < 200; i++)
-		f[i] = (uint8_t)(marker + i);
-}
-
-#define TFAIL(...) do { fprintf(stderr, "  " __VA_ARGS__); fprintf(stderr, "\n"); return 1; } while (0)
-
-static int tap_worker_case(enum vq_layout l, uint64_t features)
-{
-	unsigned int k, seen = 0, got = 0, i;
-	uint8_t f[2048], first;
-	uint64_t deadline;
-	struct dp_env e;
-	ssize_t n;
-	int s, len;
-
-	if (dp_init_cfg(&e, l, features, 2, "tap", "vnt-wk"))
-		TFAIL("dp_init with tap");
-	if (test_if_up("vnt-wk"))
-		TFAIL("link up");
-	s = test_packet_sock("vnt-wk");
-	if (s < 0 || dp_start(&e, NULL))
-		TFAIL("packet socket / pool");
-	/* guest -> host, both pairs */
-	for (i = 0; i < 2; i++) {
-		dp_post_rx(&e, i);
-		for (k = 0; k < 50; k++)
-			if (dp_send(&e, i, 186, (uint8_t)k, true))
-				TFAIL("send");
-	}
-	deadline = dp_now_ns() + 5000000000ull;
-	while (seen < 100 && dp_now_ns() < deadline) {
-		n = recv(s, f, sizeof(f), 0);
-		/* dp_send's frames: 186 bytes, byte k = seed + k */
-		if (n == 186 && f[13] == (uint8_t)(f[0] + 13) &&
-		    f[185] == (uint8_t)(f[0] + 185))
-			seen++;
-		else if (n < 0)
-			usleep(1000);
-	}
-	if (seen != 100)
-		TFAIL("guest TX seen on the TAP: %u of 100", seen);
-	/* host -> guest: the kernel picks the queue by flow */
-	for (k = 0; k < 50; k++) {
-		tap_frame(f, (uint8_t)k);
-		if (send(s, f, 200, 0) != 200)
-			TFAIL("packet send: %s", strerror(errno));
-	}
-	deadline = dp_now_ns() + 5000000000ull;
-	while (got < 50 && dp_now_ns() < deadline) {
-		for (i = 0; i < 2; i++) {
-			dp_post_rx(&e, i);
-			while ((len = dp_recv(&e, i, &first, NULL)) != -EAGAIN)
-				if (len == 200 && first == 0x02)
-					got++;
-		}
-		usleep(1000);
-	}
-	if (got != 50)
-		TFAIL("host frames in guest RX: %u of 50", got);
-	close(s);
-	dp_cleanup(&e);
-	return 0;
-}
-
-static int tap_worker_split_mrg(void)
-{
-	return tap_worker_case(VQ_SPLIT, F_V1 | F_MRG | F_EIDX);
-}
-
-static int tap_worker_packed_nomrg(void)
-{
-	return tap_worker_case(VQ_PACKED, F_V1);
-}
-
-static void t_tap(int (*fn)(void))
-{
-	pid_t pid;
-	int st;
-
-	if (geteuid() != 0)
-		SKIP("tap: needs root (CAP_NET_ADMIN)");
-	if (access("/dev/net/tun", R_OK | W_OK))
-		SKIP("tap: /dev/net/tun missing or not accessible");
-	pid = fork();
-	CHECK(pid >= 0);
-	if (!pid) {
-		if (unshare(CLONE_NEWNET))
-			_exit(77);
-		_exit(fn());
-	}
-	CHECK_EQ(waitpid(pid, &st, 0), pid);
-	CHECK(WIFEXITED(st));
-	if (WEXITSTATUS(st) == 77)
-		SKIP("tap: unshare(CLONE_NEWNET) failed: no network namespaces");
-	CHECK_EQ(WEXITSTATUS(st), 0);
-}
-
-static void test_tap_split_mrg(void) { t_tap(tap_worker_split_mrg); }
-static void test_tap_packed_nomrg(void) { t_tap(tap_worker_packed_nomrg); }
-
 int main(void)
 {
 	RUN(test_loop_split_mrg);
@@ -614,12 +398,7 @@ int main(void)
 	RUN(test_disabled_split);
 	RUN(test_disabled_packed);
 	RUN(test_broken_ring_stops_one_queue);
-	RUN(test_rate_split);
-	RUN(test_rate_packed);
-	RUN(test_rate_split_poll);
 	RUN(test_gen_split);
 	RUN(test_gen_packed_poll);
-	RUN(test_tap_split_mrg);
-	RUN(test_tap_packed_nomrg);
 	return test_exit();
 }

@@ -5,6 +5,10 @@
  * ("ok N - name", "not ok N - name", "ok N - name # SKIP reason") that
  * tests/run.sh counts. Exit status: 0 all passed, 1 any failed, 77 all
  * skipped.
+ *
+ * The macros and test_xorshift() stay here (they return from the calling
+ * case, or are one expression); the rest is built once in testlib.c, part
+ * of build/libvnet-test.a.
  */
 #ifndef VNET_TESTLIB_H
 #define VNET_TESTLIB_H
@@ -15,8 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int t_num, t_failed, t_skipped, t_case_failed, t_case_skipped;
-static char t_skip_reason[256];
+/* the counters RUN() keeps, defined once in testlib.c */
+extern int t_num, t_failed, t_skipped, t_case_failed, t_case_skipped;
+extern char t_skip_reason[256];
 
 /**
  * test_xorshift() - The next number of a fixed-seed generator (xorshift64)
@@ -81,35 +86,7 @@ static inline uint64_t test_xorshift(uint64_t *state)
 		fflush(stdout);						\
 	} while (0)
 
-/**
- * test_count_fds() - Descriptors this process has open
- *
- * Compare before and after a case to prove nothing leaked. The directory
- * stream's own descriptor is not counted.
- *
- * Return: the count, -1 if /proc/self/fd cannot be read
- */
-static inline int test_count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n - 1;
-}
-
-static inline int test_exit(void)
-{
-	if (t_failed)
-		return 1;
-	if (t_num && t_skipped == t_num)
-		return 77;
-	return 0;
-}
+int test_count_fds(void);
+int test_exit(void);
 
 #endif /* VNET_TESTLIB_H */

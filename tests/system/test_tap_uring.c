@@ -17,6 +17,8 @@
  * with a reason without root, /dev/net/tun, namespaces, liburing or
  * io_uring (kernel.io_uring_disabled, a container's seccomp).
  */
+/* needs: root netns tun */
+
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>

@@ -9,6 +9,8 @@
  *
  * Skips (77) without root, /dev/net/tun or network namespaces.
  */
+/* needs: root netns tun */
+
 #include <sched.h>
 #include <stdio.h>
 #include <dlfcn.h>

@@ -14,6 +14,8 @@
  * resumes; a kernel that refuses the restart leaves the pair on the
  * userspace path (never idle). No descriptor leaks.
  */
+/* needs: root tun */
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>

@@ -15,6 +15,8 @@
  * to that memory would fault too, so it touches none, only eventfds and
  * the socket.
  */
+/* needs: none */
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

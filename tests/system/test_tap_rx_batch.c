@@ -25,6 +25,8 @@
  * alarm if a read waits instead of saying EAGAIN); skips (77) with
  * a reason without root, /dev/net/tun, namespaces or io_uring.
  */
+/* needs: root netns tun */
+
 #include <errno.h>
 #include <poll.h>
 #include <stdbool.h>
