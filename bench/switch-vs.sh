@@ -321,7 +321,7 @@ run_case() {
 	if [ "$c" = vms ]; then
 		F[$ring]+="$fair "
 		[ -z "$DST_MAC" ] && flood=", frames broadcast: each one flooded to all $((VMS - 1)) other VMs"
-		echo "round $r $ring vms $VMS: B rx $rx Mpps all $n receivers, slowest/mean $fair (A tx $tx Mpps)$flood"
+		echo "round $r $ring vms $VMS: B rx $rx Mpps over $n receivers, slowest/mean $fair (A tx $tx Mpps)$flood"
 	else
 		echo "round $r $ring $c: B rx $rx Mpps (A tx $tx Mpps)"
 	fi
