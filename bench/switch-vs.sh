@@ -305,7 +305,7 @@ measure() {
 # run_case ROUND RING CASE: one round of CASE, its line printed, R/F updated
 declare -A R F
 run_case() {
-	local r=$1 ring=$2 c=$3 n=1 res rx tx fair flood=''
+	local r=$1 ring=$2 c=$3 n=1 rx tx fair flood=''
 	[ "$c" = vms ] && n=$((VMS / 2))
 	if ! fwd_start "$c"; then
 		echo "round $r $ring $c: forwarder did not start: $(tail -n 2 "$TMP/fwd.log" "$OVSDIR"/vswitchd.log 2>/dev/null | grep . | tail -n 2 | tr '\n' ' ')"
