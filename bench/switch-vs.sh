@@ -182,9 +182,8 @@ bridge_start() {
 	for t in vta0 vtb0; do
 		for i in $(seq 50); do netx ip link show "$t" >/dev/null 2>&1 && break; sleep 0.1; done
 		netx ip link set "$t" master vsbr || return 1
-		netx ip link set "$t" up
+		netx ip link set "$t" up || return 1
 	done
-	[ -n "${i:-}" ]
 }
 
 # testpmd_start: net_vhost0 (A) <-> net_vhost1 (B), io forwarding
