@@ -121,7 +121,7 @@ check "bridge pair_ratio ${bp:-none} = median of the round ratios $want" near "$
 V=$(sed -n 's/^round [0-9]* split vms 4: B rx \([0-9.]*\) Mpps over 2 receivers, slowest\/mean \([0-9.]*\) .*/\1 \2/p' "$D/stub")
 check "--vms 4: three rounds, frames received ($(echo $V))" \
 	eval '[ "$(wc -l <<< "$V")" = 3 ] && positive "$(cut -d " " -f 1 <<< "$V")"'
-check "--vms 4: flooding said (vnet-bench without --dst-mac)" \
+check "--vms 4: the flooding said, where vnet-bench has no --dst-mac" \
 	eval 'build/vnet-bench --help | grep -q -- --dst-mac || grep -q "flooded to all 3 other VMs" "$D/stub"'
 read -r _ n agg fair vs <<< "$(awk '$1 == "split" && $2 == 4 { print; exit }' "$D/stub")"
 mv=$(cut -d ' ' -f 1 <<< "$V" | med) mf=$(cut -d ' ' -f 2 <<< "$V" | med)
