@@ -42,6 +42,7 @@ struct bench_cfg {
 	double duration;
 	bool poll;
 	bool packed;
+	bool no_drain;		/* count nothing after the window */
 	unsigned int ring;
 	unsigned int batch;
 	unsigned int mem_regions;

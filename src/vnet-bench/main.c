@@ -39,6 +39,8 @@ static const char usage_text[] =
 "  -d, --duration SECS    measured window (default: 3); SIGINT/SIGTERM end it early\n"
 "      --poll             busy-poll the rings (default: sleep on the call eventfd)\n"
 "      --packed           packed rings (default: split)\n"
+"      --no-drain         stop at the window's end: count no frame after it (rx-only\n"
+"                         from a sender that keeps sending; default: drain what is in flight)\n"
 "      --ring N           ring size (default: 256)\n"
 "      --batch N          frames per TX burst (default: 32)\n"
 "      --mem-regions N    split guest memory into N memfd regions (default: 1)\n"
@@ -72,6 +74,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_SPAWN = 256, OPT_SPAWN_BACKEND, OPT_VMS, OPT_POLL, OPT_PACKED,
+	OPT_NO_DRAIN,
 	OPT_RING, OPT_BATCH, OPT_MEM_REGIONS, OPT_FEATURES, OPT_CHECK,
 	OPT_NO_CHECK, OPT_RESTART, OPT_JSON, OPT_NO_REPLY_ACK, OPT_NO_MEM_SLOTS,
 	OPT_CALLER_MEM, OPT_VERSION, OPT_SESSIONS, OPT_SESSION_FRAMES,
@@ -89,6 +92,7 @@ static const struct option opts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "poll", no_argument, NULL, OPT_POLL },
 	{ "packed", no_argument, NULL, OPT_PACKED },
+	{ "no-drain", no_argument, NULL, OPT_NO_DRAIN },
 	{ "ring", required_argument, NULL, OPT_RING },
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "mem-regions", required_argument, NULL, OPT_MEM_REGIONS },
@@ -222,6 +226,7 @@ static int parse_opt(struct bench_cfg *c, int o, const char *arg, int *check)
 		return 0;
 	case OPT_POLL: c->poll = true; return 0;
 	case OPT_PACKED: c->packed = true; return 0;
+	case OPT_NO_DRAIN: c->no_drain = true; return 0;
 	case OPT_RING:
 		if (parse_uint(arg, 2, VQ_MAX_SIZE, &v))
 			return usage_err("--ring '%s': 2..32768", arg);

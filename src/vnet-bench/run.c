@@ -345,7 +345,8 @@ static void *bench_worker(void *arg)
 		bench_pingpong(q);
 	else
 		bench_stream(q);
-	bench_drain(q);
+	if (!q->vm->cfg->no_drain)
+		bench_drain(q);
 	return NULL;
 }
 
