@@ -15,13 +15,7 @@
 #include <sys/uio.h>
 #include <linux/virtio_net.h>
 
-/* Older uapi headers lack USO (virtio 1.2 5.1.3) */
-#ifndef VIRTIO_NET_HDR_GSO_UDP_L4
-#define VIRTIO_NET_HDR_GSO_UDP_L4	5
-#endif
-#ifndef VIRTIO_NET_F_HOST_USO
-#define VIRTIO_NET_F_HOST_USO		56
-#endif
+#include "vnet_hdr.h"
 
 /* Headers copied into every segment at most: Ethernet + VLAN, IPv4 with
  * options or IPv6, TCP with options (18 + 60 + 60) */
