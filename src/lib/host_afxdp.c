@@ -468,7 +468,7 @@ static ssize_t host_afxdp_tx_offload(struct afxdp_q *aq,
 				     unsigned int skip)
 {
 	struct gso *g = &aq->gso;
-	int nseg = gso_init(g, vh, iov, iovcnt, skip);
+	int nseg = gso_init(g, vh, iov, iovcnt, skip), i;
 	ssize_t n;
 
 	if (nseg < 0 || (unsigned int)nseg > AFXDP_RING ||
@@ -482,8 +482,13 @@ static ssize_t host_afxdp_tx_offload(struct afxdp_q *aq,
 		if (!xsk_tx_reserve(&aq->q, (uint32_t)nseg))
 			return -EAGAIN;
 	}
-	while ((n = gso_next(g, xsk_tx_chunk(&aq->q), AFXDP_CHUNK)) > 0)
+	/* exactly the reserved chunks: each segment fits one (checked above) */
+	for (i = 0; i < nseg; i++) {
+		n = gso_next(g, xsk_tx_chunk(&aq->q), AFXDP_CHUNK);
+		if (n <= 0)
+			break;
 		xsk_tx_put(&aq->q, (uint32_t)n);
+	}
 	return (ssize_t)(skip + g->len);
 }
 
