@@ -269,6 +269,12 @@ int gso_init(struct gso *g, const struct virtio_net_hdr_v1 *vh,
 	g->off = g->hdr_len;
 	payload = g->len - g->hdr_len;
 	g->nseg = payload ? (payload + g->mss - 1) / g->mss : 1;
+	/* a segment's IPv4 total length must fit its 16 bits */
+	if ((g->kind == GSO_KIND_TCP4 || g->kind == GSO_KIND_UDP4) &&
+	    gso_seg_max(g) - g->l3 > 0xffff) {
+		g->kind = GSO_KIND_NONE;
+		return -EINVAL;
+	}
 	return (int)g->nseg;
 }
 

@@ -368,6 +368,12 @@ static void test_bad_headers(void)
 	CHECK_EQ(try_init(&h, len), -EINVAL);
 	frame[13] = 0x00;
 	CHECK_EQ(try_init(&h, len), 3);		/* all restored: accepted */
+	/* one segment whose IPv4 total length would not fit 16 bits */
+	len = build(0, 1, 0, 0, 0x18, 65496, &l4);
+	h = vhdr(VIRTIO_NET_HDR_GSO_TCPV4, l4, 1, 65535, 54);
+	CHECK_EQ(try_init(&h, len), -EINVAL);
+	h.gso_size = htole16(65535 - 54);
+	CHECK_EQ(try_init(&h, len), 2);
 }
 
 /* A segment longer than the room is refused, and nothing advances */
