@@ -46,8 +46,8 @@ bool vnet_hdr_len_valid(unsigned int len)
  *		for a guest to send it; VNET_HDR_RX: the GUEST_* feature the
  *		driver must have acked to be given it
  *
- * Return: the feature bit number, or -1 for GSO_NONE (no feature needed)
- *	   and for any other value (no feature allows it)
+ * Return: the feature bit number, or -1 for GSO_NONE (no feature needed),
+ *	   UDP_L4 towards the guest and any other value (no feature allows it)
  */
 int vnet_hdr_gso_feature(uint8_t gso_type, enum vnet_hdr_dir dir)
 {
@@ -60,6 +60,10 @@ int vnet_hdr_gso_feature(uint8_t gso_type, enum vnet_hdr_dir dir)
 		return tx ? VIRTIO_NET_F_HOST_TSO6 : VIRTIO_NET_F_GUEST_TSO6;
 	case VIRTIO_NET_HDR_GSO_UDP:
 		return tx ? VIRTIO_NET_F_HOST_UFO : VIRTIO_NET_F_GUEST_UFO;
+	case VIRTIO_NET_HDR_GSO_UDP_L4:
+		/* the guest side needs GUEST_USO4 or 6 by IP version: not
+		 * given to guests here */
+		return tx ? VIRTIO_NET_F_HOST_USO : -1;
 	default:
 		return -1;
 	}

@@ -15,6 +15,14 @@
 
 #define VNET_HDR_MAX		12	/* struct virtio_net_hdr_v1 */
 #define VNET_HDR_LEGACY		10	/* struct virtio_net_hdr */
+/* Older uapi headers lack USO (virtio 1.2 5.1.3, 5.1.6) */
+#ifndef VIRTIO_NET_HDR_GSO_UDP_L4
+#define VIRTIO_NET_HDR_GSO_UDP_L4	5
+#endif
+#ifndef VIRTIO_NET_F_HOST_USO
+#define VIRTIO_NET_F_HOST_USO		56
+#endif
+
 /* Largest frame after the vnet header: 64 KiB GSO frame + L2 headers */
 #define VNET_FRAME_MAX		65550
 

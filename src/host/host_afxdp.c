@@ -19,11 +19,15 @@
  *   fill ring, calls recvfrom(); then takes up to XSK_RX_BATCH descriptors
  *   at once. The socket fd polls readable while the RX ring has frames.
  *
- * AF_XDP carries no virtio-net header: host_features() offers the guest no
- * checksum or segmentation offload, so every frame the guest sends is
- * complete and correct on the wire, and frames for the guest come with an
- * all-zero header (the guest checks the checksums itself). Software
- * checksums and segmentation are later work (docs/vnetd.md).
+ * AF_XDP carries no virtio-net header: host_features() offers the guest
+ * CSUM, HOST_TSO4, HOST_TSO6 and HOST_USO, and tx() does the work in
+ * software (gso.c): a frame asking for a checksum or segmentation becomes
+ * complete wire frames written straight into TX chunks, all segments of
+ * one frame reserved together so none is sent half. A frame gso refuses
+ * (bad header, a segment larger than a chunk, more segments than the ring)
+ * is dropped: -EINVAL, which net.c counts as a host drop, and counted here
+ * for status. Frames for the guest come with an all-zero header (the
+ * guest checks the checksums itself).
  *
  * Modes (--xdp-mode): copy binds with XDP_COPY, zerocopy with XDP_ZEROCOPY
  * (refused by drivers without it, veth among them), auto tries zero-copy
@@ -51,6 +55,7 @@
 #include <xdp/libxdp.h>
 #include <xdp/xsk.h>
 
+#include "gso.h"
 #include "host.h"
 #include "host_priv.h"
 #include "log.h"
@@ -79,6 +84,8 @@
  * @area:	The UMEM's memory (AFXDP_UMEM bytes)
  * @fd:		Socket fd
  * @kick_err:	sendto()/recvfrom() failures other than "try again"
+ * @bad_offload: Guest frames whose offload request gso refused (dropped)
+ * @gso:	Scratch of the frame being segmented (worker-owned)
  */
 struct afxdp_q {
 	struct xsk_queue q;
@@ -87,6 +94,8 @@ struct afxdp_q {
 	void *area;
 	int fd;
 	uint64_t kick_err;
+	uint64_t bad_offload;
+	struct gso gso;
 };
 
 /**
@@ -107,7 +116,7 @@ struct afxdp_priv {
 	bool zerocopy;
 	int map_fd;
 	char mode[192];
-	char status[384];
+	char status[448];
 	struct afxdp_q qs[VNET_MAX_PAIRS];
 };
 
@@ -412,11 +421,12 @@ err_close:
 	return ret;
 }
 
-/* No vnet header crosses AF_XDP: no offload to honour */
+/* No vnet header crosses AF_XDP: tx() does the offloads in software */
 static uint64_t host_afxdp_host_features(struct host *host)
 {
 	(void)host;
-	return 0;
+	return BIT(VIRTIO_NET_F_CSUM) | BIT(VIRTIO_NET_F_HOST_TSO4) |
+	       BIT(VIRTIO_NET_F_HOST_TSO6) | BIT(VIRTIO_NET_F_HOST_USO);
 }
 
 static int host_afxdp_configure(struct host *host, uint64_t features,
@@ -448,16 +458,63 @@ static void host_afxdp_submit_tx(struct afxdp_q *aq)
 	}
 }
 
+/*
+ * A frame whose header @vh asks for an offload: its wire frames, all
+ * reserved first, written by gso into TX chunks. Return: as host_afxdp_tx()
+ */
+static ssize_t host_afxdp_tx_offload(struct afxdp_q *aq,
+				     const struct virtio_net_hdr_v1 *vh,
+				     const struct iovec *iov, unsigned int iovcnt,
+				     unsigned int skip)
+{
+	struct gso *g = &aq->gso;
+	int nseg = gso_init(g, vh, iov, iovcnt, skip), i;
+	ssize_t n;
+
+	if (nseg < 0 || (unsigned int)nseg > AFXDP_RING ||
+	    gso_seg_max(g) > AFXDP_CHUNK) {
+		aq->bad_offload++;
+		return -EINVAL;
+	}
+	if (!xsk_tx_reserve(&aq->q, (uint32_t)nseg)) {
+		/* what is queued goes out first, then one more try */
+		host_afxdp_submit_tx(aq);
+		if (!xsk_tx_reserve(&aq->q, (uint32_t)nseg))
+			return -EAGAIN;
+	}
+	/* exactly the reserved chunks: each segment fits one (checked above) */
+	for (i = 0; i < nseg; i++) {
+		n = gso_next(g, xsk_tx_chunk(&aq->q), AFXDP_CHUNK);
+		if (n <= 0)
+			break;
+		xsk_tx_put(&aq->q, (uint32_t)n);
+	}
+	return (ssize_t)(skip + g->len);
+}
+
 static ssize_t host_afxdp_tx(struct host *host, unsigned int pair,
 			     const struct iovec *iov, unsigned int iovcnt)
 {
 	struct afxdp_priv *p = host->priv;
+	struct virtio_net_hdr_v1 vh;
 	struct afxdp_q *aq;
 	ssize_t n;
 
 	if (!p || pair >= p->npairs)
 		return -EINVAL;
 	aq = &p->qs[pair];
+	/* the header is the host copy net.c checked: the first iovec */
+	if (host->hdr_len && iovcnt && iov[0].iov_len >= host->hdr_len &&
+	    host->hdr_len <= sizeof(vh)) {
+		const uint8_t *h = iov[0].iov_base;
+
+		if (unlikely(h[0] || h[1])) {	/* flags, gso_type */
+			memset(&vh, 0, sizeof(vh));
+			memcpy(&vh, h, host->hdr_len);
+			return host_afxdp_tx_offload(aq, &vh, iov, iovcnt,
+						     host->hdr_len);
+		}
+	}
 	n = xsk_tx_push(&aq->q, iov, iovcnt, host->hdr_len);
 	if (n != -EAGAIN)
 		return n;
@@ -530,7 +587,7 @@ static int host_afxdp_queue_fd(struct host *host, unsigned int pair)
 static const char *host_afxdp_mode(struct host *host)
 {
 	struct afxdp_priv *p = host->priv;
-	uint64_t bad_rx = 0, bad_comp = 0, too_big = 0, kick_err = 0;
+	uint64_t bad_rx = 0, bad_comp = 0, too_big = 0, kick_err = 0, bad_off = 0;
 	unsigned int i;
 
 	if (!p)
@@ -543,13 +600,15 @@ static const char *host_afxdp_mode(struct host *host)
 		too_big += __atomic_load_n(&aq->q.stats.tx_too_big, __ATOMIC_RELAXED) +
 			   __atomic_load_n(&aq->q.stats.rx_too_big, __ATOMIC_RELAXED);
 		kick_err += __atomic_load_n(&aq->kick_err, __ATOMIC_RELAXED);
+		bad_off += __atomic_load_n(&aq->bad_offload, __ATOMIC_RELAXED);
 	}
 	snprintf(p->status, sizeof(p->status), "af_xdp on %s queues %u..%u, %s; "
 		 "refused from the kernel: %llu RX descriptors, %llu completions; "
-		 "frames over a chunk %llu, failed wake-ups %llu", p->ifname,
-		 p->first, p->first + p->npairs - 1, p->mode,
-		 (unsigned long long)bad_rx, (unsigned long long)bad_comp,
-		 (unsigned long long)too_big, (unsigned long long)kick_err);
+		 "frames over a chunk %llu, offloads refused %llu, failed "
+		 "wake-ups %llu", p->ifname, p->first, p->first + p->npairs - 1,
+		 p->mode, (unsigned long long)bad_rx,
+		 (unsigned long long)bad_comp, (unsigned long long)too_big,
+		 (unsigned long long)bad_off, (unsigned long long)kick_err);
 	return p->status;
 }
 

@@ -418,6 +418,61 @@ ssize_t xsk_tx_push(struct xsk_queue *q, const struct iovec *iov,
 }
 
 /**
+ * xsk_tx_reserve() - Make sure @n frames can be queued with xsk_tx_put()
+ * @q:		Queue
+ * @n:		Frames (the segments of one guest frame: all or none go)
+ *
+ * Takes finished chunks back from the completion ring when the free ones
+ * do not suffice.
+ *
+ * Context: the worker thread that owns @q
+ * Return: true if @n chunks and @n TX slots are free, false (counted as
+ *	   tx_full) if not: retry after a submit
+ */
+bool xsk_tx_reserve(struct xsk_queue *q, uint32_t n)
+{
+	if (q->ntx_free < n)
+		xsk_comp_reap(q);
+	/* xsk_prod_free() refreshes the consumer index only on a full ring */
+	if (q->ntx_free >= n && xsk_prod_free(&q->tx) < n)
+		q->tx.cons = LOAD_ACQUIRE(*q->tx.consumer);	/* as there */
+	if (q->ntx_free >= n && xsk_prod_free(&q->tx) >= n)
+		return true;
+	q->stats.tx_full++;
+	return false;
+}
+
+/**
+ * xsk_tx_chunk() - The chunk the next xsk_tx_put() sends, to write a frame in
+ * @q:		Queue, with a chunk reserved (xsk_tx_reserve())
+ *
+ * Return: q->chunk bytes of UMEM
+ */
+uint8_t *xsk_tx_chunk(const struct xsk_queue *q)
+{
+	return q->umem + q->tx_free[q->ntx_free - 1];
+}
+
+/**
+ * xsk_tx_put() - Queue the frame written into xsk_tx_chunk()
+ * @q:		Queue, with a chunk and a TX slot reserved (xsk_tx_reserve())
+ * @len:	Frame bytes, 1..q->chunk
+ *
+ * Written, not published, as xsk_tx_push() does.
+ *
+ * Context: the worker thread that owns @q
+ */
+void xsk_tx_put(struct xsk_queue *q, uint32_t len)
+{
+	struct xdp_desc *d = &((struct xdp_desc *)q->tx.desc)[q->tx.prod++ & q->tx.mask];
+
+	d->addr = q->tx_free[--q->ntx_free];
+	d->len = len;
+	d->options = 0;
+	q->tx_pending++;
+}
+
+/**
  * xsk_tx_submit() - Publish the frames xsk_tx_push() queued
  * @q:		Queue
  *

@@ -115,6 +115,9 @@ void xsk_rx_drop_held(struct xsk_queue *q);
 unsigned int xsk_comp_reap(struct xsk_queue *q);
 ssize_t xsk_tx_push(struct xsk_queue *q, const struct iovec *iov,
 		    unsigned int iovcnt, unsigned int skip);
+bool xsk_tx_reserve(struct xsk_queue *q, uint32_t n);
+uint8_t *xsk_tx_chunk(const struct xsk_queue *q);
+void xsk_tx_put(struct xsk_queue *q, uint32_t len);
 bool xsk_tx_submit(struct xsk_queue *q);
 bool xsk_tx_busy(const struct xsk_queue *q);
 

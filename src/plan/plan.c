@@ -316,6 +316,19 @@ int plan_check_vm(const struct plan_vm *vm, const struct plan_policy_out *pol,
 	if (!vm->tap || !*vm->tap || strlen(vm->tap) > 15 || strchr(vm->tap, '/'))
 		return reason_set(why, -EINVAL, "--tap '%s' is not a valid interface name (1..15 characters, no '/')",
 				  vm->tap ? vm->tap : "");
+	if (vm->xdp_if) {
+		if (vm->backend != PLAN_BACKEND_VHOST_USER)
+			return reason_set(why, -EINVAL, "--host af_xdp is vnetd's host side: only with --backend vhost-user");
+		if (!*vm->xdp_if || strlen(vm->xdp_if) > 15 || strchr(vm->xdp_if, '/'))
+			return reason_set(why, -EINVAL, "--if '%s' is not a valid interface name (1..15 characters, no '/')",
+					  vm->xdp_if);
+		if (strchr(vm->socket, ','))
+			return reason_set(why, -EINVAL, "--socket '%s': a ',' cannot go into a vnetd --port group (--host af_xdp): pick a path without one",
+					  vm->socket);
+		if (vm->no_tx_offloads)
+			return reason_set(why, -EINVAL, "--ovs-datapath: the VM's frames go out --if %s, not through an Open vSwitch bridge: not with --host af_xdp",
+					  vm->xdp_if);
+	}
 	if (vm->tap_fds && vm->backend != PLAN_BACKEND_TAP)
 		return reason_set(why, -EINVAL, "--tap-fds applies only to --backend tap");
 	if (vm->tap_fds) {
@@ -327,6 +340,35 @@ int plan_check_vm(const struct plan_vm *vm, const struct plan_policy_out *pol,
 			return reason_set(why, -EINVAL, "--tap-fds '%s' has %d fds but the plan has %u queue pairs: give one fd per queue pair",
 					  vm->tap_fds, n, pol->pairs);
 	}
+	return 0;
+}
+
+/**
+ * plan_xdp_check() - Can the interface take the VM's queue pairs?
+ * @ifname:	--if as given (checked by plan_check_vm())
+ * @nic_queues:	Its RX queue count as the caller read it, or -errno
+ *		(-ENOENT: no such interface)
+ * @pairs:	Queue pairs the policy decided: vnetd binds one AF_XDP
+ *		socket per pair, to queues 0..@pairs - 1
+ * @why:	Why not (output, on failure)
+ *
+ * Return: 0, -ENODEV if the interface does not exist or its queues cannot
+ *	   be read, -ERANGE if it has fewer queues than @pairs
+ */
+int plan_xdp_check(const char *ifname, int nic_queues, unsigned int pairs,
+		   struct reason *why)
+{
+	if (nic_queues == -ENOENT || nic_queues == -ENODEV)
+		return reason_set(why, -ENODEV, "--if %s: no such interface: --host af_xdp needs an existing one (ip link)",
+				  ifname);
+	if (nic_queues < 0)
+		return reason_set(why, -ENODEV, "--if %s: cannot read its queue count: %s",
+				  ifname, strerror(-nic_queues));
+	if ((unsigned int)nic_queues < pairs)
+		return reason_set(why, -ERANGE, "--if %s has %d queue%s, the VM's %u queue pairs need %u: give it more (ethtool -L %s combined %u) or plan fewer pairs (--queues %d)",
+				  ifname, nic_queues, nic_queues == 1 ? "" : "s",
+				  pairs, pairs, ifname, pairs,
+				  nic_queues ? nic_queues : 1);
 	return 0;
 }
 
@@ -519,15 +561,27 @@ int plan_ch_args(const struct plan_vm *vm, const struct plan_policy_in *in,
  * @pol:	Policy decision
  * @a:		Argument vector (output)
  *
+ * A TAP host side as flags; af_xdp (@vm->xdp_if) as the port group vnetd
+ * takes for one port among others (--port KEY=VAL,...).
+ *
  * Return: 0 on success, -ENOENT for --backend tap (no vnetd involved),
  *	   -ENOSPC if @a is too small
  */
 int plan_vnetd_args(const struct plan_vm *vm, const struct plan_policy_out *pol,
 		    struct plan_args *a)
 {
+	char mtu[16] = "";
+
 	memset(a, 0, sizeof(*a));
 	if (vm->backend != PLAN_BACKEND_VHOST_USER)
 		return -ENOENT;
+	if (vm->xdp_if) {
+		if (vm->mtu)
+			snprintf(mtu, sizeof(mtu), ",mtu=%u", vm->mtu);
+		return plan_arg_add(a, "vnetd") ?: plan_arg_add(a, "--port") ?:
+		       plan_arg_add(a, "name=%s,socket=%s,backend=af_xdp,xdp-if=%s,queues=%u%s",
+				    vm->id, vm->socket, vm->xdp_if, pol->pairs, mtu);
+	}
 	return plan_arg_add(a, "vnetd") ?:
 	       plan_arg_add(a, "--socket") ?: plan_arg_add(a, "%s", vm->socket) ?:
 	       plan_arg_add(a, "--backend") ?: plan_arg_add(a, "tap") ?:

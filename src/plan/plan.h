@@ -97,6 +97,8 @@ struct plan_policy_out {
  * @no_tx_offloads: Withhold checksum and TSO offloads from the guest
  *		(vnetd --features): Open vSwitch's userspace datapath drops
  *		offloaded frames it should tunnel
+ * @xdp_if:	vnetd's host side is af_xdp on this existing interface, one
+ *		NIC queue per queue pair from queue 0; NULL: a TAP
  */
 struct plan_vm {
 	enum plan_backend backend;
@@ -112,6 +114,7 @@ struct plan_vm {
 	unsigned int mtu;
 	bool nic_only;
 	bool no_tx_offloads;
+	const char *xdp_if;
 };
 
 /* What vnetd --features withholds for @no_tx_offloads */
@@ -139,6 +142,8 @@ int plan_qemu_version_parse(const char *text, unsigned int *major,
 			    unsigned int *minor);
 int plan_check_vm(const struct plan_vm *vm, const struct plan_policy_out *pol,
 		  struct reason *why);
+int plan_xdp_check(const char *ifname, int nic_queues, unsigned int pairs,
+		   struct reason *why);
 int plan_qemu_args(const struct plan_vm *vm, const struct plan_policy_in *in,
 		   const struct plan_policy_out *pol, struct plan_args *a);
 int plan_ch_args(const struct plan_vm *vm, const struct plan_policy_in *in,

@@ -5,8 +5,10 @@
  * Parses flags, probes what the policy needs from the host (the QEMU
  * version, /dev/vhost-net for the TAP data path) and prints what plan.c
  * renders: QEMU, libvirt, cloud-hypervisor, vnetd, the host TAP, the guest
- * hint, or all of it as JSON. Notes and warnings go to stderr.
+ * hint, or all of it as JSON. Notes and warnings go to stderr. With
+ * --host af_xdp it reads the interface's queue count from sysfs.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 #include "provision.h"
 
 #define PLAN_QEMU_DEFAULT	"qemu-system-x86_64"
+#define PLAN_SYSFS_NET		"/sys/class/net"
 
 static const char plan_usage[] =
 	"usage: vnetctl plan --vcpus N [options]\n"
@@ -48,6 +51,10 @@ static const char plan_usage[] =
 	"  --output all|qemu|libvirt|libvirt-memory|cloud-hypervisor|vnetd|hint\n"
 	"                             (default all; libvirt: the <interface> alone,\n"
 	"                             libvirt-memory: the domain's <memoryBacking>)\n"
+	"  --host tap|af_xdp          vnetd's host side (default tap); af_xdp: the VM's\n"
+	"                             frames go out --if IF, one NIC queue per queue pair\n"
+	"  --if IF                    --host af_xdp: the existing interface (its queue\n"
+	"                             count is read from --sysfs-net, default /sys/class/net)\n"
 	"  --json                     everything as one JSON object\n";
 
 struct plan_opts {
@@ -56,7 +63,8 @@ struct plan_opts {
 	const char *vcpus, *max_queues, *backend, *vhost, *user, *dev;
 	const char *max_queues_name, *vhost_name;	/* flag or node variable */
 	const char *qemu_bin, *qemu_version, *output, *mtu, *underlay_mtu, *ovs_bridge,
-		   *ovs_datapath;
+		   *ovs_datapath, *host, *xdp_if, *sysfs_net;
+	int nic_queues;
 	bool json;
 	char tap[32];
 	char vhost_why[600];
@@ -103,7 +111,8 @@ static int plan_parse_flags(int argc, char **argv, struct plan_opts *o)
 		{ "--qemu", &o->qemu_bin }, { "--qemu-version", &o->qemu_version },
 		{ "--output", &o->output }, { "--mtu", &o->mtu },
 		{ "--underlay-mtu", &o->underlay_mtu }, { "--ovs-bridge", &o->ovs_bridge },
-		{ "--ovs-datapath", &o->ovs_datapath },
+		{ "--ovs-datapath", &o->ovs_datapath }, { "--host", &o->host },
+		{ "--if", &o->xdp_if }, { "--sysfs-net", &o->sysfs_net },
 	};
 	bool missing;
 	size_t k;
@@ -173,6 +182,7 @@ static int plan_check_values(struct plan_opts *o)
 {
 	static const char *const backends[] = { "vhost-user", "tap", NULL };
 	static const char *const vhosts[] = { "auto", "on", "off", NULL };
+	static const char *const hosts[] = { "tap", "af_xdp", NULL };
 	static const char *const outputs[] = { "all", "qemu", "libvirt",
 		"libvirt-memory", "cloud-hypervisor", "vnetd", "hint", NULL };
 	struct reason r = { 0 };
@@ -197,6 +207,14 @@ static int plan_check_values(struct plan_opts *o)
 		return CMD_USAGE;
 	o->in.vhost = idx == 1 ? PLAN_VHOST_ON : idx == 2 ? PLAN_VHOST_OFF :
 				 PLAN_VHOST_AUTO;
+	idx = 0;
+	if (o->host && plan_one_of("--host", o->host, hosts, &idx))
+		return CMD_USAGE;
+	if (idx && !o->xdp_if)
+		return plan_usage_err("--host af_xdp needs --if IF, the interface the VM's frames go out%s%s", "", "");
+	if (!idx && o->xdp_if)
+		return plan_usage_err("--if %s: only with --host af_xdp%s", o->xdp_if, "");
+	o->vm.xdp_if = o->xdp_if;
 	if (o->output && plan_one_of("--output", o->output, outputs, &idx))
 		return CMD_USAGE;
 	if (o->vm.mac && (why = mac_parse(o->vm.mac, mac)))
@@ -270,6 +288,24 @@ static int plan_qemu_detect(const char *bin, unsigned int *maj, unsigned int *mi
 	return plan_qemu_version_parse(buf, maj, min);
 }
 
+/* RX queues of interface @ifname under @sysfs (DIR/IF/queues/rx-N), -errno */
+static int plan_nic_queues(const char *sysfs, const char *ifname)
+{
+	char path[512];
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/%s/queues", sysfs, ifname);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)))
+		n += !strncmp(e->d_name, "rx-", 3);
+	closedir(d);
+	return n;
+}
+
 /* Host facts the policy and the generators need; defaults degrade with a warning */
 static int plan_probe_host(struct plan_opts *o)
 {
@@ -283,6 +319,9 @@ static int plan_probe_host(struct plan_opts *o)
 			 "could not run '%s --version': assuming QEMU 9.2 or later (reconnect-ms=1000); give --qemu-version to choose",
 			 o->qemu_bin);
 	}
+	if (o->vm.xdp_if)
+		o->nic_queues = plan_nic_queues(o->sysfs_net ? o->sysfs_net :
+						PLAN_SYSFS_NET, o->vm.xdp_if);
 	if (o->vm.backend == PLAN_BACKEND_VHOST_USER) {
 		o->in.vhost_available = true;	/* vnetd is the vhost */
 		return 0;
@@ -433,8 +472,13 @@ static void plan_print_human(const struct plan_opts *o,
 		plan_print_args(&r->ch, all ? "cloud-hypervisor " : "", false);
 	if (all)
 		printf("\n# host\n");
-	if (all)
+	if (all && !o->vm.xdp_if)
 		plan_print_args(&r->tapc, "", true);
+	if ((all || !strcmp(o->output, "vnetd")) && o->vm.xdp_if)
+		printf("# %s: %d queue%s; the VM's %u queue pair%s use%s queues 0..%u (needs at least: ethtool -L %s combined %u)\n",
+		       o->vm.xdp_if, o->nic_queues, o->nic_queues == 1 ? "" : "s",
+		       pol->pairs, pol->pairs > 1 ? "s" : "", pol->pairs > 1 ? "" : "s",
+		       pol->pairs - 1, o->vm.xdp_if, pol->pairs);
 	if (all && o->vm.no_tx_offloads)
 		printf("# %s is a userspace (netdev) bridge: it cannot tunnel checksum/TSO-offloaded frames, so vnetd withholds those offloads (--features %s) and the guest segments itself\n",
 		       o->ovs_bridge, PLAN_NO_TX_OFFLOADS);
@@ -503,7 +547,14 @@ static void plan_print_json(const struct plan_opts *o,
 	plan_json_str("libvirt", r->xml, ",");
 	plan_json_str("libvirt_memory", *r->xml_mem ? r->xml_mem : NULL, ",");
 	plan_json_array("cloud_hypervisor", r->ch.argc, r->ch.argv);
-	plan_json_array("tap_create", r->tapc.argc, r->tapc.argv);
+	if (o->vm.xdp_if) {
+		printf("  \"tap_create\": null,\n");
+		plan_json_str("xdp_if", o->vm.xdp_if, ",");
+		printf("  \"nic_queues\": %d,\n  \"nic_queues_needed\": %u,\n",
+		       o->nic_queues, pol->pairs);
+	} else {
+		plan_json_array("tap_create", r->tapc.argc, r->tapc.argv);
+	}
 	if (o->ovs_bridge) {
 		const char *ov[] = { "ovs-vsctl", "add-port", o->ovs_bridge, o->vm.tap };
 
@@ -541,7 +592,8 @@ static int plan_output(const struct plan_opts *o, const struct plan_policy_out *
  * @argv:	Arguments
  *
  * Return: 0, 1 if an explicit request cannot be met on this host (--vhost
- *	   on), 2 for a bad flag or a refused value
+ *	   on; --host af_xdp on a missing interface or one with too few
+ *	   queues), 2 for a bad flag or a refused value
  */
 int cmd_plan(int argc, char **argv)
 {
@@ -579,5 +631,10 @@ int cmd_plan(int argc, char **argv)
 		return plan_usage_err("%s%s", o.in.queues ? "--queues: " : "", why.msg);
 	if (plan_check_vm(&o.vm, &pol, &why))
 		return plan_usage_err("%s%s", why.msg, "");
+	if (o.vm.xdp_if && plan_xdp_check(o.vm.xdp_if, o.nic_queues, pol.pairs,
+					  &why)) {
+		fprintf(stderr, "vnetctl plan: %s\n", why.msg);
+		return CMD_FAIL;
+	}
 	return plan_output(&o, &pol);
 }

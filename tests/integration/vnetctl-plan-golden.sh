@@ -7,6 +7,8 @@
 # --vhost-net-dev pin everything the host would otherwise decide) and
 # compares stdout, stderr and the exit status with tests/golden/plan/NAME.out.
 # UPDATE_GOLDEN=1 rewrites the golden files instead (review the diff!).
+# --host af_xdp reads the interface's queues from a fake sysfs made here
+# (--sysfs-net): nic8 has 8 queues, nic2 has 2.
 # needs: none
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -21,6 +23,11 @@ command -v xmllint >/dev/null && HAVE_XMLLINT=1 || HAVE_XMLLINT=0	# libxml2-util
 VU="--socket /run/vnetd/vm1.sock --qemu-version 7.2"
 ABSENT="--vhost-net-dev /nonexistent/vhost-net"
 USABLE="--vhost-net-dev /dev/null --user root"	# crw-rw-rw-: usable by anyone
+SYSFS=build/tests/plan-sysfs
+rm -rf "$SYSFS"
+mkdir -p "$SYSFS"/nic8/queues/rx-{0..7} "$SYSFS"/nic8/queues/tx-{0..7} \
+	"$SYSFS"/nic2/queues/rx-{0,1} "$SYSFS"/nic2/queues/tx-{0,1} || exit 1
+XDP="$VU --host af_xdp --sysfs-net $SYSFS"
 CASES=(
 	"vu-8-all|--vcpus 8 $VU --mac 52:54:00:12:34:56"
 	"vu-8-json|--vcpus 8 $VU --mac 52:54:00:12:34:56 --json"
@@ -74,6 +81,16 @@ CASES=(
 	"refuse-memory|--vcpus 4 $VU --memory 1Q"
 	"refuse-unknown-flag|--vcpus 4 $VU --frobnicate"
 	"refuse-no-socket|--vcpus 4 --qemu-version 7.2"
+	"xdp-4-all|--vcpus 4 $XDP --if nic8 --mac 52:54:00:12:34:56"
+	"xdp-1-vnetd-mtu|--vcpus 1 $XDP --if nic2 --mtu 9000 --output vnetd"
+	"xdp-2-exact-json|--vcpus 2 $XDP --if nic2 --json"
+	"refuse-xdp-few-queues|--vcpus 4 $XDP --if nic2"
+	"refuse-xdp-no-if|--vcpus 4 $XDP"
+	"refuse-xdp-missing-if|--vcpus 4 $XDP --if nosuch0"
+	"refuse-xdp-if-alone|--vcpus 4 $VU --if nic8"
+	"refuse-xdp-host-word|--vcpus 4 $VU --host xdp --if nic8"
+	"refuse-xdp-tap-backend|--vcpus 4 --backend tap --vhost off --host af_xdp --sysfs-net $SYSFS --if nic8"
+	"refuse-xdp-comma-socket|--vcpus 2 --socket /tmp/a,b.sock --qemu-version 7.2 --host af_xdp --sysfs-net $SYSFS --if nic8"
 )
 
 for c in "${CASES[@]}"; do

@@ -95,8 +95,11 @@ static void test_hdr_check(void)
 	CHECK_EQ(net_hdr_check(&h, f | F(VIRTIO_NET_F_HOST_ECN), 60000), 0);
 	h = mkhdr(NC, VIRTIO_NET_HDR_GSO_ECN, 54, 1448, 34, 16);
 	CHECK_EQ(net_hdr_check(&h, ~0ULL, 60000), -EINVAL);	/* ECN alone */
-	h = mkhdr(NC, 5, 54, 1448, 34, 16);
+	h = mkhdr(NC, 6, 54, 1448, 34, 16);
 	CHECK_EQ(net_hdr_check(&h, ~0ULL, 60000), -EINVAL);	/* unknown */
+	h = mkhdr(NC, VIRTIO_NET_HDR_GSO_UDP_L4, 42, 1472, 34, 6);
+	CHECK_EQ(net_hdr_check(&h, f, 60000), -EINVAL);	/* no HOST_USO */
+	CHECK_EQ(net_hdr_check(&h, f | F(VIRTIO_NET_F_HOST_USO), 60000), 0);
 	h = mkhdr(NC, VIRTIO_NET_HDR_GSO_UDP, 42, 1400, 34, 6);
 	CHECK_EQ(net_hdr_check(&h, f, 8000), -EINVAL);
 	CHECK_EQ(net_hdr_check(&h, f | F(VIRTIO_NET_F_HOST_UFO), 8000), 0);

@@ -454,6 +454,41 @@ static void test_vnetd_args(void)
 	CHECK_EQ(plan_vnetd_args(&vm, &pol, &a), -ENOENT);
 }
 
+/* --host af_xdp: the port group, and the interface's queues against the pairs */
+static void test_xdp(void)
+{
+	static const char *const want[] = {
+		"vnetd", "--port",
+		"name=net0,socket=/run/vnetd/vm1.sock,backend=af_xdp,xdp-if=eth1,queues=4,mtu=1400",
+	};
+	struct plan_vm vm = mkvm(PLAN_BACKEND_VHOST_USER);
+	struct plan_policy_out pol = mkpol(4, true);
+	static struct plan_args a;
+	struct reason why = { 0 };
+
+	vm.xdp_if = "eth1";
+	vm.mtu = 1400;
+	CHECK_EQ(plan_check_vm(&vm, &pol, &why), 0);
+	CHECK_EQ(plan_vnetd_args(&vm, &pol, &a), 0);
+	CHECK(args_eq(&a, want, (int)ARRAY_SIZE(want)));
+	CHECK_EQ(plan_xdp_check("eth1", 4, 4, &why), 0);
+	CHECK_EQ(plan_xdp_check("eth1", 64, 4, &why), 0);
+	CHECK_EQ(plan_xdp_check("eth1", 3, 4, &why), -ERANGE);
+	CHECK(strstr(why.msg, "ethtool -L eth1 combined 4"));
+	CHECK(strstr(why.msg, "--queues 3"));
+	CHECK_EQ(plan_xdp_check("eth1", -ENOENT, 4, &why), -ENODEV);
+	CHECK(strstr(why.msg, "no such interface"));
+	CHECK_EQ(plan_xdp_check("eth1", -EACCES, 1, &why), -ENODEV);
+	vm.socket = "/run/a,b.sock";		/* cannot go into a port group */
+	CHECK_EQ(plan_check_vm(&vm, &pol, &why), -EINVAL);
+	vm = mkvm(PLAN_BACKEND_TAP);
+	vm.xdp_if = "eth1";
+	CHECK_EQ(plan_check_vm(&vm, &pol, &why), -EINVAL);
+	vm = mkvm(PLAN_BACKEND_VHOST_USER);
+	vm.xdp_if = "a/b";
+	CHECK_EQ(plan_check_vm(&vm, &pol, &why), -EINVAL);
+}
+
 static void test_libvirt(void)
 {
 	struct plan_vm vm = mkvm(PLAN_BACKEND_VHOST_USER);
@@ -537,6 +572,7 @@ int main(void)
 	RUN(test_check_vm);
 	RUN(test_ch_args);
 	RUN(test_vnetd_args);
+	RUN(test_xdp);
 	RUN(test_libvirt);
 	RUN(test_hint_and_quoting);
 	return test_exit();

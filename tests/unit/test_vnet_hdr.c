@@ -52,6 +52,9 @@ static void test_gso_feature(void)
 	CHECK_EQ(vnet_hdr_gso_feature(VIRTIO_NET_HDR_GSO_ECN |
 				      VIRTIO_NET_HDR_GSO_TCPV4, VNET_HDR_TX), -1);
 	CHECK_EQ(vnet_hdr_gso_feature(2, VNET_HDR_RX), -1);
+	CHECK_EQ(vnet_hdr_gso_feature(VIRTIO_NET_HDR_GSO_UDP_L4, VNET_HDR_TX),
+		 VIRTIO_NET_F_HOST_USO);
+	CHECK_EQ(vnet_hdr_gso_feature(VIRTIO_NET_HDR_GSO_UDP_L4, VNET_HDR_RX), -1);
 	CHECK_EQ(vnet_hdr_gso_feature(0xff, VNET_HDR_RX), -1);
 }
 

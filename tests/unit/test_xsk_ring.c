@@ -304,6 +304,45 @@ static void test_tx(void)
 	free(k);
 }
 
+/*
+ * Several frames at once (the segments of one guest frame): reserved all
+ * or none, written in place, published together, taken back on completion
+ */
+static void test_tx_reserve(void)
+{
+	struct fake *k = malloc(sizeof(*k));
+	uint8_t seen[64];
+	unsigned int nseen = 0, i;
+
+	CHECK(k);
+	CHECK_EQ(fake_init(k, 0xfffffffe), 0);
+	CHECK(!xsk_tx_reserve(&k->q, NTX + 1));		/* more than there are */
+	CHECK_EQ(k->q.stats.tx_full, 1);
+	CHECK(xsk_tx_reserve(&k->q, 5));
+	for (i = 0; i < 5; i++) {
+		uint8_t *c = xsk_tx_chunk(&k->q);
+
+		CHECK(c >= k->umem + NRX * CHUNK && c < k->umem + sizeof(k->umem));
+		c[0] = (uint8_t)i;
+		xsk_tx_put(&k->q, 100 + i);
+	}
+	CHECK_EQ(k->tx.prod, 0xfffffffe);		/* written, not published */
+	CHECK(!xsk_tx_reserve(&k->q, 4));		/* 3 chunks left */
+	CHECK(xsk_tx_reserve(&k->q, 3));
+	xsk_tx_submit(&k->q);
+	CHECK_EQ(k->tx.prod, 0xfffffffe + 5);
+	for (i = 0; i < 5; i++)
+		CHECK_EQ(k->tx.desc[(0xfffffffe + i) % RSZ].len, 100 + i);
+	kern_tx_all(k, seen, &nseen);
+	CHECK_EQ(nseen, 5);
+	for (i = 0; i < 5; i++)
+		CHECK_EQ(seen[i], i);
+	CHECK(xsk_tx_reserve(&k->q, NTX));		/* reaped back */
+	CHECK_EQ(k->q.ntx_free, NTX);
+	xsk_queue_cleanup(&k->q);
+	free(k);
+}
+
 static void test_tx_too_big(void)
 {
 	struct fake *k = malloc(sizeof(*k));
@@ -387,6 +426,7 @@ int main(void)
 	RUN(test_rx_bad_desc);
 	RUN(test_rx_too_big);
 	RUN(test_tx);
+	RUN(test_tx_reserve);
 	RUN(test_tx_too_big);
 	RUN(test_comp_bad_addr);
 	RUN(test_noalloc);

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gso.c - checksum completion and segmentation in software, for host
+ * sides that cannot hand a virtio-net header on (AF_XDP, a switch port).
+ * What the guest asked for (virtio 1.x 5.1.6.2) is done here as the
+ * kernel's skb_checksum_help(), tcp_gso_segment() and __udp_gso_segment()
+ * do it: each segment carries the headers, the IPv4 total length, id
+ * (+1 per segment) and header checksum, or the IPv6 payload length, are
+ * rewritten; TCP's sequence number advances by gso_size, FIN and PSH stay
+ * on the last segment only, CWR on the first only; UDP's length is the
+ * segment's; the TCP/UDP checksum is computed per segment over the
+ * pseudo-header and the bytes that leave.
+ *
+ * Security model: the vnet header and the frame come from the guest. The
+ * header is a host copy (net_tx_prepare()); the frame's first bytes are
+ * copied once into struct gso and every field that decides an offset or a
+ * length is checked there, in gso_init(): the checksum field inside the
+ * frame, the Ethernet type, IP version, header lengths and protocol
+ * matching the gso type, no IPv4 fragment, csum_start on the transport
+ * header, gso_size not 0. A frame that fails is refused with -EINVAL and
+ * never read out of bounds. Payload bytes are copied into the caller's
+ * buffer first and summed there, so a guest changing its memory meanwhile
+ * changes what is sent, never the checksum's match with it.
+ *
+ * Not handled (refused): IPv6 extension headers, stacked VLANs, UFO (IP
+ * fragmentation of UDP, gone from Linux guests since 4.14).
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "gso.h"
+#include "iov.h"
+#include "util.h"
+#include "vnet_hdr.h"
+
+#define GSO_ETH_HLEN	14
+#define GSO_VLAN_HLEN	4
+#define GSO_IP4_HLEN	20
+#define GSO_IP6_HLEN	40
+#define GSO_TCP_HLEN	20
+#define GSO_UDP_HLEN	8
+
+#define GSO_TCP_FIN	0x01
+#define GSO_TCP_PSH	0x08
+#define GSO_TCP_CWR	0x80
+
+static inline uint16_t gso_get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t gso_get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void gso_put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void gso_put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/*
+ * Add @n bytes at @p to the one's complement sum @s (RFC 1071), in host
+ * order: the sum is order-independent, gso_fold() stores it back the same
+ * way. @p starts a 16-bit word of the checksummed data.
+ */
+static uint64_t gso_sum(uint64_t s, const uint8_t *p, size_t n)
+{
+	uint32_t w;
+	uint16_t h = 0;
+
+	while (n >= 4) {
+		memcpy(&w, p, 4);
+		s += w;
+		p += 4;
+		n -= 4;
+	}
+	if (n >= 2) {
+		memcpy(&h, p, 2);
+		s += h;
+		p += 2;
+		n -= 2;
+	}
+	if (n) {
+		h = 0;
+		memcpy(&h, p, 1);	/* the high byte of a big-endian word */
+		s += h;
+	}
+	return s;
+}
+
+/* Add a 16-bit value in network order to the sum */
+static inline uint64_t gso_sum16(uint64_t s, uint16_t v)
+{
+	uint8_t b[2];
+
+	gso_put16(b, v);
+	return gso_sum(s, b, 2);
+}
+
+/* Fold @s and store its complement at @p; 0 is sent as 0xffff (RFC 768) */
+static void gso_fold(uint8_t *p, uint64_t s)
+{
+	uint16_t r;
+
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	r = (uint16_t)~s;
+	if (!r)
+		r = 0xffff;
+	memcpy(p, &r, 2);
+}
+
+/* Check the IP header of a segmentation request; Return: 0 or -EINVAL */
+static int gso_parse_ip(struct gso *g, uint8_t gso_type)
+{
+	const uint8_t *h = g->hdr;
+	uint16_t type = gso_get16(h + 12);
+	uint8_t proto;
+	bool v4;
+
+	g->l3 = GSO_ETH_HLEN;
+	if (type == 0x8100) {
+		g->l3 += GSO_VLAN_HLEN;
+		type = gso_get16(h + 16);
+	}
+	if (type == 0x0800) {
+		v4 = true;
+	} else if (type == 0x86dd) {
+		v4 = false;
+	} else {
+		return -EINVAL;
+	}
+	if ((gso_type == VIRTIO_NET_HDR_GSO_TCPV4 && !v4) ||
+	    (gso_type == VIRTIO_NET_HDR_GSO_TCPV6 && v4))
+		return -EINVAL;
+	if (v4) {
+		if (g->len < g->l3 + GSO_IP4_HLEN || h[g->l3] >> 4 != 4 ||
+		    (h[g->l3] & 0xf) < 5)
+			return -EINVAL;
+		/* a fragment cannot be segmented: MF or a fragment offset */
+		if (gso_get16(h + g->l3 + 6) & 0x3fff)
+			return -EINVAL;
+		g->l4 = g->l3 + (h[g->l3] & 0xfu) * 4;
+		proto = h[g->l3 + 9];
+	} else {
+		if (g->len < g->l3 + GSO_IP6_HLEN || h[g->l3] >> 4 != 6)
+			return -EINVAL;
+		g->l4 = g->l3 + GSO_IP6_HLEN;
+		proto = h[g->l3 + 6];
+	}
+	if (gso_type == VIRTIO_NET_HDR_GSO_UDP_L4) {
+		if (proto != 17)
+			return -EINVAL;
+		g->kind = v4 ? GSO_KIND_UDP4 : GSO_KIND_UDP6;
+	} else {
+		if (proto != 6)
+			return -EINVAL;
+		g->kind = v4 ? GSO_KIND_TCP4 : GSO_KIND_TCP6;
+	}
+	return 0;
+}
+
+/* Check the transport header of a segmentation request; Return: 0 or -EINVAL */
+static int gso_parse_l4(struct gso *g, uint32_t csum_start, uint32_t csum_offset)
+{
+	bool tcp = g->kind == GSO_KIND_TCP4 || g->kind == GSO_KIND_TCP6;
+	uint32_t doff;
+
+	/* the checksum the guest asked for is the transport one */
+	if (csum_start != g->l4 || csum_offset != (tcp ? 16u : 6u))
+		return -EINVAL;
+	if (g->len < g->l4 + (tcp ? GSO_TCP_HLEN : GSO_UDP_HLEN))
+		return -EINVAL;
+	if (tcp) {
+		doff = (g->hdr[g->l4 + 12] >> 4) * 4u;
+		if (doff < GSO_TCP_HLEN)
+			return -EINVAL;
+		g->hdr_len = g->l4 + doff;
+	} else {
+		g->hdr_len = g->l4 + GSO_UDP_HLEN;
+	}
+	if (g->hdr_len > g->len || g->hdr_len > GSO_HDR_MAX)
+		return -EINVAL;
+	g->csum = g->l4 + csum_offset;
+	return 0;
+}
+
+/**
+ * gso_init() - Check a frame and its vnet header, and prepare to send it
+ * @g:		State, filled in here
+ * @vh:		Host copy of the vnet header (little-endian fields, as the
+ *		guest wrote them; a 10 byte header zero-padded)
+ * @iov:	The frame, after @skip bytes; must stay valid until the last
+ *		gso_next()
+ * @iovcnt:	Entries in @iov
+ * @skip:	Bytes of @iov before the frame (the vnet header, if it is there)
+ *
+ * virtio 1.x 5.1.6.2: flags holds NEEDS_CSUM at most; the checksum field
+ * (csum_start + csum_offset) lies inside the frame; a gso type (TCPV4,
+ * TCPV6, UDP_L4, with the ECN bit or not) needs NEEDS_CSUM, gso_size > 0,
+ * and hdr_len inside the frame. hdr_len is only a hint (Linux sends the
+ * linear part of the skb there): the headers repeated per segment are
+ * taken from the frame's own IP and TCP header lengths.
+ *
+ * Return: the number of frames gso_next() will produce (1 without
+ *	   segmentation), -EINVAL for a header or frame that cannot be sent
+ */
+int gso_init(struct gso *g, const struct virtio_net_hdr_v1 *vh,
+	     const struct iovec *iov, unsigned int iovcnt, uint32_t skip)
+{
+	uint32_t csum_start = le16toh(vh->csum_start);
+	uint32_t csum_offset = le16toh(vh->csum_offset);
+	uint8_t type = vh->gso_type & (uint8_t)~VIRTIO_NET_HDR_GSO_ECN;
+	size_t total = iov_len(iov, iovcnt);
+	uint32_t payload;
+	int ret;
+
+	memset(g, 0, offsetof(struct gso, hdr));
+	if (total < (size_t)skip + GSO_ETH_HLEN ||
+	    total - skip > VNET_FRAME_MAX)
+		return -EINVAL;
+	g->iov = iov;
+	g->iovcnt = iovcnt;
+	g->skip = skip;
+	g->len = (uint32_t)(total - skip);
+	g->nseg = 1;
+	if (vh->flags & ~VIRTIO_NET_HDR_F_NEEDS_CSUM)
+		return -EINVAL;
+	if (!(vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)) {
+		/* nothing to do: no segmentation without a checksum */
+		return vh->gso_type == VIRTIO_NET_HDR_GSO_NONE ? 1 : -EINVAL;
+	}
+	if (csum_start + csum_offset + 2 > g->len)
+		return -EINVAL;
+	g->l4 = csum_start;
+	g->csum = csum_start + csum_offset;
+	if (vh->gso_type == VIRTIO_NET_HDR_GSO_NONE) {
+		g->kind = GSO_KIND_CSUM;
+		return 1;
+	}
+	if (type != VIRTIO_NET_HDR_GSO_TCPV4 && type != VIRTIO_NET_HDR_GSO_TCPV6 &&
+	    type != VIRTIO_NET_HDR_GSO_UDP_L4)
+		return -EINVAL;
+	g->mss = le16toh(vh->gso_size);
+	if (!g->mss || le16toh(vh->hdr_len) > g->len)
+		return -EINVAL;
+	iov_to_buf(iov, iovcnt, skip, g->hdr, MIN(g->len, (uint32_t)GSO_HDR_MAX));
+	ret = gso_parse_ip(g, type);
+	if (!ret)
+		ret = gso_parse_l4(g, csum_start, csum_offset);
+	if (ret) {
+		g->kind = GSO_KIND_NONE;
+		return ret;
+	}
+	g->off = g->hdr_len;
+	payload = g->len - g->hdr_len;
+	g->nseg = payload ? (payload + g->mss - 1) / g->mss : 1;
+	/* a segment's IPv4 total length must fit its 16 bits */
+	if ((g->kind == GSO_KIND_TCP4 || g->kind == GSO_KIND_UDP4) &&
+	    gso_seg_max(g) - g->l3 > 0xffff) {
+		g->kind = GSO_KIND_NONE;
+		return -EINVAL;
+	}
+	return (int)g->nseg;
+}
+
+/**
+ * gso_seg_max() - The longest frame gso_next() will produce for @g
+ * @g:		State (gso_init() succeeded)
+ *
+ * Return: bytes: a caller whose buffers are shorter refuses the frame
+ */
+uint32_t gso_seg_max(const struct gso *g)
+{
+	if (g->kind < GSO_KIND_TCP4)
+		return g->len;
+	return g->hdr_len + MIN(g->mss, g->len - g->hdr_len);
+}
+
+/* Rewrite the headers of segment @buf (@len bytes) and sum it */
+static void gso_fix_seg(const struct gso *g, uint8_t *buf, uint32_t len)
+{
+	bool v4 = g->kind == GSO_KIND_TCP4 || g->kind == GSO_KIND_UDP4;
+	bool tcp = g->kind == GSO_KIND_TCP4 || g->kind == GSO_KIND_TCP6;
+	uint8_t *ip = buf + g->l3, *th = buf + g->l4;
+	uint32_t l4len = len - g->l4;
+	uint64_t s = 0;
+	uint8_t zero[2] = { 0, 0 };
+
+	if (v4) {
+		gso_put16(ip + 2, (uint16_t)(len - g->l3));
+		gso_put16(ip + 4, (uint16_t)(gso_get16(ip + 4) + g->seg));
+		memcpy(ip + 10, zero, 2);
+		gso_fold(ip + 10, gso_sum(0, ip, g->l4 - g->l3));
+		s = gso_sum(s, ip + 12, 8);
+	} else {
+		gso_put16(ip + 4, (uint16_t)(len - g->l3 - GSO_IP6_HLEN));
+		s = gso_sum(s, ip + 8, 32);
+	}
+	/* pseudo-header: addresses (above), protocol, transport length */
+	s = gso_sum16(s, tcp ? 6 : 17);
+	s = gso_sum16(s, (uint16_t)(l4len >> 16));
+	s = gso_sum16(s, (uint16_t)l4len);
+	if (tcp) {
+		gso_put32(th + 4, gso_get32(th + 4) + g->seg * g->mss);
+		if (g->seg + 1 < g->nseg)
+			th[13] &= (uint8_t)~(GSO_TCP_FIN | GSO_TCP_PSH);
+		if (g->seg)
+			th[13] &= (uint8_t)~GSO_TCP_CWR;
+	} else {
+		gso_put16(th + 4, (uint16_t)l4len);
+	}
+	memcpy(buf + g->csum, zero, 2);
+	gso_fold(buf + g->csum, gso_sum(s, th, l4len));
+}
+
+/**
+ * gso_next() - Write the next wire frame of @g into @buf
+ * @g:		State (gso_init() succeeded)
+ * @buf:	Destination
+ * @room:	Bytes at @buf
+ *
+ * The bytes are copied from the frame first, then checksummed where they
+ * are: what leaves is what was summed.
+ *
+ * Return: bytes written, 0 when every frame was produced, -EMSGSIZE if
+ *	   @room is shorter than the frame (see gso_seg_max()); @g does not
+ *	   advance then
+ */
+ssize_t gso_next(struct gso *g, uint8_t *buf, size_t room)
+{
+	uint32_t plen, len;
+
+	if (g->seg >= g->nseg)
+		return 0;
+	if (g->kind < GSO_KIND_TCP4) {
+		if (room < g->len)
+			return -EMSGSIZE;
+		iov_to_buf(g->iov, g->iovcnt, g->skip, buf, g->len);
+		if (g->kind == GSO_KIND_CSUM) {
+			/* the field holds the pseudo-header sum (5.1.6.2) */
+			gso_fold(buf + g->csum, gso_sum(0, buf + g->l4,
+							g->len - g->l4));
+		}
+		g->seg++;
+		return (ssize_t)g->len;
+	}
+	plen = MIN(g->mss, g->len - g->off);
+	len = g->hdr_len + plen;
+	if (room < len)
+		return -EMSGSIZE;
+	memcpy(buf, g->hdr, g->hdr_len);
+	iov_to_buf(g->iov, g->iovcnt, (size_t)g->skip + g->off, buf + g->hdr_len,
+		   plen);
+	gso_fix_seg(g, buf, len);
+	g->off += plen;
+	g->seg++;
+	return (ssize_t)len;
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# bench-afxdp-vs-tap.sh - bench/afxdp-vs-tap.sh run for real in its shortest
+# form (one round of 1 s, guest TX and guest RX from a sender as fast as it
+# can), so that the script still works: every contestant that can run here
+# printed a round line with a rate for every case, and the table has a rate
+# in each of its columns. A test of the script's plumbing, not a
+# measurement: no figure is compared with anything.
+#
+# Skips, saying why, without libxdp in the build (the script then exits 77)
+# or without XDP on veth; the DPDK testpmd contestant is checked where
+# dpdk-testpmd is installed and reported skipped, with the reason, where not.
+# needs: root netns tun
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
+need_built build/vnetd build/vnet-bench
+OUT=$(mktemp /tmp/bench-afxdp.XXXXXX)
+cleanup_path "$OUT"
+
+RX_RATES=0 timeout 240 bench/afxdp-vs-tap.sh 1 1 > "$OUT" 2>&1
+rc=$?
+[ "$rc" = 77 ] && skip_all "bench/afxdp-vs-tap.sh cannot run here: $(sed -n 's/^SKIP: //p' "$OUT" | head -n 1)"
+check "the benchmark exits 0 (got $rc)" [ "$rc" = 0 ]
+
+# rate BACKEND CASE: the mpps of that round line, empty if there is none
+rate() { awk -v b="$1" -v c="$2" '$1 == "round" && $3 == b && $4 == c { sub("mpps=", "", $5); print $5; exit }' "$OUT"; }
+positive() { awk -v v="$1" 'BEGIN { exit !(v + 0 > 0) }'; }
+contestants="af_xdp tap"
+if command -v "${TESTPMD:-dpdk-testpmd}" > /dev/null; then
+	contestants="$contestants dpdk"
+else
+	ok_skip "dpdk testpmd rounds" "dpdk-testpmd not installed (apt-get install dpdk)"
+fi
+for b in $contestants; do
+	for c in tx rx@0; do
+		r=$(rate "$b" "$c")
+		check "$b $c: a rate is printed and frames moved (mpps=${r:-none})" positive "${r:-0}"
+	done
+done
+for c in tx rx@0; do
+	row=$(awk -v c="$c" '$1 == c && NF == 8 { print; exit }' "$OUT")
+	read -r _ a t _ vs _ <<< "$row"
+	check "table row $c: af_xdp ${a:-none}, tap ${t:-none} Mpps and their ratio ${vs:-none}" \
+		eval 'positive "${a:-0}" && positive "${t:-0}" && positive "${vs:-0}"'
+done
+[ "$FAILED" = 0 ] || sed 's/^/# /' "$OUT"
+exit "$FAILED"
