@@ -24,6 +24,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
@@ -763,4 +764,39 @@ const char *switch_vlans_parse(struct sw_vlans *v, const char *text,
 			return "must be a list of VLANs 1..4094 and ranges N-M (e.g. 10,20-30)";
 		s++;
 	}
+}
+
+/**
+ * switch_vlans_format() - A member's VLANs as switch_vlans_parse() reads them
+ * @v:		VLANs
+ * @buf:	Output: "vlan N" or "trunk N,N-M" (cut short if @len is small)
+ * @len:	Bytes of @buf
+ *
+ * Return: @buf
+ */
+char *switch_vlans_format(const struct sw_vlans *v, char *buf, size_t len)
+{
+	unsigned int a, b;
+	size_t off;
+
+	if (v->access) {
+		snprintf(buf, len, "vlan %u", v->access);
+		return buf;
+	}
+	off = (size_t)snprintf(buf, len, "trunk ");
+	for (a = 1; a <= SW_VLAN_MAX && off < len; a++) {
+		if (!(v->trunk[a / 8] & (1u << (a % 8))))
+			continue;
+		for (b = a; b < SW_VLAN_MAX &&
+		     (v->trunk[(b + 1) / 8] & (1u << ((b + 1) % 8))); b++)
+			;
+		if (b == a)
+			off += (size_t)snprintf(buf + off, len - off, "%s%u",
+						buf[off - 1] == ' ' ? "" : ",", a);
+		else
+			off += (size_t)snprintf(buf + off, len - off, "%s%u-%u",
+						buf[off - 1] == ' ' ? "" : ",", a, b);
+		a = b;
+	}
+	return buf;
 }

@@ -18,6 +18,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
@@ -174,5 +175,6 @@ int switch_lookup(struct vswitch *sw, const uint8_t *mac, uint16_t vlan,
 bool switch_carries(const struct sw_member *m, uint16_t vlan);
 const char *switch_vlans_parse(struct sw_vlans *v, const char *text,
 			       bool trunk, char sep);
+char *switch_vlans_format(const struct sw_vlans *v, char *buf, size_t len);
 
 #endif /* VNET_SWITCH_H */
