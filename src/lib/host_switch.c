@@ -185,6 +185,7 @@ static int host_switch_open(struct host *host, const struct host_cfg *cfg,
 					  sw->name, SW_MAX_MEMBERS);
 		return reason_set(why, err, "switch %s: %s", sw->name, strerror(-err));
 	}
+	switch_set_up(p->m, false);	/* until a guest acks features */
 	if (cfg->sw_vlans->access)
 		snprintf(p->mode, sizeof(p->mode), "switch %s, vlan %u (access)",
 			 sw->name, cfg->sw_vlans->access);
@@ -205,10 +206,14 @@ static uint64_t host_switch_features(struct host *host)
 static int host_switch_configure(struct host *host, uint64_t features,
 				 unsigned int hdr_len)
 {
+	struct switch_priv *p = host->priv;
+
 	if (hdr_len > VNET_HDR_MAX)
 		return -EINVAL;
 	host->features = features;
 	host->hdr_len = hdr_len;
+	if (p)
+		switch_set_up(p->m, true);	/* a guest is there */
 	return 0;
 }
 

@@ -200,8 +200,8 @@ struct sw_member *switch_join(struct vswitch *sw, unsigned int npairs,
 		}
 		/* the consumer is asleep until told otherwise */
 		atomic_store(&r->need_wakeup, 1);
-		r->armed = true;
 	}
+	atomic_store(&m->up, true);
 	atomic_store(&m->active, true);
 	return m;
 
@@ -253,8 +253,19 @@ void switch_leave(struct sw_member *m)
 }
 
 /**
+ * switch_set_up() - Say whether a guest takes a member's frames
+ * @m:		Member (a new one is up)
+ * @up:		true: frames for it are queued; false: they are not (no
+ *		guest: they would reach the next session stale)
+ */
+void switch_set_up(struct sw_member *m, bool up)
+{
+	atomic_store(&m->up, up);
+}
+
+/**
  * switch_reset() - A member's session ended: forget its MACs and drop the
- *		    frames queued for it
+ *		    frames queued for it; it is down until switch_set_up()
  * @m:		Member; its workers are paused, other members go on
  *
  * Context: control thread
@@ -264,13 +275,15 @@ void switch_reset(struct sw_member *m)
 	unsigned int i;
 	uint64_t v;
 
+	atomic_store(&m->up, false);
+	while (atomic_load(&m->users))
+		sched_yield();	/* a hand-off in progress ends first */
 	sw_forget(m->sw, m->idx);
 	for (i = 0; i < m->npairs; i++) {
 		swq_drain(&m->rxq[i].q);
 		if (read(m->rxq[i].efd, &v, sizeof(v)) < 0)
 			v = 0;	/* nothing written: nothing to drain */
 		atomic_store(&m->rxq[i].need_wakeup, 1);
-		m->rxq[i].armed = true;
 		m->rxq[i].kicks_seen = atomic_load(&m->rxq[i].kicks);
 		m->touched[i] = 0;
 	}
@@ -478,7 +491,8 @@ static int sw_hand(struct sw_member *m, struct sw_member *d, unsigned int pair,
 	int ret = -ENOENT;
 
 	atomic_fetch_add(&d->users, 1);
-	if (!atomic_load(&d->active) || !switch_carries(d, vlan))
+	if (!atomic_load(&d->active) || !atomic_load(&d->up) ||
+	    !switch_carries(d, vlan))
 		goto out;
 	ret = swq_push(&d->rxq[pair % d->npairs].q, seg, nseg, vlan);
 	if (ret)
@@ -634,11 +648,10 @@ int switch_rx_peek_len(struct sw_member *m, unsigned int pair,
 
 	len = swq_peek_len(&r->q);
 	if (len) {
-		if (r->armed) {
-			r->armed = false;
+		/* busy: producers need not write the eventfd */
+		if (atomic_load_explicit(&r->need_wakeup, memory_order_relaxed))
 			atomic_store_explicit(&r->need_wakeup, 0,
 					      memory_order_relaxed);
-		}
 		return (int)(len + extra);
 	}
 	kicks = atomic_load_explicit(&r->kicks, memory_order_acquire);
@@ -647,12 +660,15 @@ int switch_rx_peek_len(struct sw_member *m, unsigned int pair,
 		if (read(r->efd, &v, sizeof(v)) < 0)
 			v = 0;	/* already empty */
 	}
-	if (!r->armed) {
-		r->armed = true;
-		atomic_store(&r->need_wakeup, 1);
-		atomic_thread_fence(memory_order_seq_cst);
-		len = swq_peek_len(&r->q);
-	}
+	/*
+	 * About to sleep: ask for a wake-up, then look again (a producer
+	 * that published before it saw the flag will not write). Set it
+	 * whatever it was: a producer may have taken it for frames this
+	 * consumer has already read.
+	 */
+	atomic_store(&r->need_wakeup, 1);
+	atomic_thread_fence(memory_order_seq_cst);
+	len = swq_peek_len(&r->q);
 	return len ? (int)(len + extra) : 0;
 }
 

@@ -73,7 +73,6 @@ struct sw_stats {
  *		clears it writes @efd (once per burst: switch_flush())
  * @kicks:	@efd writes done, bumped after each write
  * @kicks_seen:	Consumer: @kicks when it last read @efd empty
- * @armed:	Consumer: it set @need_wakeup and has not seen a frame since
  * @efd:	eventfd: the pair's rx_fd
  */
 struct sw_rxq {
@@ -81,7 +80,6 @@ struct sw_rxq {
 	_Alignas(64) _Atomic int need_wakeup;
 	_Atomic unsigned int kicks;
 	_Alignas(64) unsigned int kicks_seen;
-	bool armed;
 	int efd;
 };
 
@@ -95,6 +93,8 @@ struct vswitch;
  * @used:	Control thread: the slot is taken
  * @active:	Data path: frames may be queued to it (set last on join,
  *		cleared first on leave)
+ * @up:		A guest takes frames (the host side's configure() until its
+ *		reset()); frames for it are queued only then
  * @users:	Producers inside a hand-off to it right now
  * @npairs:	Its queue pairs
  * @vlans:	The VLANs it carries
@@ -109,6 +109,7 @@ struct sw_member {
 	unsigned int idx;
 	bool used;
 	_Atomic bool active;
+	_Atomic bool up;
 	_Atomic unsigned int users;
 	unsigned int npairs;
 	struct sw_vlans vlans;
@@ -162,6 +163,7 @@ struct sw_member *switch_join(struct vswitch *sw, unsigned int npairs,
 			      const struct sw_vlans *vlans, int *err);
 void switch_leave(struct sw_member *m);
 void switch_reset(struct sw_member *m);
+void switch_set_up(struct sw_member *m, bool up);
 int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	      unsigned int iovcnt, unsigned int hdr_len, uint32_t now);
 void switch_flush(struct sw_member *m, unsigned int pair);
