@@ -8,7 +8,8 @@
 # per-port counters say so; the bad inputs are refused with their reason
 # (at start and by vnetctl port add) and the other ports go on; a switch
 # port added at run time (sandboxed) carries traffic.
-# Senders are paced (--pps) so that on a busy machine the receivers keep
+# The receivers run until the sender is done (then SIGINT); the sender
+# starts once they are connected. Senders are paced (--pps) so that on a busy machine the receivers keep
 # up: a full hand-off queue drops by design, which this test is not about.
 # needs: python3
 set -u
@@ -64,12 +65,14 @@ wait_sock "$C" 5 "$VPID" && wait_sock "$TMP/t.sock" 5 "$VPID" ||
 rx_vm() {
 	local name=$1 sock=$2
 	shift 2
-	timeout 30 "$BENCH" --socket "$sock" --json -d 2.5 "$@" > "$TMP/$name.json" 2>&1 &
+	timeout 60 "$BENCH" --socket "$sock" --json -d 40 "$@" > "$TMP/$name.json" 2>&1 &
 	VMS+=($!)
 }
 VMS=()
-wait_vms() {
+wait_vms() {	# the sender is done: end the VMs' windows (SIGINT), collect
 	local p
+	sleep 0.5
+	for p in "${VMS[@]}"; do kill -INT "$p" 2> /dev/null; done
 	for p in "${VMS[@]}"; do wait "$p"; done
 	VMS=()
 }
@@ -104,8 +107,8 @@ once_in_order() {	# NAME: got all N_FRAMES, none lost, duplicated or reordered
 # --- flooding: A's broadcast reaches B and D once, in order; not C --------
 rx_vm b "$TMP/b.sock" --mode rx-only --check-seq
 rx_vm d "$TMP/d.sock" --mode rx-only --check-seq
-rx_vm c "$TMP/c.sock" --mode rx-only
-rx_vm t "$TMP/t.sock" --mode rx-only
+rx_vm c "$TMP/c.sock" --mode rx-only --check-seq
+rx_vm t "$TMP/t.sock" --mode rx-only --check-seq
 ready b d c t
 sender "$TMP/a.sock"
 wait_vms
@@ -127,14 +130,15 @@ sys.exit(not (a["name"] == "s0" and a["vlans"] == "vlan 10" and a["flooded"] == 
 # --- unicast: once B's MAC is learned, A's frames to it reach B only ------
 # B stays connected (a port whose frontend leaves forgets its MACs): it sends
 # one frame to be learned, then takes A's stream
-rx_vm b "$TMP/b.sock" --mode tx-only --frames 1 --src-mac "$MB" --check-seq -d 3
-rx_vm d "$TMP/d.sock" --mode rx-only
+rx_vm b "$TMP/b.sock" --mode tx-only --frames 1 --src-mac "$MB" --check-seq
+rx_vm d "$TMP/d.sock" --mode rx-only --check-seq
 ready b d
 sleep 0.3	# B's one frame
 sender "$TMP/a.sock" --dst-mac "$MB"
 wait_vms
 check "unicast: B got each of A's frames once, in order" once_in_order b
-check "unicast: D got only B's one broadcast, none of A's ($(got d rx_frames))" [ "$(got d rx_frames)" = 1 ]
+# (B's one broadcast may reach D, or come before D is up)
+check "unicast: D got none of A's frames ($(got d rx_frames))" [ "$(got d rx_frames)" -le 1 ]
 txt=$("$VNETCTL" status --socket "$C")
 check "status: B learned its MAC, then forgot it when its VM left (macs 0)" \
 	grep -q "switch s0: vlan 10, macs 0, learned 1," <<< "$txt"
@@ -168,7 +172,7 @@ check "the refusals changed nothing (5 ports listed)" \
 out=$("$VNETCTL" port add "name=e,socket=$TMP/e.sock,switch=s0,vlan=20" --socket "$C" 2>&1)
 check "port add e (vlan 20): $out" [ -S "$TMP/e.sock" ]
 rx_vm e "$TMP/e.sock" --mode rx-only --check-seq
-rx_vm b "$TMP/b.sock" --mode rx-only
+rx_vm b "$TMP/b.sock" --mode rx-only --check-seq
 ready e b
 sender "$TMP/c.sock"
 wait_vms
