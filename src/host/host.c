@@ -14,6 +14,7 @@ static const struct host_ops *const host_table[] = {
 	&host_null_ops,
 	&host_loop_ops,
 	&host_gen_ops,
+	&host_switch_ops,
 #ifdef VNET_HAVE_LIBXDP
 	&host_afxdp_ops,
 #endif

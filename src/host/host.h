@@ -16,6 +16,8 @@
 #include "reason.h"
 #include "util.h"
 
+struct sw_vlans;
+
 /**
  * struct host_cfg - What a port asks of its host side
  * @npairs:	Queue pairs the frontend may use (each gets its own host queue)
@@ -27,6 +29,8 @@
  * @xdp_if:	af_xdp: the existing interface to attach to
  * @xdp_queue:	af_xdp: its queue for pair 0 (pair k: @xdp_queue + k)
  * @xdp_mode:	af_xdp: copy, zero-copy, or auto (zero-copy, else copy)
+ * @sw_name:	switch: the switch to join (--switch NAME declared it)
+ * @sw_vlans:	switch: the VLANs the port carries (vlan=, trunk=)
  */
 struct host_cfg {
 	unsigned int npairs;
@@ -41,6 +45,8 @@ struct host_cfg {
 		HOST_XDP_COPY,
 		HOST_XDP_ZEROCOPY,
 	} xdp_mode;
+	const char *sw_name;
+	const struct sw_vlans *sw_vlans;
 };
 
 struct host;

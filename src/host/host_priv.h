@@ -23,6 +23,7 @@ extern const struct host_ops host_null_ops;
 extern const struct host_ops host_loop_ops;
 extern const struct host_ops host_gen_ops;
 extern const struct host_ops host_tap_ops;
+extern const struct host_ops host_switch_ops;
 #ifdef VNET_HAVE_LIBXDP
 extern const struct host_ops host_afxdp_ops;
 #endif

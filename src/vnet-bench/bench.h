@@ -60,6 +60,10 @@ struct bench_cfg {
 	unsigned int ctl_soak_ops;	/* BENCH_SOAK_* */
 	uint8_t src_mac[6];	/* --src-mac, if @have_src_mac */
 	bool have_src_mac;
+	uint8_t dst_mac[6];	/* --dst-mac, if @have_dst_mac (else broadcast) */
+	bool have_dst_mac;
+	uint64_t frames;	/* --frames: per pair at most, 0: no limit */
+	uint64_t pps;		/* --pps: per pair at most, 0: no limit */
 	bool rx_hang;		/* tx-only: never take a received frame */
 };
 
@@ -79,6 +83,7 @@ struct bench_q {
 	uint64_t lost, dup, reorder, foreign, bad;
 	/* worker private */
 	uint64_t next_seq, expect_seq;
+	uint64_t tx_t0;			/* --pps: when sending started */
 	uint64_t pp_seq;		/* ping-pong: seq awaiting its echo */
 	bool pp_back;
 	uint32_t *lat;			/* [BENCH_LAT_MAX] ns */

@@ -67,6 +67,12 @@ static const char usage_text[] =
 "                         receive path hangs: its RX buffers fill and stay full)\n"
 "      --src-mac MAC      source MAC of the frames we send (default: the backend's,\n"
 "                         from its config space); to test anti-spoofing\n"
+"      --dst-mac MAC      destination MAC of the frames we send (default: broadcast);\n"
+"                         with an rx-only VM on another port of a vnetd switch, that\n"
+"                         VM checks the sequence of our frames (same VM index and pair)\n"
+"      --frames N         send at most N frames per queue pair, 1..2^32 (default: no limit)\n"
+"      --pps N            send at most N frames a second per queue pair, 1..100000000\n"
+"                         (default: no limit)\n"
 "      --json             one JSON object instead of the table\n"
 "  -h, --help             this text\n"
 "      --version          print the version and exit\n"
@@ -79,6 +85,7 @@ enum {
 	OPT_NO_CHECK, OPT_RESTART, OPT_JSON, OPT_NO_REPLY_ACK, OPT_NO_MEM_SLOTS,
 	OPT_CALLER_MEM, OPT_VERSION, OPT_SESSIONS, OPT_SESSION_FRAMES,
 	OPT_CTL_SOAK, OPT_CTL_SOAK_OPS, OPT_SRC_MAC, OPT_RX_HANG,
+	OPT_DST_MAC, OPT_FRAMES, OPT_PPS,
 };
 
 static const struct option opts[] = {
@@ -109,6 +116,9 @@ static const struct option opts[] = {
 	{ "ctl-soak-ops", required_argument, NULL, OPT_CTL_SOAK_OPS },
 	{ "src-mac", required_argument, NULL, OPT_SRC_MAC },
 	{ "rx-hang", no_argument, NULL, OPT_RX_HANG },
+	{ "dst-mac", required_argument, NULL, OPT_DST_MAC },
+	{ "frames", required_argument, NULL, OPT_FRAMES },
+	{ "pps", required_argument, NULL, OPT_PPS },
 	{ "session-frames", required_argument, NULL, OPT_SESSION_FRAMES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -274,6 +284,27 @@ static int parse_opt(struct bench_cfg *c, int o, const char *arg, int *check)
 		c->have_src_mac = true;
 		return 0;
 	}
+	case OPT_DST_MAC: {
+		const char *why = mac_parse(arg, c->dst_mac);
+		char msg[128];
+
+		if (why) {
+			snprintf(msg, sizeof(msg), "--dst-mac '%.24s': %s", arg, why);
+			return usage_err("%s", msg);
+		}
+		c->have_dst_mac = true;
+		return 0;
+	}
+	case OPT_FRAMES:
+		if (parse_uint(arg, 1, 1ULL << 32, &v))
+			return usage_err("--frames '%s': 1..4294967296", arg);
+		c->frames = v;
+		return 0;
+	case OPT_PPS:
+		if (parse_uint(arg, 1, 100000000, &v))
+			return usage_err("--pps '%s': 1..100000000", arg);
+		c->pps = v;
+		return 0;
 	case OPT_CTL_SOAK_OPS:
 		return parse_soak_ops(arg, &c->ctl_soak_ops);
 	case OPT_SESSION_FRAMES:

@@ -84,7 +84,10 @@ static void bench_frame_init(struct bench_q *q)
 
 	for (i = 0; i < c->size; i++)
 		f[i] = (uint8_t)(i * 7);
-	memset(f, 0xff, 6);			/* broadcast: any L2 peer takes it */
+	if (c->have_dst_mac)
+		memcpy(f, c->dst_mac, 6);
+	else
+		memset(f, 0xff, 6);		/* broadcast: any L2 peer takes it */
 	memcpy(f + 6, c->have_src_mac ? c->src_mac : q->vm->fe.mac, 6);
 	memset(&q->hdr, 0, sizeof(q->hdr));
 	if (c->size <= L2_PLAIN_MAX) {
@@ -207,12 +210,34 @@ static int bench_tx_one(struct bench_q *q, uint64_t ts)
 	return 0;
 }
 
+/* Frames this burst may send: --batch, less what --frames and --pps leave */
+static unsigned int bench_tx_allowed(struct bench_q *q)
+{
+	const struct bench_cfg *c = q->vm->cfg;
+	uint64_t max = c->batch, due;
+
+	if (c->frames)
+		max = MIN(max, c->frames - MIN(c->frames, q->next_seq));
+	if (c->pps && max) {
+		if (!q->tx_t0)
+			q->tx_t0 = now_ns();
+		due = (now_ns() - q->tx_t0) * c->pps / 1000000000ULL + 1;
+		if (due > q->next_seq + c->batch) {
+			/* stalled (a busy host): resume the pace, no burst */
+			q->tx_t0 = now_ns() - q->next_seq * 1000000000ULL / c->pps;
+			due = q->next_seq + 1;
+		}
+		max = due > q->next_seq ? MIN(max, due - q->next_seq) : 0;
+	}
+	return (unsigned int)max;
+}
+
 static unsigned int bench_tx_batch(struct bench_q *q)
 {
 	const struct bench_cfg *c = q->vm->cfg;
-	unsigned int n;
+	unsigned int n, max = bench_tx_allowed(q);
 
-	for (n = 0; n < c->batch; n++) {
+	for (n = 0; n < max; n++) {
 		int ret = bench_tx_one(q, 0);
 
 		if (ret) {
@@ -267,7 +292,9 @@ static void bench_stream(struct bench_q *q)
 						    bench_rx_cb, q, RX_BUDGET);
 		if (r > 0)
 			n += (unsigned int)r;
-		if (!n)
+		if (!n && c->pps && c->mode != BENCH_RX)
+			usleep(100);	/* paced: the next frame is due soon */
+		else if (!n)
 			bench_idle(q);
 	}
 }

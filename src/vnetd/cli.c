@@ -27,6 +27,7 @@
 #include "ids.h"
 #include "mac.h"
 #include "spoof.h"
+#include "host_switch.h"
 #include "version.h"
 #include "vnetd.h"
 
@@ -64,6 +65,7 @@ enum {
 	OPT_USER, OPT_CTL_GROUP, OPT_LOG_TARGET, OPT_SANDBOX,
 	OPT_METRICS_LISTEN, OPT_WORKER_THREADS, OPT_TAP_IO, OPT_STALL_MS,
 	OPT_XDP_IF, OPT_XDP_QUEUE, OPT_XDP_MODE,
+	OPT_SWITCH, OPT_VLAN, OPT_TRUNK,
 };
 
 static const struct option cli_opts[] = {
@@ -96,6 +98,9 @@ static const struct option cli_opts[] = {
 	{ "config-space",	required_argument, NULL, OPT_CONFIG_SPACE },
 	{ "mac-lock",		no_argument,	   NULL, OPT_MAC_LOCK },
 	{ "allow-ip",		required_argument, NULL, OPT_ALLOW_IP },
+	{ "vlan",		required_argument, NULL, OPT_VLAN },
+	{ "trunk",		required_argument, NULL, OPT_TRUNK },
+	{ "switch",		required_argument, NULL, OPT_SWITCH },
 	{ "ctl-socket",		required_argument, NULL, OPT_CTL },
 	{ "config",		required_argument, NULL, OPT_CONFIG },
 	{ "port",		required_argument, NULL, OPT_PORT },
@@ -162,8 +167,15 @@ void cli_usage(FILE *f)
 "      --allow-ip LIST      drop guest IPv4/IPv6/ARP frames from sources outside LIST:\n"
 "                           addresses or CIDRs, ',' between items ([v6] in ':' lists);\n"
 "                           0.0.0.0, :: and the MAC's fe80:: always pass (default: any)\n"
+"      --vlan N             switch port: access VLAN, 1..4094, untagged at the guest\n"
+"                           (default: 1)\n"
+"      --trunk LIST         switch port: trunk of VLANs 1..4094, e.g. 10,20-30 (':'\n"
+"                           between items in --port), 802.1Q-tagged at the guest\n"
+"                           (default: none; not with --vlan)\n"
 "\n"
 "Process options:\n"
+"      --switch NAME        declare a switch between ports, repeatable; a port joins\n"
+"                           it with the --port key switch=NAME (default: none)\n"
 "      --port KEY=VAL,...   one more port; keys are the port options above without\n"
 "                           the dashes (socket=,backend=,tap=,queues=,...; client=1);\n"
 "                           list values (features=, tap-fd=) use ':' between items\n"
@@ -485,6 +497,25 @@ static const char *cli_set(struct vnetd_port_cfg *pc, int opt,
 		return NULL;
 	case OPT_ALLOW_IP:
 		return spoof_parse_list(&pc->wopts.spoof, val, sep);
+	case OPT_SWITCH:
+		if (!*val || strlen(val) >= SW_NAME_LEN)
+			return "must be a switch name of 1..31 bytes (declared with --switch NAME)";
+		strcpy(pc->sw, val);
+		return NULL;
+	case OPT_VLAN: {
+		struct sw_vlans acc;
+		const char *why = switch_vlans_parse(&acc, val, false, sep);
+
+		if (!why)
+			pc->vlan = acc.access;
+		return why;
+	}
+	case OPT_TRUNK: {
+		const char *why = switch_vlans_parse(&pc->trunk, val, true, sep);
+
+		pc->trunk_set = !why;
+		return why;
+	}
 	}
 	sock_why = cli_set_sock(pc, opt, val);
 	return sock_why && !*sock_why ? cli_set_num(pc, opt, val) : sock_why;
@@ -555,7 +586,7 @@ static int cli_group(struct vnetd_port_cfg *pc, const char *text,
 			*eq = '\0';
 		opt = cli_key(tok);
 		if (opt < 0) {
-			return reason_set(why, -EINVAL, " '%s': unknown key (keys: socket, socket-path, fd, socket-owner, socket-group, socket-mode, backend, tap, tap-fd, xdp-if, xdp-queue, xdp-mode, queues, threads, mac, mtu, features, poll-us, budget-pkts, budget-bytes, client, vhost-net, name, config-space, mac-lock, allow-ip)",
+			return reason_set(why, -EINVAL, " '%s': unknown key (keys: socket, socket-path, fd, socket-owner, socket-group, socket-mode, backend, tap, tap-fd, xdp-if, xdp-queue, xdp-mode, queues, threads, mac, mtu, features, poll-us, budget-pkts, budget-bytes, client, vhost-net, name, config-space, mac-lock, allow-ip, switch, vlan, trunk)",
 					  tok);
 		}
 		if (!eq && opt != OPT_CLIENT && opt != OPT_MAC_LOCK) {
@@ -673,6 +704,40 @@ int cli_config_read(struct vnetd_cfg *cfg, const struct vnetd_port_cfg *tmpl,
 	return ret;
 }
 
+/*
+ * A port's switch keys: switch= makes the switch its host side, refused
+ * with backend=, tap=, tap-fd= or a switch not declared; vlan= and
+ * trunk= only with switch=, and not both. Return: 0 or -EINVAL with @why
+ */
+static int cli_port_switch(struct vnetd_port_cfg *pc, struct reason *why)
+{
+	if (!pc->sw[0]) {
+		if (!strcmp(pc->backend, "switch"))
+			return reason_set(why, -EINVAL, "port %s: --backend switch: needs switch=NAME, the switch to join (declared: %s)",
+					  pc->name, host_switch_names());
+		if (pc->vlan || pc->trunk_set)
+			return reason_set(why, -EINVAL, "port %s: %s: only with switch=NAME",
+					  pc->name, pc->vlan ? "vlan=" : "trunk=");
+		return 0;
+	}
+	if (!host_switch_find(pc->sw))
+		return reason_set(why, -EINVAL, "port %s: switch=%s: no such switch (declared: %s; add --switch %s)",
+				  pc->name, pc->sw, host_switch_names(), pc->sw);
+	if (strcmp(pc->backend, "tap") && strcmp(pc->backend, "switch"))
+		return reason_set(why, -EINVAL, "port %s: switch=%s: cannot be combined with backend=%s (the switch is the port's host side)",
+				  pc->name, pc->sw, pc->backend);
+	if (pc->tap[0] || pc->ntap_fds)
+		return reason_set(why, -EINVAL, "port %s: switch=%s: cannot be combined with %s (the switch is the port's host side)",
+				  pc->name, pc->sw, pc->tap[0] ? "tap=" : "tap-fd=");
+	if (pc->vlan && pc->trunk_set)
+		return reason_set(why, -EINVAL, "port %s: vlan=%u: cannot be combined with trunk=: give one or the other",
+				  pc->name, pc->vlan);
+	strcpy(pc->backend, "switch");
+	if (!pc->trunk_set && !pc->vlan)
+		pc->vlan = 1;
+	return 0;
+}
+
 /**
  * cli_port_check() - Defaults that depend on the port's place, and the
  *		      checks across one port's settings
@@ -700,6 +765,8 @@ int cli_port_check(struct vnetd_port_cfg *pc, unsigned int index, struct reason 
 		memcpy(&pc->mac[2], &h, 4);
 	}
 	spoof_finish(&pc->wopts.spoof, pc->mac);	/* the MAC is final now */
+	if (cli_port_switch(pc, why))
+		return -EINVAL;
 	if (pc->ntap_fds && strcmp(pc->backend, "tap"))
 		reason_set(why, -EINVAL, "port %s: --tap-fd: only with --backend tap",
 			   pc->name);
@@ -915,6 +982,7 @@ static int cli_options(struct vnetd_cfg *cfg, struct vnetd_port_cfg *tmpl,
 		       int argc, char **argv, const char **groups,
 		       unsigned int *ngroups, const char **config)
 {
+	struct reason rwhy = { 0 };
 	const char *why;
 	int opt;
 
@@ -968,6 +1036,12 @@ static int cli_options(struct vnetd_cfg *cfg, struct vnetd_port_cfg *tmpl,
 		case OPT_WORKER_THREADS: case OPT_TAP_IO: case OPT_STALL_MS:
 			if (cli_process_opt(cfg, opt, optarg))
 				return -EINVAL;
+			break;
+		case OPT_SWITCH:
+			if (host_switch_declare(optarg, &rwhy)) {
+				cli_err("--switch %s: %s", optarg, rwhy.msg);
+				return -EINVAL;
+			}
 			break;
 		case OPT_PORT:
 			if (*ngroups >= VNETD_MAX_PORTS) {

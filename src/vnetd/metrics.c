@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_switch.h"
 #include "log.h"
 #include "vnetd.h"
 
@@ -239,6 +240,50 @@ static const char *metrics_host_mode(struct vnetd_port *p)
 	return p->host.ops->mode(&p->host);
 }
 
+/* A switch port's counters (see struct sw_stats), NULL if not one */
+static const struct sw_member *metrics_switch(const struct vnetd_port *p)
+{
+	return p->host.ops ? host_switch_member(&p->host) : NULL;
+}
+
+#define SW_LD(x)	((unsigned long long)atomic_load_explicit(&(x), memory_order_relaxed))
+
+static void metrics_switch_text(struct sbuf *b, const struct vnetd_port *p)
+{
+	const struct sw_member *m = metrics_switch(p);
+	char v[64];
+
+	if (!m)
+		return;
+	metrics_printf(b, "  switch %s: %s, macs %llu, learned %llu, mac_limit %llu, flooded %llu, drops queue_full=%llu vlan=%llu bad=%llu\n",
+		       m->sw->name, switch_vlans_format(&m->vlans, v, sizeof(v)),
+		       SW_LD(m->nmacs), SW_LD(m->st.learned),
+		       SW_LD(m->st.mac_limit), SW_LD(m->st.flooded),
+		       SW_LD(m->st.drop_full), SW_LD(m->st.drop_vlan),
+		       SW_LD(m->st.drop_bad));
+}
+
+static void metrics_switch_json(struct sbuf *b, const struct vnetd_port *p)
+{
+	const struct sw_member *m = metrics_switch(p);
+	char v[64];
+
+	metrics_printf(b, ",\"switch\":");
+	if (!m) {
+		metrics_printf(b, "null");
+		return;
+	}
+	metrics_printf(b, "{\"name\":");
+	metrics_quote(b, m->sw->name, false);
+	metrics_printf(b, ",\"vlans\":");
+	metrics_quote(b, switch_vlans_format(&m->vlans, v, sizeof(v)), false);
+	metrics_printf(b, ",\"macs\":%llu,\"learned\":%llu,\"mac_limit\":%llu,\"flooded\":%llu,\"drops\":{\"queue_full\":%llu,\"vlan\":%llu,\"bad\":%llu}}",
+		       SW_LD(m->nmacs), SW_LD(m->st.learned),
+		       SW_LD(m->st.mac_limit), SW_LD(m->st.flooded),
+		       SW_LD(m->st.drop_full), SW_LD(m->st.drop_vlan),
+		       SW_LD(m->st.drop_bad));
+}
+
 /**
  * metrics_status_text() - Status of every port and queue for people
  * @b:		Output
@@ -269,6 +314,7 @@ void metrics_status_text(struct sbuf *b, struct vnetd_port *ports,
 			metrics_printf(b, "  tap I/O: %s\n", metrics_tap_io());
 		if (metrics_host_mode(p))
 			metrics_printf(b, "  host side: %s\n", metrics_host_mode(p));
+		metrics_switch_text(b, p);
 		metrics_printf(b, "  connections %llu, refused %llu, closed on error %llu\n",
 			    (unsigned long long)p->connects,
 			    (unsigned long long)p->refused,
@@ -348,6 +394,7 @@ static void metrics_port_json(struct sbuf *b, struct vnetd_port *p)
 		metrics_quote(b, metrics_host_mode(p), false);
 	else
 		metrics_printf(b, "null");
+	metrics_switch_json(b, p);
 	metrics_printf(b, ",\"pairs\":[");
 	vp = vu_dev_pairs(p->dev, &npairs);
 	for (q = 0; vp && q < npairs; q++) {

@@ -633,6 +633,7 @@ bool port_connected(const struct vnetd_port *p)
 
 static int port_open_backend(struct vnetd_port *p, struct reason *why)
 {
+	struct sw_vlans vlans;
 	struct host_cfg bc = {
 		.npairs = p->cfg.queues,
 		.tap_name = p->cfg.tap,
@@ -642,9 +643,18 @@ static int port_open_backend(struct vnetd_port *p, struct reason *why)
 		.xdp_if = p->cfg.xdp_if,
 		.xdp_queue = p->cfg.xdp_queue,
 		.xdp_mode = p->cfg.xdp_mode,
+		.sw_name = p->cfg.sw[0] ? p->cfg.sw : NULL,
+		.sw_vlans = &vlans,
 	};
 	struct reason inner = { 0 };
 	int ret;
+
+	if (p->cfg.trunk_set) {
+		vlans = p->cfg.trunk;
+	} else {
+		memset(&vlans, 0, sizeof(vlans));
+		vlans.access = p->cfg.vlan ? p->cfg.vlan : 1;
+	}
 
 	p->host.ops = host_find(p->cfg.backend);
 	if (!p->host.ops) {

@@ -23,6 +23,7 @@
 #include "ctl_path.h"
 #include "log.h"
 #include "reason.h"
+#include "switch.h"
 #include "tap_uring.h"
 #include "vu_msg.h"
 #include "worker.h"
@@ -97,6 +98,10 @@ struct vnetd_port_cfg {
 	int64_t sock_gid;
 	unsigned int sock_mode;
 	bool from_config;
+	char sw[VNETD_NAME_LEN];
+	uint16_t vlan;
+	bool trunk_set;
+	struct sw_vlans trunk;
 };
 
 /**

@@ -1,0 +1,818 @@
+// SPDX-License-Identifier: MIT
+/*
+ * switch.c - the learning switch's core (see switch.h): members, the MAC
+ * table, VLANs, the forwarding decision and the hand-off to the receiving
+ * pairs' queues.
+ *
+ * The MAC table is open-addressed, SW_WAYS entries per bucket, shared by
+ * every sending worker without locks. An entry's key word is claimed from
+ * 0 by compare-and-swap, then its time and port are written; a reader
+ * takes an entry whose port is 0 as absent, and re-reads the key after
+ * the port so that an entry reused meanwhile is a miss (a flood), never a
+ * wrong port. The port word changes hands only by compare-and-swap: a
+ * move to another member, removal by ageing or by its member leaving; the
+ * winner adjusts the members' counts. A member at its limit (or the
+ * switch at its) learns nothing more and never takes another member's
+ * entry: nothing is evicted to make room.
+ *
+ * Members are slots of the switch, never freed while it lives. A producer
+ * marks itself a user of the receiving member, then checks it is active;
+ * a leaving member clears active first and waits until it has no users
+ * before it frees its queues: no locks on the frame path.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+
+#include "iov.h"
+#include "switch.h"
+#include "util.h"
+
+#define SW_KEY_VALID	(1ULL << 63)
+#define ETH_HLEN_	14
+#define ETH_P_8021Q_	0x8100
+
+static inline uint64_t sw_key(const uint8_t *mac, uint16_t vlan)
+{
+	uint64_t k = 0;
+	unsigned int i;
+
+	for (i = 0; i < 6; i++)
+		k = k << 8 | mac[i];
+	return SW_KEY_VALID | k << 12 | vlan;
+}
+
+static inline struct sw_entry *sw_bucket(const struct vswitch *sw, uint64_t key)
+{
+	uint64_t h = (key * 0x9E3779B97F4A7C15ULL) >> 32;
+
+	return &sw->table[(h & (sw->nbuckets - 1)) * SW_WAYS];
+}
+
+/**
+ * switch_new() - Make an empty switch
+ * @name:	Its name, 1..SW_NAME_LEN-1 bytes
+ *
+ * Context: control thread
+ * Return: the switch, NULL with errno set (EINVAL: bad name, ENOMEM)
+ */
+struct vswitch *switch_new(const char *name)
+{
+	struct vswitch *sw;
+	unsigned int i;
+
+	if (!name || !*name || strlen(name) >= SW_NAME_LEN) {
+		errno = EINVAL;
+		return NULL;
+	}
+	sw = calloc(1, sizeof(*sw));
+	if (!sw)
+		return NULL;
+	strcpy(sw->name, name);
+	sw->ageing_s = SW_AGEING_S;
+	sw->macs_port = SW_MACS_PORT;
+	sw->macs_max = SW_MACS_SWITCH;
+	sw->nbuckets = 2 * SW_MACS_SWITCH / SW_WAYS;
+	sw->table = calloc((size_t)sw->nbuckets * SW_WAYS, sizeof(*sw->table));
+	if (!sw->table) {
+		free(sw);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < SW_MAX_MEMBERS; i++) {
+		sw->m[i].sw = sw;
+		sw->m[i].idx = i;
+	}
+	return sw;
+}
+
+/**
+ * switch_free() - Free a switch whose members all left
+ * @sw:		Switch, or NULL
+ */
+void switch_free(struct vswitch *sw)
+{
+	unsigned int i;
+
+	if (!sw)
+		return;
+	for (i = 0; i < SW_MAX_MEMBERS; i++)
+		if (sw->m[i].used)
+			switch_leave(&sw->m[i]);
+	free(sw->table);
+	free(sw);
+}
+
+/**
+ * switch_carries() - Does @m carry @vlan?
+ * @m:		Member
+ * @vlan:	VLAN, 1..4094
+ *
+ * Return: true if frames of @vlan may enter and leave @m
+ */
+bool switch_carries(const struct sw_member *m, uint16_t vlan)
+{
+	if (m->vlans.access)
+		return m->vlans.access == vlan;
+	return vlan < 4096 && (m->vlans.trunk[vlan / 8] & (1u << (vlan % 8)));
+}
+
+static void sw_member_free(struct sw_member *m)
+{
+	unsigned int i;
+
+	if (m->rxq) {
+		for (i = 0; i < m->npairs; i++) {
+			swq_fini(&m->rxq[i].q);
+			if (m->rxq[i].efd >= 0)
+				close(m->rxq[i].efd);
+		}
+	}
+	free(m->rxq);
+	free(m->touched);
+	m->rxq = NULL;
+	m->touched = NULL;
+	m->npairs = 0;
+	m->used = false;
+}
+
+/**
+ * switch_join() - Add a member
+ * @sw:		Switch
+ * @npairs:	The member's queue pairs, 1..64
+ * @vlans:	The VLANs it carries (an access VLAN, or a trunk's set)
+ * @err:	Output on failure: -ENOSPC (SW_MAX_MEMBERS already),
+ *		-EINVAL (@npairs or no VLAN), -ENOMEM, or an eventfd() error
+ *
+ * Allocates the member's hand-off queues and eventfds, the only
+ * allocation of its life.
+ *
+ * Context: control thread
+ * Return: the member, NULL on failure
+ */
+struct sw_member *switch_join(struct vswitch *sw, unsigned int npairs,
+			      const struct sw_vlans *vlans, int *err)
+{
+	struct sw_member *m = NULL;
+	unsigned int i;
+	int ret;
+
+	if (!npairs || npairs > 64 ||
+	    (vlans->access > SW_VLAN_MAX)) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	for (i = 0; i < SW_MAX_MEMBERS && !m; i++)
+		if (!sw->m[i].used)
+			m = &sw->m[i];
+	if (!m) {
+		*err = -ENOSPC;
+		return NULL;
+	}
+	m->used = true;
+	m->vlans = *vlans;
+	memset(&m->st, 0, sizeof(m->st));
+	atomic_store(&m->nmacs, 0);
+	m->rxq = calloc(npairs, sizeof(*m->rxq));
+	m->touched = calloc(npairs, sizeof(*m->touched));
+	if (!m->rxq || !m->touched) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	for (i = 0; i < npairs; i++)
+		m->rxq[i].efd = -1;
+	m->npairs = npairs;
+	for (i = 0; i < npairs; i++) {
+		struct sw_rxq *r = &m->rxq[i];
+
+		ret = swq_init(&r->q, SW_QUEUE_SLOTS, SW_FRAME_MAX);
+		if (ret)
+			goto err;
+		r->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (r->efd < 0) {
+			ret = -errno;
+			goto err;
+		}
+		/* the consumer is asleep until told otherwise */
+		atomic_store(&r->need_wakeup, 1);
+	}
+	atomic_store(&m->up, true);
+	atomic_store(&m->active, true);
+	return m;
+
+err:
+	sw_member_free(m);
+	*err = ret;
+	return NULL;
+}
+
+/* Remove every entry pointing to member slot @idx (any thread) */
+static void sw_forget(struct vswitch *sw, unsigned int idx)
+{
+	size_t i, n = (size_t)sw->nbuckets * SW_WAYS;
+	uint32_t want = idx + 1;
+
+	for (i = 0; i < n; i++) {
+		struct sw_entry *e = &sw->table[i];
+
+		if (atomic_load_explicit(&e->port, memory_order_relaxed) != want)
+			continue;
+		if (!atomic_compare_exchange_strong(&e->port, &want, 0)) {
+			want = idx + 1;
+			continue;
+		}
+		atomic_fetch_sub(&sw->m[idx].nmacs, 1);
+		atomic_fetch_sub(&sw->nmacs, 1);
+		atomic_store(&e->key, 0);
+	}
+}
+
+/**
+ * switch_leave() - Remove a member: it forgets its MACs, its queued
+ *		    frames are dropped and its queues freed
+ * @m:		Member (its own workers no longer run)
+ *
+ * Waits (yielding) until no producer is inside a hand-off to @m.
+ *
+ * Context: control thread
+ */
+void switch_leave(struct sw_member *m)
+{
+	if (!m || !m->used)
+		return;
+	atomic_store(&m->active, false);
+	while (atomic_load(&m->users))
+		sched_yield();
+	sw_forget(m->sw, m->idx);
+	sw_member_free(m);
+}
+
+/**
+ * switch_set_up() - Say whether a guest takes a member's frames
+ * @m:		Member (a new one is up)
+ * @up:		true: frames for it are queued; false: they are not (no
+ *		guest: they would reach the next session stale)
+ */
+void switch_set_up(struct sw_member *m, bool up)
+{
+	atomic_store(&m->up, up);
+}
+
+/**
+ * switch_reset() - A member's session ended: forget its MACs and drop the
+ *		    frames queued for it; it is down until switch_set_up()
+ * @m:		Member; its workers are paused, other members go on
+ *
+ * Context: control thread
+ */
+void switch_reset(struct sw_member *m)
+{
+	unsigned int i;
+	uint64_t v;
+
+	atomic_store(&m->up, false);
+	while (atomic_load(&m->users))
+		sched_yield();	/* a hand-off in progress ends first */
+	sw_forget(m->sw, m->idx);
+	for (i = 0; i < m->npairs; i++) {
+		swq_drain(&m->rxq[i].q);
+		if (read(m->rxq[i].efd, &v, sizeof(v)) < 0)
+			v = 0;	/* nothing written: nothing to drain */
+		atomic_store(&m->rxq[i].need_wakeup, 1);
+		m->rxq[i].kicks_seen = atomic_load(&m->rxq[i].kicks);
+		m->touched[i] = 0;
+	}
+}
+
+/*
+ * Find @key's live entry. Return: its member slot + 1, 0 if absent or
+ * stale; *@ep: the entry if its key matched
+ */
+static uint32_t sw_find(struct vswitch *sw, uint64_t key, uint32_t now,
+			struct sw_entry **ep)
+{
+	struct sw_entry *b = sw_bucket(sw, key);
+	unsigned int w;
+	uint32_t port;
+
+	*ep = NULL;
+	for (w = 0; w < SW_WAYS; w++) {
+		if (atomic_load_explicit(&b[w].key, memory_order_acquire) != key)
+			continue;
+		port = atomic_load_explicit(&b[w].port, memory_order_acquire);
+		if (atomic_load_explicit(&b[w].key, memory_order_acquire) != key)
+			return 0;	/* reused meanwhile: a miss */
+		*ep = &b[w];
+		if (port && now - atomic_load_explicit(&b[w].seen,
+				memory_order_relaxed) > sw->ageing_s)
+			return 0;	/* stale: flood until the sweep */
+		return port;
+	}
+	return 0;
+}
+
+/**
+ * switch_lookup() - Where a MAC lives
+ * @sw:		Switch
+ * @mac:	MAC
+ * @vlan:	VLAN
+ * @now:	Time, seconds
+ *
+ * Return: member slot, -1 if unknown (or aged)
+ */
+int switch_lookup(struct vswitch *sw, const uint8_t *mac, uint16_t vlan,
+		  uint32_t now)
+{
+	struct sw_entry *e;
+	uint32_t port = sw_find(sw, sw_key(mac, vlan), now, &e);
+
+	return port ? (int)port - 1 : -1;
+}
+
+/* Take one of the limits for @m; false (counted) if at one */
+static bool sw_reserve(struct sw_member *m)
+{
+	struct vswitch *sw = m->sw;
+
+	if (atomic_fetch_add(&m->nmacs, 1) >= sw->macs_port) {
+		atomic_fetch_sub(&m->nmacs, 1);
+		goto limit;
+	}
+	if (atomic_fetch_add(&sw->nmacs, 1) >= sw->macs_max) {
+		atomic_fetch_sub(&sw->nmacs, 1);
+		atomic_fetch_sub(&m->nmacs, 1);
+		goto limit;
+	}
+	return true;
+limit:
+	atomic_fetch_add_explicit(&m->st.mac_limit, 1, memory_order_relaxed);
+	return false;
+}
+
+static void sw_unreserve(struct sw_member *m)
+{
+	atomic_fetch_sub(&m->nmacs, 1);
+	atomic_fetch_sub(&m->sw->nmacs, 1);
+}
+
+/* Learn that @mac on @vlan sent from @m */
+static void sw_learn(struct sw_member *m, const uint8_t *mac, uint16_t vlan,
+		     uint32_t now)
+{
+	struct vswitch *sw = m->sw;
+	uint64_t key = sw_key(mac, vlan), zero;
+	uint32_t want = m->idx + 1, port;
+	struct sw_entry *e, *b;
+	unsigned int w;
+
+	if (mac[0] & 1)
+		return;		/* a group address is nobody's source */
+	port = sw_find(sw, key, now, &e);
+	if (e) {
+		uint32_t cur = atomic_load_explicit(&e->port, memory_order_relaxed);
+
+		if (cur == want) {
+			if (atomic_load_explicit(&e->seen, memory_order_relaxed) != now)
+				atomic_store_explicit(&e->seen, now,
+						      memory_order_relaxed);
+			return;
+		}
+		if (!cur)
+			return;		/* being written or removed */
+		(void)port;
+		/* the station moved here: take the entry if within limits */
+		if (!sw_reserve(m))
+			return;
+		atomic_store_explicit(&e->seen, now, memory_order_relaxed);
+		if (!atomic_compare_exchange_strong(&e->port, &cur, want)) {
+			sw_unreserve(m);
+			return;
+		}
+		atomic_fetch_sub(&sw->m[cur - 1].nmacs, 1);
+		atomic_fetch_sub(&sw->nmacs, 1);
+		atomic_fetch_add_explicit(&m->st.learned, 1, memory_order_relaxed);
+		return;
+	}
+	if (!sw_reserve(m))
+		return;
+	b = sw_bucket(sw, key);
+	for (w = 0; w < SW_WAYS; w++) {
+		zero = 0;
+		if (atomic_load_explicit(&b[w].key, memory_order_relaxed))
+			continue;
+		if (!atomic_compare_exchange_strong(&b[w].key, &zero, key)) {
+			if (zero == key)
+				break;	/* another sender learned it now */
+			continue;
+		}
+		atomic_store_explicit(&b[w].seen, now, memory_order_relaxed);
+		atomic_store_explicit(&b[w].port, want, memory_order_release);
+		atomic_fetch_add_explicit(&m->st.learned, 1, memory_order_relaxed);
+		return;
+	}
+	/* bucket full (or raced): nothing is evicted */
+	sw_unreserve(m);
+	if (w == SW_WAYS)
+		atomic_fetch_add_explicit(&m->st.mac_limit, 1, memory_order_relaxed);
+}
+
+/**
+ * switch_age() - Remove the entries not seen for the ageing time
+ * @sw:		Switch
+ * @now:	Time, seconds
+ *
+ * Context: any thread (switch_tx() calls it once a second)
+ */
+void switch_age(struct vswitch *sw, uint32_t now)
+{
+	size_t i, n = (size_t)sw->nbuckets * SW_WAYS;
+
+	for (i = 0; i < n; i++) {
+		struct sw_entry *e = &sw->table[i];
+		uint32_t port = atomic_load_explicit(&e->port, memory_order_relaxed);
+
+		if (!port || now - atomic_load_explicit(&e->seen,
+				memory_order_relaxed) <= sw->ageing_s)
+			continue;
+		if (!atomic_compare_exchange_strong(&e->port, &port, 0))
+			continue;
+		atomic_fetch_sub(&sw->m[port - 1].nmacs, 1);
+		atomic_fetch_sub(&sw->nmacs, 1);
+		atomic_store(&e->key, 0);
+	}
+}
+
+/*
+ * The frame's bytes from @off of @iov, without the 4 tag bytes at frame
+ * offset 12 if @untag, into @out (SW_IOV_MAX + 1 entries).
+ * Return: entries used
+ */
+static unsigned int sw_slice(struct iovec *out, const struct iovec *iov,
+			     unsigned int cnt, size_t off, bool untag)
+{
+	size_t tag = untag ? off + 12 : SIZE_MAX, start = 0, a, b;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < cnt; start += iov[i].iov_len, i++) {
+		const uint8_t *base = iov[i].iov_base;
+
+		a = MAX(start, off);
+		b = start + iov[i].iov_len;
+		if (a >= b)
+			continue;
+		if (tag != SIZE_MAX && a < tag + 4 && b > tag) {
+			/* this piece holds (part of) the tag: cut it out */
+			if (a < tag) {
+				out[n].iov_base = (void *)(base + (a - start));
+				out[n++].iov_len = tag - a;
+			}
+			a = tag + 4;
+			if (a >= b)
+				continue;
+		}
+		out[n].iov_base = (void *)(base + (a - start));
+		out[n++].iov_len = b - a;
+	}
+	return n;
+}
+
+/*
+ * Queue the frame @seg for @d's pair for sender pair @pair. Return: 0,
+ * -ENOENT (@d left, or not of @vlan), -ENOSPC (full: counted at @d)
+ */
+static int sw_hand(struct sw_member *m, struct sw_member *d, unsigned int pair,
+		   const struct iovec *seg, unsigned int nseg, uint16_t vlan)
+{
+	int ret = -ENOENT;
+
+	atomic_fetch_add(&d->users, 1);
+	if (!atomic_load(&d->active) || !atomic_load(&d->up) ||
+	    !switch_carries(d, vlan))
+		goto out;
+	ret = swq_push(&d->rxq[pair % d->npairs].q, seg, nseg, vlan);
+	if (ret)
+		atomic_fetch_add_explicit(&d->st.drop_full, 1, memory_order_relaxed);
+	else
+		m->touched[pair] |= 1ULL << d->idx;
+out:
+	atomic_fetch_sub_explicit(&d->users, 1, memory_order_release);
+	return ret;
+}
+
+/**
+ * switch_tx() - Switch one frame a member's guest sent
+ * @m:		Sending member
+ * @pair:	Its pair (the calling worker owns it)
+ * @iov:	The frame, vnet header first (already checked: length,
+ *		anti-spoofing)
+ * @iovcnt:	Entries in @iov
+ * @hdr_len:	vnet header bytes
+ * @now:	Time, seconds (ageing)
+ *
+ * Learns the source, then queues the frame (untagged, without the vnet
+ * header) to the member the destination lives on, or floods it to every
+ * other member of its VLAN. Never to @m itself. A full queue drops the
+ * frame for that receiver (counted there). Call switch_flush() after the
+ * burst.
+ *
+ * Return: the frame's bytes with header (taken), or -errno: dropped
+ *	   (-EPROTO: VLAN not the member's, -EMSGSIZE: runt or too long,
+ *	   -ENOBUFS: its one receiver's queue was full)
+ */
+int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
+	      unsigned int iovcnt, unsigned int hdr_len, uint32_t now)
+{
+	struct vswitch *sw = m->sw;
+	struct iovec seg[SW_IOV_MAX + 1];
+	uint8_t eh[18];
+	size_t total = iov_len(iov, iovcnt), len;
+	uint32_t sweep, dst;
+	unsigned int nseg, i;
+	uint16_t vlan, tpid;
+	bool tagged;
+
+	if (total < hdr_len + ETH_HLEN_ || iovcnt > SW_IOV_MAX)
+		goto bad;
+	len = total - hdr_len;
+	iov_to_buf(iov, iovcnt, hdr_len, eh, MIN(sizeof(eh), len));
+	tpid = (uint16_t)(eh[12] << 8 | eh[13]);
+	tagged = tpid == ETH_P_8021Q_;
+	if (tagged) {
+		if (len < ETH_HLEN_ + 4 || m->vlans.access)
+			goto vlan;
+		vlan = (uint16_t)((eh[14] << 8 | eh[15]) & 0xfff);
+		if (!vlan || vlan > SW_VLAN_MAX || !switch_carries(m, vlan))
+			goto vlan;
+		len -= 4;
+	} else {
+		if (!m->vlans.access)
+			goto vlan;	/* no native VLAN on a trunk */
+		vlan = m->vlans.access;
+	}
+	if (len > SW_FRAME_MAX)
+		goto bad;
+	sweep = atomic_load_explicit(&sw->next_sweep, memory_order_relaxed);
+	if ((int32_t)(now - sweep) >= 0 &&
+	    atomic_compare_exchange_strong(&sw->next_sweep, &sweep, now + 1))
+		switch_age(sw, now);
+	sw_learn(m, eh + 6, vlan, now);
+	nseg = sw_slice(seg, iov, iovcnt, hdr_len, tagged);
+	if (!(eh[0] & 1)) {
+		struct sw_entry *e;
+
+		dst = sw_find(sw, sw_key(eh, vlan), now, &e);
+		if (dst == m->idx + 1)
+			return (int)total;	/* never back to its source */
+		if (dst) {
+			int ret = sw_hand(m, &sw->m[dst - 1], pair, seg, nseg,
+					  vlan);
+
+			return ret == -ENOSPC ? -ENOBUFS : (int)total;
+		}
+	}
+	atomic_fetch_add_explicit(&m->st.flooded, 1, memory_order_relaxed);
+	for (i = 0; i < SW_MAX_MEMBERS; i++) {
+		if (i != m->idx && atomic_load_explicit(&sw->m[i].active,
+						       memory_order_relaxed))
+			sw_hand(m, &sw->m[i], pair, seg, nseg, vlan);
+	}
+	return (int)total;
+
+vlan:
+	atomic_fetch_add_explicit(&m->st.drop_vlan, 1, memory_order_relaxed);
+	return -EPROTO;
+bad:
+	atomic_fetch_add_explicit(&m->st.drop_bad, 1, memory_order_relaxed);
+	return -EMSGSIZE;
+}
+
+/**
+ * switch_flush() - A sending pair's burst is over: wake each receiving
+ *		    pair it queued to that said it may sleep, once
+ * @m:		Sending member
+ * @pair:	Its pair (the calling worker owns it)
+ */
+void switch_flush(struct sw_member *m, unsigned int pair)
+{
+	uint64_t t = m->touched[pair], one = 1;
+	struct sw_member *d;
+	struct sw_rxq *r;
+
+	if (!t)
+		return;
+	m->touched[pair] = 0;
+	atomic_thread_fence(memory_order_seq_cst);
+	while (t) {
+		d = &m->sw->m[__builtin_ctzll(t)];
+		t &= t - 1;
+		atomic_fetch_add(&d->users, 1);
+		if (atomic_load(&d->active)) {
+			r = &d->rxq[pair % d->npairs];
+			if (atomic_load_explicit(&r->need_wakeup,
+						 memory_order_relaxed) &&
+			    atomic_exchange(&r->need_wakeup, 0)) {
+				if (write(r->efd, &one, sizeof(one)) < 0)
+					one = 1;	/* counter full: awake anyway */
+				atomic_fetch_add_explicit(&r->kicks, 1,
+							  memory_order_release);
+			}
+		}
+		atomic_fetch_sub_explicit(&d->users, 1, memory_order_release);
+	}
+}
+
+/**
+ * switch_rx_peek_len() - Length of the next frame for a member's pair
+ * @m:		Receiving member
+ * @pair:	Its pair (the calling worker owns it)
+ * @hdr_len:	The vnet header bytes the guest gets
+ *
+ * With none waiting it says it may sleep (need_wakeup), empties its
+ * eventfd if a producer wrote it, and looks once more.
+ *
+ * Return: bytes the guest gets (header, tag included), 0 if none
+ */
+int switch_rx_peek_len(struct sw_member *m, unsigned int pair,
+		       unsigned int hdr_len)
+{
+	struct sw_rxq *r = &m->rxq[pair];
+	unsigned int extra = hdr_len + (m->vlans.access ? 0 : 4);
+	unsigned int kicks;
+	uint32_t len;
+	uint64_t v;
+
+	len = swq_peek_len(&r->q);
+	if (len) {
+		/* busy: producers need not write the eventfd */
+		if (atomic_load_explicit(&r->need_wakeup, memory_order_relaxed))
+			atomic_store_explicit(&r->need_wakeup, 0,
+					      memory_order_relaxed);
+		return (int)(len + extra);
+	}
+	kicks = atomic_load_explicit(&r->kicks, memory_order_acquire);
+	if (kicks != r->kicks_seen) {
+		r->kicks_seen = kicks;
+		if (read(r->efd, &v, sizeof(v)) < 0)
+			v = 0;	/* already empty */
+	}
+	/*
+	 * About to sleep: ask for a wake-up, then look again (a producer
+	 * that published before it saw the flag will not write). Set it
+	 * whatever it was: a producer may have taken it for frames this
+	 * consumer has already read.
+	 */
+	atomic_store(&r->need_wakeup, 1);
+	atomic_thread_fence(memory_order_seq_cst);
+	len = swq_peek_len(&r->q);
+	return len ? (int)(len + extra) : 0;
+}
+
+/**
+ * switch_rx() - Copy the next frame for a member's pair out to its guest
+ * @m:		Receiving member
+ * @pair:	Its pair (the calling worker owns it)
+ * @iov:	Guest buffers
+ * @iovcnt:	Entries in @iov
+ * @hdr_len:	vnet header bytes: written as zeros (no offloads)
+ *
+ * A trunk member gets the 802.1Q tag of the frame's VLAN after the MACs.
+ *
+ * Return: bytes written, -EAGAIN if none waits, -EMSGSIZE if it did not
+ *	   fit (dropped)
+ */
+int switch_rx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
+	      unsigned int iovcnt, unsigned int hdr_len)
+{
+	static const uint8_t zero[16];
+	struct sw_rxq *r = &m->rxq[pair];
+	const uint8_t *f;
+	uint32_t vlan, len;
+	size_t off, total;
+	uint8_t tag[4];
+
+	f = swq_peek(&r->q, &vlan);
+	if (!f)
+		return -EAGAIN;
+	len = r->q.slots[r->q.head & r->q.mask].len;
+	total = hdr_len + len + (m->vlans.access ? 0 : 4);
+	if (iov_len(iov, iovcnt) < total || hdr_len > sizeof(zero)) {
+		swq_pop(&r->q);
+		return -EMSGSIZE;
+	}
+	off = iov_from_buf(iov, iovcnt, 0, zero, hdr_len);
+	if (m->vlans.access) {
+		off += iov_from_buf(iov, iovcnt, off, f, len);
+	} else {
+		tag[0] = ETH_P_8021Q_ >> 8;
+		tag[1] = ETH_P_8021Q_ & 0xff;
+		tag[2] = (uint8_t)(vlan >> 8);
+		tag[3] = (uint8_t)vlan;
+		off += iov_from_buf(iov, iovcnt, off, f, 12);
+		off += iov_from_buf(iov, iovcnt, off, tag, 4);
+		off += iov_from_buf(iov, iovcnt, off, f + 12, len - 12);
+	}
+	swq_pop(&r->q);
+	return (int)off;
+}
+
+/*
+ * One VLAN number of a list: "N", 1..4094. Return: NULL or what is allowed
+ */
+static const char *sw_vlan_num(const char *s, const char **end, unsigned int *v)
+{
+	char *e;
+	unsigned long n;
+
+	if (*s < '0' || *s > '9')
+		return "must be a VLAN number 1..4094";
+	errno = 0;
+	n = strtoul(s, &e, 10);
+	if (errno || n < 1 || n > SW_VLAN_MAX)
+		return "must be a VLAN number 1..4094";
+	*end = e;
+	*v = (unsigned int)n;
+	return NULL;
+}
+
+/**
+ * switch_vlans_parse() - Parse vlan=N or trunk=LIST into @v
+ * @v:		VLANs (output: replaced)
+ * @text:	"N" (@trunk false), or "N", "N-M" separated by @sep (@trunk)
+ * @trunk:	Which of the two
+ * @sep:	List separator (',' as an option, ':' inside a --port group)
+ *
+ * Return: NULL, or what is allowed (for "--vlan VALUE: ...")
+ */
+const char *switch_vlans_parse(struct sw_vlans *v, const char *text,
+			       bool trunk, char sep)
+{
+	unsigned int a, b, i;
+	const char *s = text, *why;
+
+	memset(v, 0, sizeof(*v));
+	if (!trunk) {
+		why = sw_vlan_num(s, &s, &a);
+		if (why || *s)
+			return "must be a VLAN number 1..4094";
+		v->access = (uint16_t)a;
+		return NULL;
+	}
+	for (;;) {
+		why = sw_vlan_num(s, &s, &a);
+		if (why)
+			return "must be a list of VLANs 1..4094 and ranges N-M (e.g. 10,20-30)";
+		b = a;
+		if (*s == '-') {
+			why = sw_vlan_num(s + 1, &s, &b);
+			if (why || b < a)
+				return "must be a list of VLANs 1..4094 and ranges N-M with N <= M (e.g. 10,20-30)";
+		}
+		for (i = a; i <= b; i++)
+			v->trunk[i / 8] |= (uint8_t)(1u << (i % 8));
+		if (!*s)
+			return NULL;
+		if (*s != sep && *s != ',')
+			return "must be a list of VLANs 1..4094 and ranges N-M (e.g. 10,20-30)";
+		s++;
+	}
+}
+
+/**
+ * switch_vlans_format() - A member's VLANs as switch_vlans_parse() reads them
+ * @v:		VLANs
+ * @buf:	Output: "vlan N" or "trunk N,N-M" (cut short if @len is small)
+ * @len:	Bytes of @buf
+ *
+ * Return: @buf
+ */
+char *switch_vlans_format(const struct sw_vlans *v, char *buf, size_t len)
+{
+	unsigned int a, b;
+	size_t off;
+
+	if (v->access) {
+		snprintf(buf, len, "vlan %u", v->access);
+		return buf;
+	}
+	off = (size_t)snprintf(buf, len, "trunk ");
+	for (a = 1; a <= SW_VLAN_MAX && off < len; a++) {
+		if (!(v->trunk[a / 8] & (1u << (a % 8))))
+			continue;
+		for (b = a; b < SW_VLAN_MAX &&
+		     (v->trunk[(b + 1) / 8] & (1u << ((b + 1) % 8))); b++)
+			;
+		if (b == a)
+			off += (size_t)snprintf(buf + off, len - off, "%s%u",
+						buf[off - 1] == ' ' ? "" : ",", a);
+		else
+			off += (size_t)snprintf(buf + off, len - off, "%s%u-%u",
+						buf[off - 1] == ' ' ? "" : ",", a, b);
+		a = b;
+	}
+	return buf;
+}

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * switch.h - a learning Ethernet switch between vnetd's ports: the switch
+ * object, its members, the MAC table and the forwarding decision, without
+ * vnetd around it (host_switch.c makes a member port's host side of it).
+ *
+ * Threads: members join and leave from the control thread. Any member
+ * pair's worker sends (switch_tx(), switch_flush()): it learns the source
+ * MAC, looks up the destination, and copies the frame into a hand-off
+ * queue (switch_queue.h) of each receiving member's pair; only the
+ * receiving pair's worker reads that queue (switch_rx_peek_len(),
+ * switch_rx()), so each RX ring keeps one writer. The MAC table is shared
+ * without locks: each entry is a key word (MAC and VLAN) and a port word
+ * that changes hands by compare-and-swap (see switch.c).
+ */
+#ifndef VNET_SWITCH_H
+#define VNET_SWITCH_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "switch_queue.h"
+
+#define SW_NAME_LEN		32	/* with the NUL */
+#define SW_MAX_MEMBERS		64
+#define SW_VLAN_MAX		4094
+#define SW_AGEING_S		300	/* MAC table ageing */
+#define SW_MACS_PORT		256	/* MACs one port may hold */
+#define SW_MACS_SWITCH		4096	/* MACs one switch may hold */
+#define SW_QUEUE_SLOTS		256	/* hand-off queue, per receiving pair */
+#define SW_FRAME_MAX		9018	/* Ethernet frame, 802.1Q tag included */
+#define SW_IOV_MAX		64	/* pieces of one frame from the guest */
+
+/**
+ * struct sw_vlans - Which VLANs a member carries
+ * @access:	Access port: its VLAN (1..4094), untagged at the guest;
+ *		0: a trunk port
+ * @trunk:	Trunk port: bit N set = VLAN N, tagged at the guest
+ */
+struct sw_vlans {
+	uint16_t access;
+	uint8_t trunk[4096 / 8];
+};
+
+/**
+ * struct sw_stats - One member's counters (relaxed atomics: any worker)
+ * @learned:	MAC table entries it learned (moves to it included)
+ * @mac_limit:	Source MACs not learned: its or the switch's limit
+ * @flooded:	Frames it sent that were flooded (broadcast, multicast,
+ *		unknown unicast)
+ * @drop_full:	Frames for it dropped: its hand-off queue was full
+ * @drop_vlan:	Frames it sent dropped: VLAN not its (a tag on an access
+ *		port, none or a foreign one on a trunk)
+ * @drop_bad:	Frames it sent dropped: shorter than an Ethernet header,
+ *		longer than SW_FRAME_MAX, or in too many pieces
+ */
+struct sw_stats {
+	_Atomic uint64_t learned;
+	_Atomic uint64_t mac_limit;
+	_Atomic uint64_t flooded;
+	_Atomic uint64_t drop_full;
+	_Atomic uint64_t drop_vlan;
+	_Atomic uint64_t drop_bad;
+};
+
+/**
+ * struct sw_rxq - One receiving pair: its hand-off queue and wake-up
+ * @q:		Hand-off queue; the pair's worker consumes
+ * @need_wakeup: Set by the consumer before it may sleep; a producer that
+ *		clears it writes @efd (once per burst: switch_flush())
+ * @kicks:	@efd writes done, bumped after each write
+ * @kicks_seen:	Consumer: @kicks when it last read @efd empty
+ * @efd:	eventfd: the pair's rx_fd
+ */
+struct sw_rxq {
+	struct swq q;
+	_Alignas(64) _Atomic int need_wakeup;
+	_Atomic unsigned int kicks;
+	_Alignas(64) unsigned int kicks_seen;
+	int efd;
+};
+
+struct vswitch;
+
+/**
+ * struct sw_member - One port on a switch (a slot of the switch's array,
+ *		      never freed while the switch lives)
+ * @sw:		Its switch
+ * @idx:	Its slot
+ * @used:	Control thread: the slot is taken
+ * @active:	Data path: frames may be queued to it (set last on join,
+ *		cleared first on leave)
+ * @up:		A guest takes frames (the host side's configure() until its
+ *		reset()); frames for it are queued only then
+ * @users:	Producers inside a hand-off to it right now
+ * @npairs:	Its queue pairs
+ * @vlans:	The VLANs it carries
+ * @rxq:	Per pair: its hand-off queue (allocated on join)
+ * @touched:	Per sending pair: members queued to in this burst (bit =
+ *		slot), for switch_flush()
+ * @nmacs:	MAC table entries pointing to it
+ * @st:		Counters
+ */
+struct sw_member {
+	struct vswitch *sw;
+	unsigned int idx;
+	bool used;
+	_Atomic bool active;
+	_Atomic bool up;
+	_Atomic unsigned int users;
+	unsigned int npairs;
+	struct sw_vlans vlans;
+	struct sw_rxq *rxq;
+	uint64_t *touched;
+	_Atomic unsigned int nmacs;
+	struct sw_stats st;
+};
+
+/**
+ * struct sw_entry - One MAC table entry
+ * @key:	0: free; else SW_KEY_VALID | MAC << 12 | VLAN
+ * @port:	Member slot + 1; 0 while being written or removed
+ * @seen:	Last time (seconds) the MAC sent on that port
+ */
+struct sw_entry {
+	_Atomic uint64_t key;
+	_Atomic uint32_t port;
+	_Atomic uint32_t seen;
+};
+
+/**
+ * struct vswitch - One switch
+ * @name:	As --switch gave it
+ * @ageing_s:	Entries unseen this long are gone (SW_AGEING_S)
+ * @macs_port:	MACs one member may hold (SW_MACS_PORT)
+ * @macs_max:	MACs the switch may hold (SW_MACS_SWITCH)
+ * @nmacs:	Entries in use
+ * @next_sweep:	When (seconds) the next ageing sweep is due
+ * @nbuckets:	Buckets of SW_WAYS entries in @table (a power of two)
+ * @table:	The MAC table
+ * @m:		Member slots
+ */
+struct vswitch {
+	char name[SW_NAME_LEN];
+	uint32_t ageing_s;
+	unsigned int macs_port;
+	unsigned int macs_max;
+	_Atomic unsigned int nmacs;
+	_Atomic uint32_t next_sweep;
+	unsigned int nbuckets;
+	struct sw_entry *table;
+	struct sw_member m[SW_MAX_MEMBERS];
+};
+
+#define SW_WAYS		8
+
+struct vswitch *switch_new(const char *name);
+void switch_free(struct vswitch *sw);
+struct sw_member *switch_join(struct vswitch *sw, unsigned int npairs,
+			      const struct sw_vlans *vlans, int *err);
+void switch_leave(struct sw_member *m);
+void switch_reset(struct sw_member *m);
+void switch_set_up(struct sw_member *m, bool up);
+int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
+	      unsigned int iovcnt, unsigned int hdr_len, uint32_t now);
+void switch_flush(struct sw_member *m, unsigned int pair);
+int switch_rx_peek_len(struct sw_member *m, unsigned int pair,
+		       unsigned int hdr_len);
+int switch_rx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
+	      unsigned int iovcnt, unsigned int hdr_len);
+void switch_age(struct vswitch *sw, uint32_t now);
+int switch_lookup(struct vswitch *sw, const uint8_t *mac, uint16_t vlan,
+		  uint32_t now);
+bool switch_carries(const struct sw_member *m, uint16_t vlan);
+const char *switch_vlans_parse(struct sw_vlans *v, const char *text,
+			       bool trunk, char sep);
+char *switch_vlans_format(const struct sw_vlans *v, char *buf, size_t len);
+
+#endif /* VNET_SWITCH_H */

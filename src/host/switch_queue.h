@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * switch_queue.h - the switch's hand-off queue: a bounded multi-producer,
+ * single-consumer FIFO of fixed-size frame slots, allocated once (when a
+ * port joins its switch), without locks. Each slot carries a sequence
+ * number (Vyukov's bounded queue): a producer claims the tail with one
+ * compare-and-swap, copies its frame in and publishes the slot by its
+ * sequence number; the one consumer (the receiving pair's worker) reads
+ * slots in order and hands each back the same way. A full queue refuses
+ * at once: the sender drops, it never waits.
+ */
+#ifndef VNET_SWITCH_QUEUE_H
+#define VNET_SWITCH_QUEUE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+/**
+ * struct swq_slot - One slot's bookkeeping (its bytes are in swq.buf)
+ * @seq:	Sequence number: == position: free for the producer of that
+ *		position; == position + 1: holds a frame for the consumer
+ * @len:	Frame bytes in the slot
+ * @meta:	What the producer says of the frame (the switch: its VLAN)
+ */
+struct swq_slot {
+	_Atomic size_t seq;
+	uint32_t len;
+	uint32_t meta;
+};
+
+/**
+ * struct swq - One hand-off queue
+ * @tail:	Next position a producer claims (shared by producers)
+ * @head:	Next position the consumer reads (consumer only)
+ * @mask:	Slots - 1 (slots are a power of two)
+ * @slot_size:	Bytes per slot
+ * @slots:	Bookkeeping per slot
+ * @buf:	Slot bytes, @slot_size each
+ */
+struct swq {
+	_Alignas(64) _Atomic size_t tail;
+	_Alignas(64) size_t head;
+	size_t mask;
+	size_t slot_size;
+	struct swq_slot *slots;
+	uint8_t *buf;
+};
+
+int swq_init(struct swq *q, unsigned int nslots, size_t slot_size);
+void swq_fini(struct swq *q);
+int swq_push(struct swq *q, const struct iovec *iov, unsigned int iovcnt,
+	     uint32_t meta);
+void swq_drain(struct swq *q);
+
+/**
+ * swq_peek() - The consumer's next frame, if one is published
+ * @q:		Queue
+ * @meta:	Output: the frame's meta (when there is one)
+ *
+ * Context: the consumer only
+ * Return: the frame's slot bytes, NULL if none is ready; its length in
+ *	   the slot's len (swq_peek_len())
+ */
+static inline const uint8_t *swq_peek(struct swq *q, uint32_t *meta)
+{
+	struct swq_slot *s = &q->slots[q->head & q->mask];
+
+	if (atomic_load_explicit(&s->seq, memory_order_acquire) != q->head + 1)
+		return NULL;
+	*meta = s->meta;
+	return q->buf + (q->head & q->mask) * q->slot_size;
+}
+
+/**
+ * swq_peek_len() - Length of the consumer's next frame
+ * @q:		Queue
+ *
+ * Context: the consumer only
+ * Return: its bytes, 0 if none is ready
+ */
+static inline uint32_t swq_peek_len(struct swq *q)
+{
+	struct swq_slot *s = &q->slots[q->head & q->mask];
+
+	if (atomic_load_explicit(&s->seq, memory_order_acquire) != q->head + 1)
+		return 0;
+	return s->len;
+}
+
+/**
+ * swq_pop() - Hand the consumer's current frame's slot back to producers
+ * @q:		Queue (swq_peek() said there is a frame)
+ *
+ * Context: the consumer only
+ */
+static inline void swq_pop(struct swq *q)
+{
+	struct swq_slot *s = &q->slots[q->head & q->mask];
+
+	atomic_store_explicit(&s->seq, q->head + q->mask + 1,
+			      memory_order_release);
+	q->head++;
+}
+
+#endif /* VNET_SWITCH_QUEUE_H */
