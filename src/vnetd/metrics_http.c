@@ -179,7 +179,7 @@ err:
 static void metrics_http_client_close(struct mhttp_client *c)
 {
 	client_set_del(&mhttp.set, &c->h);
-	metrics_free(&c->body);
+	sbuf_free(&c->body);
 }
 
 /**
@@ -214,7 +214,7 @@ static void metrics_http_head(struct mhttp_client *c, int code,
 static void metrics_http_error(struct mhttp_client *c, int code,
 			       const char *reason)
 {
-	metrics_printf(&c->body, "%d %s\n", code, reason);
+	sbuf_printf(&c->body, "%d %s\n", code, reason);
 	metrics_http_head(c, code, reason, "text/plain; charset=utf-8");
 }
 
@@ -256,7 +256,7 @@ static void metrics_http_answer(struct mhttp_client *c, bool too_long)
 	}
 	metrics_prometheus(&c->body, mhttp.ports, mhttp.nports);
 	if (c->body.oom) {
-		metrics_free(&c->body);
+		sbuf_free(&c->body);
 		metrics_http_error(c, 503, "Service Unavailable");
 		return;
 	}

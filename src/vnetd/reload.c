@@ -288,12 +288,12 @@ void reload_port_add(struct sbuf *b, const char *spec)
 	int slot;
 
 	if (cli_port_parse(&pc, &rl.cfg->defaults, spec, ",", &why)) {
-		metrics_printf(b, "error: port add%s\n", why.msg);
+		sbuf_printf(b, "error: port add%s\n", why.msg);
 		return;
 	}
 	slot = reload_free_slot();
 	if (slot < 0) {
-		metrics_printf(b, "error: port add: too many ports (at most %d): remove one first (vnetctl port del NAME)\n",
+		sbuf_printf(b, "error: port add: too many ports (at most %d): remove one first (vnetctl port del NAME)\n",
 			       VNETD_MAX_PORTS);
 		return;
 	}
@@ -301,10 +301,10 @@ void reload_port_add(struct sbuf *b, const char *spec)
 	    reload_check(&pc, false, &why) ||
 	    reload_start(&pc, (unsigned int)slot, &why)) {
 		log_warn("control socket: port add refused: %s", why.msg);
-		metrics_printf(b, "error: port add: %s\n", why.msg);
+		sbuf_printf(b, "error: port add: %s\n", why.msg);
 		return;
 	}
-	metrics_printf(b, "ok: port %s added (%s %s)\n", pc.name,
+	sbuf_printf(b, "ok: port %s added (%s %s)\n", pc.name,
 		       pc.client ? "connecting to" : "listening on", pc.socket);
 }
 
@@ -320,12 +320,12 @@ void reload_port_del(struct sbuf *b, const char *name)
 	struct vnetd_port *p = reload_find(name);
 
 	if (!p) {
-		metrics_printf(b, "error: port del %.64s: no such port (vnetctl port list shows them)\n",
+		sbuf_printf(b, "error: port del %.64s: no such port (vnetctl port list shows them)\n",
 			       name);
 		return;
 	}
 	reload_stop(p, "port del");
-	metrics_printf(b, "ok: port %s removed\n", name);
+	sbuf_printf(b, "ok: port %s removed\n", name);
 }
 
 /**
@@ -343,7 +343,7 @@ void reload_port_list(struct sbuf *b)
 
 		if (!p->used)
 			continue;
-		metrics_printf(b, "%s socket=%s backend=%s queues=%u from=%s %s\n",
+		sbuf_printf(b, "%s socket=%s backend=%s queues=%u from=%s %s\n",
 			       p->cfg.name, p->cfg.socket[0] ? p->cfg.socket : "(fd)",
 			       p->cfg.backend, p->cfg.queues,
 			       p->cfg.from_config ? "config" : "start-or-add",
@@ -351,7 +351,7 @@ void reload_port_list(struct sbuf *b)
 			       p->cfg.client ? "connecting" : "listening");
 	}
 	if (!reload_used())
-		metrics_printf(b, "(no ports)\n");
+		sbuf_printf(b, "(no ports)\n");
 }
 
 /* Same settings? (field by field: struct padding is not compared) */

@@ -17,12 +17,15 @@
 struct vnetd_cfg;
 struct vnetd_port_cfg;
 struct vnetd_port;
+struct sockaddr_un;
 
 #define SOCK_DEFAULT_MODE	0660
 #define SOCK_DEFAULT_GROUP	"kvm"	/* libvirt's QEMU: libvirt-qemu:kvm */
 #define SOCK_RUN_DIR		"/run/vnetd"
 
 /* sockets.c */
+int sock_unix_addr(const char *path, struct sockaddr_un *sa);
+int sock_unix_listen(const char *path, struct reason *why);
 int sock_port_open(const struct vnetd_port_cfg *cfg, int *listen_fd,
 		   int *conn_fd, struct reason *why);
 int sock_activation(struct vnetd_cfg *cfg, struct reason *why);

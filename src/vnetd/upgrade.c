@@ -502,12 +502,12 @@ void upgrade_serve(int fd, struct sbuf *b)
 			     vu_conn_now_ms() + 100);
 	log_warn("upgrade by pid %d failed: %s; every port resumed as before",
 		 (int)pid, why.msg);
-	metrics_printf(b, "error: upgrade: %s\n", why.msg);
+	sbuf_printf(b, "error: upgrade: %s\n", why.msg);
 	return;
 out:
 	log_warn("upgrade by pid %d failed before the hand-over: %s; nothing changed",
 		 (int)pid, why.msg);
-	metrics_printf(b, "error: upgrade: %s\n", why.msg);
+	sbuf_printf(b, "error: upgrade: %s\n", why.msg);
 }
 
 /* -------- new side -------- */

@@ -28,124 +28,9 @@
 #include "worker.h"
 #include "vhost_mode.h"
 #include "vu_backend.h"
-
-#define VNETD_MAX_PORTS		64
-#define VNETD_NAME_LEN		32
-#define VNETD_PATH_LEN		sizeof(((struct sockaddr_un *)0)->sun_path)
-#define VNETD_EXIT_USAGE	2	/* bad command line or config file */
-
-/*
- * --frontend-stall-ms: how long a frontend may leave a message half sent or
- * its replies unread (port.c). A VMM writes each message whole and reads
- * each reply before it sends on, so neither state lasts past a few
- * scheduling delays for one; a second is plenty on a loaded host.
- */
-#define VNETD_STALL_MS_DEFAULT	1000
-#define VNETD_STALL_MS_MIN	100
-#define VNETD_STALL_MS_MAX	60000
-
-/* Client-mode reconnect backoff (ms) */
-#define VNETD_BACKOFF_MIN_MS	100
-#define VNETD_BACKOFF_MAX_MS	5000
-
-/**
- * struct vnetd_port_cfg - One port as the operator configured it
- * @name:		Port name (status, log lines)
- * @socket:		vhost-user UNIX socket path
- * @backend:		Backend name (host_find())
- * @tap:		tap: interface name ("" = kernel picks)
- * @tap_fds:		tap: already-open queue fds
- * @ntap_fds:		How many in @tap_fds
- * @xdp_if:		af_xdp: interface to attach to
- * @xdp_queue:		af_xdp: its queue for pair 0
- * @xdp_mode:		af_xdp: auto, copy or zerocopy
- * @queues:		Queue pairs (1..VNET_MAX_PAIRS)
- * @mac:		MAC for the config space
- * @mtu:		MTU (0: not advertised)
- * @features_mask:	virtio feature bits allowed
- * @client:		Connect to the frontend instead of listening
- * @vhost_net:		Kernel vhost-net offload policy
- * @wopts:		Data path tuning
- * @config_space:	Offer PROTOCOL_F_CONFIG (--config-space on)
- * @fd:			Inherited socket (--fd, socket activation), -1: bind
- * @sock_uid:		Socket file owner, -1: leave
- * @sock_gid:		Socket file group, -1: leave
- * @sock_mode:		Socket file mode
- * @from_config:	Came from a --config line: SIGHUP may stop, restart
- *			or keep it (reload.c)
- */
-struct vnetd_port_cfg {
-	char name[VNETD_NAME_LEN];
-	char socket[VNETD_PATH_LEN];
-	char backend[VNETD_NAME_LEN];
-	char tap[VNETD_NAME_LEN];
-	int tap_fds[VNET_MAX_PAIRS];
-	unsigned int ntap_fds;
-	char xdp_if[VNETD_NAME_LEN];
-	unsigned int xdp_queue;
-	enum host_xdp_mode xdp_mode;
-	unsigned int queues;
-	uint8_t mac[6];
-	uint16_t mtu;
-	uint64_t features_mask;
-	bool client;
-	enum vhost_mode vhost_net;
-	struct worker_opts wopts;
-	bool config_space;
-	int fd;
-	int64_t sock_uid;
-	int64_t sock_gid;
-	unsigned int sock_mode;
-	bool from_config;
-};
-
-/**
- * struct vnetd_cfg - The whole command line / config file
- * @ports:		Ports to serve; at run time slot i is ports[i] of main.c
- * @nports:		How many slots have ever been used (a slot freed by
- *			`port del` stays counted until reused: see
- *			struct vnetd_port @used)
- * @defaults:		Per-port options given outside --port: the template
- *			of every --port, config line and `port add`
- * @config_path:	--config FILE (argv), NULL: none
- * @ctl_path:		Control socket path ("" = none)
- * @log_level:		Log level
- * @print_caps:		--print-capabilities: print and exit
- * @log_target:		--log-target
- * @user_set:		--user given: drop to @user_uid/@user_gid after setup
- * @user_uid:		--user: uid
- * @user_gid:		--user: gid
- * @ctl_gid:		--ctl-group, -1: root (and our own uid) only
- * @sandbox:		--sandbox on (default): sandbox_enter() after setup
- * @metrics_listen:	--metrics-listen as given ("" = no HTTP listener)
- * @metrics_addr:	Its address, parsed (metrics_http_parse())
- * @metrics_addr_len:	Length of @metrics_addr
- * @worker_threads:	--worker-threads: threads of the pool all ports share,
- *			0: each port its own (worker_opts.nthreads)
- * @tap_io:		--tap-io: how guest TX is written into TAPs
- * @frontend_stall_ms:	--frontend-stall-ms (port_set_stall_ms())
- */
-struct vnetd_cfg {
-	struct vnetd_port_cfg ports[VNETD_MAX_PORTS];
-	unsigned int nports;
-	struct vnetd_port_cfg defaults;
-	const char *config_path;
-	char ctl_path[VNETD_PATH_LEN];
-	int log_level;
-	bool print_caps;
-	enum log_target log_target;
-	bool user_set;
-	uid_t user_uid;
-	gid_t user_gid;
-	int64_t ctl_gid;
-	bool sandbox;
-	char metrics_listen[64];
-	struct sockaddr_storage metrics_addr;
-	socklen_t metrics_addr_len;
-	unsigned int worker_threads;
-	enum tap_io tap_io;
-	unsigned int frontend_stall_ms;
-};
+#include "cfg.h"
+#include "port_spec.h"
+#include "sbuf.h"
 
 /* What an epoll event's data.ptr points to */
 enum vnetd_ev_type {
@@ -316,20 +201,12 @@ struct vnetd_port {
 int cli_parse(struct vnetd_cfg *cfg, int argc, char **argv);
 void cli_usage(FILE *f);
 void cli_print_capabilities(FILE *f);
-const char *cli_feature_name(unsigned int bit);
-int cli_port_parse(struct vnetd_port_cfg *pc, const struct vnetd_port_cfg *tmpl,
-		   const char *text, const char *delims, struct reason *why);
-void cli_port_defaults(struct vnetd_port_cfg *t);
-int cli_port_check(struct vnetd_port_cfg *pc, unsigned int index, struct reason *why);
-int cli_port_clash(const struct vnetd_port_cfg *pc,
-		   const struct vnetd_port_cfg *other, struct reason *why);
 int cli_config_read(struct vnetd_cfg *cfg, const struct vnetd_port_cfg *tmpl,
 		    const char *path, struct reason *why);
 
 #include "svc.h"
 
 /* port.c */
-int port_unix_listen(const char *path, struct reason *why);
 int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
 	      struct reason *why);
 void port_cleanup(struct vnetd_port *p);
@@ -348,7 +225,6 @@ int port_adopt(struct vnetd_port *p, int fd);
 int antispoof_setup(struct vnetd_port *p, struct reason *why);
 void antispoof_tick(struct vnetd_port *p, unsigned int i, uint64_t now_s);
 /* reload.c: ports at run time (vnetctl port ..., SIGHUP) */
-struct sbuf;
 void reload_init(struct vnetd_cfg *cfg, struct vnetd_port *ports, int epfd);
 struct vnetd_port *reload_ports(unsigned int *nports);
 void reload_port_add(struct sbuf *b, const char *spec);
@@ -383,24 +259,7 @@ int ctl_timeout_ms(uint64_t now_ms);
 void ctl_tick(uint64_t now_ms);
 uint64_t ctl_refused(enum ctl_refuse why);
 
-/**
- * struct sbuf - A growing text buffer for replies (control path only)
- * @s:		Text, NUL-terminated, or NULL before the first write
- * @len:	Bytes used
- * @cap:	Bytes allocated
- * @oom:	An allocation failed: the text is truncated
- */
-struct sbuf {
-	char *s;
-	size_t len;
-	size_t cap;
-	bool oom;
-};
-
 /* metrics.c */
-void metrics_printf(struct sbuf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void metrics_free(struct sbuf *b);
 void metrics_status_text(struct sbuf *b, struct vnetd_port *ports,
 			 unsigned int nports);
 void metrics_status_json(struct sbuf *b, struct vnetd_port *ports,
