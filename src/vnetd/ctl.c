@@ -160,7 +160,7 @@ static void ctl_answer(struct ctl_client *c, bool too_long)
 	req[c->got] = '\0';
 	req[strcspn(req, "\r\n")] = '\0';
 	ctl.refused[CTL_REFUSE_TOO_LONG] += too_long;
-	ctl.ports = reload_ports(&ctl.nports);	/* port add/del change them */
+	ctl.ports = ports_get(&ctl.nports);	/* port add/del change them */
 	if (too_long)
 		sbuf_printf(b, "error: request longer than %u bytes\n",
 			       (unsigned int)CTL_REQ_MAX - 1);
@@ -169,7 +169,8 @@ static void ctl_answer(struct ctl_client *c, bool too_long)
 	else if (!strcmp(req, "status json"))
 		metrics_status_json(b, ctl.ports, ctl.nports);
 	else if (!strcmp(req, "metrics"))
-		metrics_prometheus(b, ctl.ports, ctl.nports);
+		metrics_prometheus(b, ctl.ports, ctl.nports, port_group(),
+				   ctl.refused);
 	else if ((!strncmp(req, "port add ", 9) || !strcmp(req, "upgrade") ||
 		  !strncmp(req, "port del ", 9)) && !ctl_may_change(c->h.fd))
 		sbuf_printf(b, "error: %.8s: refused: only root or vnetd's own user may change ports (--ctl-group members may read status and port list)\n",

@@ -33,7 +33,7 @@
 /**
  * struct vnetd - The process
  * @cfg:	Configuration
- * @ports:	Ports, @cfg.nports of them
+ * @ports:	Ports, @cfg.nports of them: the table of ports.c
  * @epfd:	Event loop
  * @sigfd:	SIGTERM/SIGINT
  * @ctl_fd:	Control socket, -1: none
@@ -41,7 +41,7 @@
  */
 struct vnetd {
 	struct vnetd_cfg cfg;
-	struct vnetd_port ports[VNETD_MAX_PORTS];
+	struct vnetd_port *ports;
 	int epfd;
 	int sigfd;
 	int ctl_fd;
@@ -272,6 +272,7 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int ret;
 
+	v->ports = ports_init(&v->cfg.nports);
 	v->sigfd = v->epfd = v->ctl_fd = v->http_fd = -1;
 	if (upgrade_begin(&argc, &argv))	/* --takeover: the old argv */
 		return 1;

@@ -454,9 +454,9 @@ static void metrics_prom_migration(struct sbuf *b, struct vnetd_port *ports,
 }
 
 /* --worker-threads: how the pool's threads share the pairs of all ports */
-static void metrics_prom_workers(struct sbuf *b)
+static void metrics_prom_workers(struct sbuf *b,
+				 const struct worker_group *g)
 {
-	const struct worker_group *g = port_group();
 	unsigned int i;
 
 	if (!g)
@@ -468,7 +468,9 @@ static void metrics_prom_workers(struct sbuf *b)
 }
 
 static void metrics_prom_ports(struct sbuf *b, struct vnetd_port *ports,
-			       unsigned int nports)
+			       unsigned int nports,
+			       const struct worker_group *group,
+			       const uint64_t *ctl_refused)
 {
 	unsigned int i, q, npairs;
 	struct vnet_pair *vp;
@@ -497,7 +499,7 @@ static void metrics_prom_ports(struct sbuf *b, struct vnetd_port *ports,
 	for (i = 0; i < CTL_REFUSE_MAX; i++)
 		sbuf_printf(b, "vnetd_control_refused_total{reason=\"%s\"} %llu\n",
 			       metrics_ctl_names[i],
-			       (unsigned long long)ctl_refused((enum ctl_refuse)i));
+			       (unsigned long long)ctl_refused[i]);
 	sbuf_printf(b, "# HELP vnetd_queue_datapath Data path of a queue pair (the label), always 1\n# TYPE vnetd_queue_datapath gauge\n");
 	for (i = 0; i < nports; i++) {
 		vp = ports[i].used ? vu_dev_pairs(ports[i].dev, &npairs) : NULL;
@@ -508,7 +510,7 @@ static void metrics_prom_ports(struct sbuf *b, struct vnetd_port *ports,
 			sbuf_printf(b, ",queue=\"%u\",datapath=\"%s\"} 1\n", q, dp);
 		}
 	}
-	metrics_prom_workers(b);
+	metrics_prom_workers(b, group);
 }
 
 /**
@@ -516,13 +518,16 @@ static void metrics_prom_ports(struct sbuf *b, struct vnetd_port *ports,
  * @b:		Output
  * @ports:	Ports
  * @nports:	How many
+ * @group:	The worker pool all ports share (--worker-threads), NULL: none
+ * @ctl_refused: Control socket refusals by enum ctl_refuse, CTL_REFUSE_MAX
  */
 void metrics_prometheus(struct sbuf *b, struct vnetd_port *ports,
-			unsigned int nports)
+			unsigned int nports, const struct worker_group *group,
+			const uint64_t *ctl_refused)
 {
 	size_t f;
 
-	metrics_prom_ports(b, ports, nports);
+	metrics_prom_ports(b, ports, nports, group, ctl_refused);
 	for (f = 0; f <= ARRAY_SIZE(metrics_ctrs); f++)	/* <=: the drops */
 		metrics_prom_family(b, ports, nports, f);
 }

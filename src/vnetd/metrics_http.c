@@ -225,6 +225,8 @@ static void metrics_http_error(struct mhttp_client *c, int code,
 static void metrics_http_answer(struct mhttp_client *c, bool too_long)
 {
 	char *method = c->req, *target, *version, *eol;
+	uint64_t ctl_refusals[CTL_REFUSE_MAX];
+	unsigned int i;
 	bool head;
 
 	c->answered = true;
@@ -254,7 +256,10 @@ static void metrics_http_answer(struct mhttp_client *c, bool too_long)
 		metrics_http_error(c, 404, "Not Found");
 		return;
 	}
-	metrics_prometheus(&c->body, mhttp.ports, mhttp.nports);
+	for (i = 0; i < CTL_REFUSE_MAX; i++)
+		ctl_refusals[i] = ctl_refused((enum ctl_refuse)i);
+	metrics_prometheus(&c->body, mhttp.ports, mhttp.nports, port_group(),
+			   ctl_refusals);
 	if (c->body.oom) {
 		sbuf_free(&c->body);
 		metrics_http_error(c, 503, "Service Unavailable");

@@ -556,17 +556,6 @@ void port_event(struct vnetd_port *p, enum vnetd_ev_type type,
 	}
 }
 
-/**
- * port_connected() - Is a frontend attached?
- * @p:		Port
- *
- * Return: true if connected
- */
-bool port_connected(const struct vnetd_port *p)
-{
-	return p->dev && vu_dev_connected(p->dev);
-}
-
 static int port_open_backend(struct vnetd_port *p, struct reason *why)
 {
 	struct host_cfg bc = {

@@ -2,7 +2,7 @@
 /*
  * reload.c - ports at run time: `vnetctl port add|del|list` (requests on
  * the control socket, ctl.c) and SIGHUP (main.c), which re-reads --config
- * and applies only the differences. Parsing is cli.c's (the same
+ * and applies only the differences. Parsing is port_spec.c's (the same
  * cli_port_parse()/cli_port_check() as --port and config lines); opening
  * and closing a port is port.c's. This file decides which slot of the
  * fixed port array (VNETD_MAX_PORTS) a port takes and whether a request
@@ -109,18 +109,6 @@ void reload_init(struct vnetd_cfg *cfg, struct vnetd_port *ports, int epfd)
 	if (ret)
 		log_warn("mkdir %s: %s: port add there will fail", SOCK_RUN_DIR,
 			 strerror(-ret));
-}
-
-/**
- * reload_ports() - The port array as it is now
- * @nports:	Slots in use or used before (output): skip !used ones
- *
- * Return: the array, NULL before reload_init()
- */
-struct vnetd_port *reload_ports(unsigned int *nports)
-{
-	*nports = rl.cfg ? rl.cfg->nports : 0;
-	return rl.ports;
 }
 
 /**

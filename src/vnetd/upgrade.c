@@ -315,7 +315,7 @@ static void upg_drain(void)
 {
 	uint64_t end = vu_conn_now_ms() + UPGRADE_DRAIN_MS;
 	unsigned int i, n, waiting;
-	struct vnetd_port *ports = reload_ports(&n);
+	struct vnetd_port *ports = ports_get(&n);
 	struct net_scratch *s = malloc(sizeof(*s));
 
 	memset(upg.drain_left, 0, sizeof(upg.drain_left));
@@ -345,7 +345,7 @@ static void upg_drain(void)
 static void upg_log_dropped(void)
 {
 	unsigned int i, n, left;
-	struct vnetd_port *ports = reload_ports(&n);
+	struct vnetd_port *ports = ports_get(&n);
 
 	for (i = 0; i < MIN(n, VNETD_MAX_PORTS); i++) {
 		left = upg.drain_left[i];
@@ -359,7 +359,7 @@ static void upg_log_dropped(void)
 static int upg_build(struct upgrade_state *st, struct reason *why)
 {
 	unsigned int i, n;
-	struct vnetd_port *ports = reload_ports(&n);
+	struct vnetd_port *ports = ports_get(&n);
 	int ret;
 
 	upg_drain();
@@ -380,7 +380,7 @@ static int upg_build(struct upgrade_state *st, struct reason *why)
 static void upg_quiesce(bool on)
 {
 	unsigned int i, n;
-	struct vnetd_port *ports = reload_ports(&n);
+	struct vnetd_port *ports = ports_get(&n);
 
 	for (i = 0; i < n; i++) {
 		if (!ports[i].used || !ports[i].dev)

@@ -30,6 +30,7 @@
 #include "vu_backend.h"
 #include "cfg.h"
 #include "port_spec.h"
+#include "ports.h"
 #include "sbuf.h"
 
 /* What an epoll event's data.ptr points to */
@@ -197,6 +198,17 @@ struct vnetd_port {
 	bool used;
 };
 
+/**
+ * port_connected() - Is a frontend attached?
+ * @p:		Port
+ *
+ * Return: true if connected
+ */
+static inline bool port_connected(const struct vnetd_port *p)
+{
+	return p->dev && vu_dev_connected(p->dev);
+}
+
 /* cli.c */
 int cli_parse(struct vnetd_cfg *cfg, int argc, char **argv);
 void cli_usage(FILE *f);
@@ -216,7 +228,6 @@ void port_group_cleanup(void);
 const struct worker_group *port_group(void);
 void port_event(struct vnetd_port *p, enum vnetd_ev_type type,
 		uint32_t events);
-bool port_connected(const struct vnetd_port *p);
 int port_timeout_ms(const struct vnetd_port *p, uint64_t now_ms);
 void port_tick(struct vnetd_port *p, uint64_t now_ms);
 int port_adopt(struct vnetd_port *p, int fd);
@@ -226,7 +237,6 @@ int antispoof_setup(struct vnetd_port *p, struct reason *why);
 void antispoof_tick(struct vnetd_port *p, unsigned int i, uint64_t now_s);
 /* reload.c: ports at run time (vnetctl port ..., SIGHUP) */
 void reload_init(struct vnetd_cfg *cfg, struct vnetd_port *ports, int epfd);
-struct vnetd_port *reload_ports(unsigned int *nports);
 void reload_port_add(struct sbuf *b, const char *spec);
 void reload_port_del(struct sbuf *b, const char *name);
 void reload_port_list(struct sbuf *b);
@@ -265,7 +275,8 @@ void metrics_status_text(struct sbuf *b, struct vnetd_port *ports,
 void metrics_status_json(struct sbuf *b, struct vnetd_port *ports,
 			 unsigned int nports);
 void metrics_prometheus(struct sbuf *b, struct vnetd_port *ports,
-			unsigned int nports);
+			unsigned int nports, const struct worker_group *group,
+			const uint64_t *ctl_refused);
 
 /* metrics_http.c */
 int metrics_http_parse(const char *s, struct sockaddr_storage *ss,
