@@ -25,6 +25,10 @@
 #define VNETD_PATH_LEN		sizeof(((struct sockaddr_un *)0)->sun_path)
 #define VNETD_EXIT_USAGE	2	/* bad command line or config file */
 
+#define SOCK_DEFAULT_MODE	0660
+#define SOCK_DEFAULT_GROUP	"kvm"	/* libvirt's QEMU: libvirt-qemu:kvm */
+#define SOCK_RUN_DIR		"/run/vnetd"
+
 /*
  * --frontend-stall-ms: how long a frontend may leave a message half sent or
  * its replies unread (port.c). A VMM writes each message whole and reads

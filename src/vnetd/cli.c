@@ -5,10 +5,11 @@
  * reported as "vnetd: OPTION VALUE: what is allowed" and cli_parse() returns
  * VNETD_EXIT_USAGE. Opening ports, sockets and backends is port.c's job.
  *
- * One setter (cli_set()) serves the three spellings of a port setting: the
- * option "--queues 2", the group key "queues=2" in --port, and the same key
- * on a config file line. Per-port options given outside --port are the
- * defaults for every --port group and config file line.
+ * One setter (cli_set(), port_spec.c) serves the three spellings of a port
+ * setting: the option "--queues 2", the group key "queues=2" in --port, and
+ * the same key on a config file line (config.c). Per-port options given
+ * outside --port are the defaults for every --port group and config file
+ * line.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,11 +23,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "cfg.h"
+#include "cli.h"
+#include "config.h"
+#include "ctl_path.h"
 #include "ids.h"
+#include "log.h"
+#include "metrics_http.h"
 #include "port_spec.h"
+#include "privdrop.h"
 #include "version.h"
-#include "vnetd.h"
 
 /**
  * cli_usage() - Print --help: every option with its default
@@ -139,76 +145,6 @@ static void cli_err(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-}
-
-static int cli_add_port(struct vnetd_cfg *cfg,
-			const struct vnetd_port_cfg *tmpl, const char *text,
-			const char *delims, const char *where, struct reason *why)
-{
-	struct reason inner = { 0 };
-
-	if (cfg->nports >= VNETD_MAX_PORTS) {
-		return reason_set(why, -EINVAL, "%s: too many ports (at most %d)", where,
-				  VNETD_MAX_PORTS);
-	}
-	if (cli_port_parse(&cfg->ports[cfg->nports], tmpl, text, delims,
-			   &inner)) {
-		return reason_set(why, -EINVAL, "%s%s", where, inner.msg);
-	}
-	cfg->nports++;
-	return 0;
-}
-
-/**
- * cli_config_read() - Add the ports of a config file to @cfg
- * @cfg:	Configuration: its ports grow by one per line
- * @tmpl:	Defaults for every line
- * @path:	The file: one port per line, KEY=VAL separated by ',', ' '
- *		or tabs; '#' starts a comment
- * @why:	On failure, "FILE:LINE: 'key=val': reason" (nothing printed)
- *
- * Used at start and by SIGHUP (reload.c). The ports it adds are marked
- * from_config and not yet given their defaults (cli_port_check()).
- *
- * Return: 0, or -EINVAL with @why set
- */
-int cli_config_read(struct vnetd_cfg *cfg, const struct vnetd_port_cfg *tmpl,
-		    const char *path, struct reason *why)
-{
-	char line[CLI_SPEC_MAX], where[VNETD_PATH_LEN + 16];
-	unsigned int lineno = 0;
-	struct stat st;
-	int ret = 0;
-	FILE *f;
-
-	f = fopen(path, "re");
-	if (!f) {
-		return reason_set(why, -EINVAL, "--config %s: %s", path, strerror(errno));
-	}
-	/* fopen() opens a directory; only reading it fails, with EISDIR */
-	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
-		reason_set(why, -EINVAL, "--config %s: is a directory (give a file of port lines)",
-			   path);
-		fclose(f);
-		return -EINVAL;
-	}
-	while (!ret && fgets(line, sizeof(line), f)) {
-		char *p = line, *hash = strchr(line, '#');
-
-		lineno++;
-		if (hash)
-			*hash = '\0';
-		p[strcspn(p, "\r\n")] = '\0';
-		p += strspn(p, " \t,");
-		if (!*p)
-			continue;
-		snprintf(where, sizeof(where), "%s:%u:", path, lineno);
-		ret = cli_add_port(cfg, tmpl, p, ", \t", where, why);
-		if (!ret)
-			cfg->ports[cfg->nports - 1].from_config = true;
-	}
-	fclose(f);
-	return ret;
 }
 
 /* Defaults for anything not given, and checks across options and ports */

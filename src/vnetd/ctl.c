@@ -35,8 +35,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cfg.h"
+#include "clients.h"
+#include "conn.h"
+#include "ctl.h"
 #include "log.h"
-#include "svc.h"
+#include "metrics.h"
+#include "port.h"
+#include "ports.h"
+#include "reload.h"
+#include "sbuf.h"
+#include "sockets.h"
+#include "upgrade.h"
 #include "util.h"
 #include "vnetd.h"
 

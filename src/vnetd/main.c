@@ -22,8 +22,18 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "cfg.h"
+#include "cli.h"
+#include "ctl.h"
 #include "log.h"
+#include "metrics_http.h"
+#include "port.h"
+#include "ports.h"
+#include "reload.h"
 #include "sandbox.h"
+#include "sd_notify.h"
+#include "svc.h"
+#include "upgrade.h"
 #include "vnetd.h"
 
 /* #syscalls: epoll_wait epoll_pwait epoll_ctl read exit_group */

@@ -14,8 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfg.h"
 #include "log.h"
+#include "metrics.h"
 #include "net_features.h"
+#include "sbuf.h"
 #include "vnetd.h"
 
 /*
@@ -470,7 +473,7 @@ static void metrics_prom_workers(struct sbuf *b,
 static void metrics_prom_ports(struct sbuf *b, struct vnetd_port *ports,
 			       unsigned int nports,
 			       const struct worker_group *group,
-			       const uint64_t *ctl_refused)
+			       const uint64_t *ctl_refusals)
 {
 	unsigned int i, q, npairs;
 	struct vnet_pair *vp;
@@ -499,7 +502,7 @@ static void metrics_prom_ports(struct sbuf *b, struct vnetd_port *ports,
 	for (i = 0; i < CTL_REFUSE_MAX; i++)
 		sbuf_printf(b, "vnetd_control_refused_total{reason=\"%s\"} %llu\n",
 			       metrics_ctl_names[i],
-			       (unsigned long long)ctl_refused[i]);
+			       (unsigned long long)ctl_refusals[i]);
 	sbuf_printf(b, "# HELP vnetd_queue_datapath Data path of a queue pair (the label), always 1\n# TYPE vnetd_queue_datapath gauge\n");
 	for (i = 0; i < nports; i++) {
 		vp = ports[i].used ? vu_dev_pairs(ports[i].dev, &npairs) : NULL;
@@ -519,15 +522,15 @@ static void metrics_prom_ports(struct sbuf *b, struct vnetd_port *ports,
  * @ports:	Ports
  * @nports:	How many
  * @group:	The worker pool all ports share (--worker-threads), NULL: none
- * @ctl_refused: Control socket refusals by enum ctl_refuse, CTL_REFUSE_MAX
+ * @ctl_refusals: Control socket refusals by enum ctl_refuse, CTL_REFUSE_MAX
  */
 void metrics_prometheus(struct sbuf *b, struct vnetd_port *ports,
 			unsigned int nports, const struct worker_group *group,
-			const uint64_t *ctl_refused)
+			const uint64_t *ctl_refusals)
 {
 	size_t f;
 
-	metrics_prom_ports(b, ports, nports, group, ctl_refused);
+	metrics_prom_ports(b, ports, nports, group, ctl_refusals);
 	for (f = 0; f <= ARRAY_SIZE(metrics_ctrs); f++)	/* <=: the drops */
 		metrics_prom_family(b, ports, nports, f);
 }

@@ -29,7 +29,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "cfg.h"
+#include "clients.h"
+#include "conn.h"
+#include "ctl.h"
 #include "log.h"
+#include "metrics.h"
+#include "metrics_http.h"
+#include "port.h"
+#include "sbuf.h"
 #include "util.h"
 #include "vnetd.h"
 

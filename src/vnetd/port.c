@@ -38,7 +38,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "antispoof.h"
+#include "cfg.h"
+#include "conn.h"
 #include "log.h"
+#include "port.h"
+#include "sockets.h"
 #include "vhost_port.h"
 #include "vnetd.h"
 

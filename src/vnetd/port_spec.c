@@ -15,12 +15,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cfg.h"
 #include "ids.h"
 #include "mac.h"
 #include "net_features.h"
 #include "port_spec.h"
 #include "spoof.h"
-#include "svc.h"
 #include "vhost_port.h"
 
 #define CLI_ERR_LEN	160

@@ -38,7 +38,8 @@ const char *cli_opt_name(int opt);
 int cli_port_parse(struct vnetd_port_cfg *pc, const struct vnetd_port_cfg *tmpl,
 		   const char *text, const char *delims, struct reason *why);
 void cli_port_defaults(struct vnetd_port_cfg *t);
-int cli_port_check(struct vnetd_port_cfg *pc, unsigned int index, struct reason *why);
+int cli_port_check(struct vnetd_port_cfg *pc, unsigned int index,
+		   struct reason *why);
 int cli_port_clash(const struct vnetd_port_cfg *pc,
 		   const struct vnetd_port_cfg *other, struct reason *why);
 

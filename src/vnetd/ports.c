@@ -9,6 +9,7 @@
  */
 #include <stddef.h>
 
+#include "cfg.h"
 #include "ports.h"
 #include "vnetd.h"
 

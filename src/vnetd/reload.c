@@ -33,7 +33,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cfg.h"
+#include "config.h"
 #include "log.h"
+#include "port.h"
+#include "port_spec.h"
+#include "reload.h"
+#include "sbuf.h"
+#include "sockets.h"
 #include "util.h"
 #include "vnetd.h"
 

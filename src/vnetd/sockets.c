@@ -29,7 +29,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "vnetd.h"
+#include "cfg.h"
+#include "sockets.h"
 
 /* #syscalls: socket connect bind listen unlink close getsockopt geteuid */
 

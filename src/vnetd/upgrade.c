@@ -44,8 +44,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "cfg.h"
+#include "conn.h"
 #include "log.h"
 #include "net.h"
+#include "port.h"
+#include "ports.h"
+#include "sbuf.h"
+#include "sd_notify.h"
+#include "upgrade.h"
 #include "upgrade_state.h"
 #include "vnetd.h"
 #include "vu_dev_upgrade.h"

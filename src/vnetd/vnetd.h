@@ -1,37 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vnetd.h - what the files of the vnetd program share: the parsed
- * configuration (cli.c), the ports with their sockets (port.c), the control
- * socket (ctl.c) and the status/metrics renderers (metrics.c). main.c owns
- * the event loop.
+ * vnetd.h - the types the files of the vnetd program share: a port at run
+ * time (struct vnetd_port, served by port.c, listed in the table of
+ * ports.c, rendered by metrics.c), what an epoll event points to (struct
+ * vnetd_ev: main.c's loop dispatches on it) and the reasons a port or the
+ * control socket refuses, counted per reason. Types and inlines only: each
+ * file's functions are declared in its own header.
  */
 #ifndef VNETD_H
 #define VNETD_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <sys/socket.h>
-#include <sys/types.h>
-#include <sys/un.h>
-
 #include <sys/types.h>
 
+#include "cfg.h"
 #include "host.h"
 #include "log.h"
-#include "ctl_path.h"
-#include "log.h"
-#include "reason.h"
-#include "tap_uring.h"
-#include "vu_msg.h"
-#include "worker.h"
 #include "vhost_mode.h"
 #include "vu_backend.h"
-#include "cfg.h"
-#include "port_spec.h"
-#include "ports.h"
-#include "sbuf.h"
+#include "vu_msg.h"
 
 /* What an epoll event's data.ptr points to */
 enum vnetd_ev_type {
@@ -90,52 +78,6 @@ struct vnetd_ev {
 	enum vnetd_ev_type type;
 	struct vnetd_port *port;
 };
-
-/**
- * struct client_head - What every client of a struct client_set starts with
- * @fd:		Socket, -1: slot free
- * @start_ms:	When it was accepted (vu_conn_now_ms()): its deadline counts
- *		from here
- * @ev:		Its epoll reference
- */
-struct client_head {
-	int fd;
-	uint64_t start_ms;
-	struct vnetd_ev ev;
-};
-
-/**
- * struct client_set - A fixed array of clients served by the main loop
- * @base:	The array; each element starts with a struct client_head
- * @stride:	Bytes per element
- * @max:	Elements
- * @n:		Slots in use
- * @epfd:	Main loop's epoll descriptor, -1 until client_set_start()
- * @deadline_ms: From accept to the last byte of the reply
- */
-struct client_set {
-	char *base;
-	size_t stride;
-	unsigned int max;
-	unsigned int n;
-	int epfd;
-	uint64_t deadline_ms;
-};
-
-#define CLIENT_SET(arr, deadline)					\
-	{ (char *)(arr), sizeof((arr)[0]), sizeof(arr) / sizeof((arr)[0]),	\
-	  0, -1, (deadline) }
-
-/* clients.c */
-void client_set_start(struct client_set *s, int epfd);
-struct client_head *client_set_at(const struct client_set *s, unsigned int i);
-struct client_head *client_set_add(struct client_set *s, int fd,
-				   enum vnetd_ev_type type);
-void client_set_del(struct client_set *s, struct client_head *c);
-void client_set_accept(int lfd, unsigned int batch, void (*one)(int fd));
-int client_set_timeout_ms(const struct client_set *s, uint64_t now_ms);
-struct client_head *client_set_expired(const struct client_set *s,
-				       unsigned int *i, uint64_t now_ms);
 
 /**
  * struct vnetd_port - A port at run time (main thread only)
@@ -208,85 +150,5 @@ static inline bool port_connected(const struct vnetd_port *p)
 {
 	return p->dev && vu_dev_connected(p->dev);
 }
-
-/* cli.c */
-int cli_parse(struct vnetd_cfg *cfg, int argc, char **argv);
-void cli_usage(FILE *f);
-void cli_print_capabilities(FILE *f);
-int cli_config_read(struct vnetd_cfg *cfg, const struct vnetd_port_cfg *tmpl,
-		    const char *path, struct reason *why);
-
-#include "svc.h"
-
-/* port.c */
-int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
-	      struct reason *why);
-void port_cleanup(struct vnetd_port *p);
-void port_set_stall_ms(unsigned int ms);
-int port_group_init(unsigned int nthreads);
-void port_group_cleanup(void);
-const struct worker_group *port_group(void);
-void port_event(struct vnetd_port *p, enum vnetd_ev_type type,
-		uint32_t events);
-int port_timeout_ms(const struct vnetd_port *p, uint64_t now_ms);
-void port_tick(struct vnetd_port *p, uint64_t now_ms);
-int port_adopt(struct vnetd_port *p, int fd);
-
-/* antispoof.c */
-int antispoof_setup(struct vnetd_port *p, struct reason *why);
-void antispoof_tick(struct vnetd_port *p, unsigned int i, uint64_t now_s);
-/* reload.c: ports at run time (vnetctl port ..., SIGHUP) */
-void reload_init(struct vnetd_cfg *cfg, struct vnetd_port *ports, int epfd);
-void reload_port_add(struct sbuf *b, const char *spec);
-void reload_port_del(struct sbuf *b, const char *name);
-void reload_port_list(struct sbuf *b);
-void reload_config(void);
-bool reload_sock_dir_ok(const char *path);
-
-/* upgrade.c: hand every port to a new binary (vnetctl upgrade) */
-void upgrade_init(int argc, char **argv, int ctl_fd, int http_fd);
-void upgrade_serve(int fd, struct sbuf *b);
-int upgrade_begin(int *argc, char ***argv);
-bool upgrade_active(void);
-int upgrade_take(struct vnetd_cfg *cfg, struct vnetd_port *ports, int epfd,
-		 int *ctl_fd, int *http_fd);
-int upgrade_commit(struct vnetd_port *ports, unsigned int nports);
-
-/* conn.c */
-pid_t conn_peer_pid(int fd);
-bool conn_is_dead(int fd);
-int conn_nonblock(int fd);
-void conn_refuse_log(struct log_ratelimit *rl, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* ctl.c */
-int ctl_open(const char *path);
-void ctl_close(int fd, const char *path);
-void ctl_serve(int fd, int epfd, struct vnetd_port *ports,
-	       unsigned int nports);
-void ctl_client_event(const struct vnetd_ev *ev, uint32_t events);
-int ctl_timeout_ms(uint64_t now_ms);
-void ctl_tick(uint64_t now_ms);
-uint64_t ctl_refused(enum ctl_refuse why);
-
-/* metrics.c */
-void metrics_status_text(struct sbuf *b, struct vnetd_port *ports,
-			 unsigned int nports);
-void metrics_status_json(struct sbuf *b, struct vnetd_port *ports,
-			 unsigned int nports);
-void metrics_prometheus(struct sbuf *b, struct vnetd_port *ports,
-			unsigned int nports, const struct worker_group *group,
-			const uint64_t *ctl_refused);
-
-/* metrics_http.c */
-int metrics_http_parse(const char *s, struct sockaddr_storage *ss,
-		       socklen_t *len);
-int metrics_http_open(const struct vnetd_cfg *cfg, struct reason *why);
-void metrics_http_close(int fd);
-void metrics_http_serve(int fd, int epfd, struct vnetd_port *ports,
-			unsigned int nports);
-void metrics_http_client_event(const struct vnetd_ev *ev, uint32_t events);
-int metrics_http_timeout_ms(uint64_t now_ms);
-void metrics_http_tick(uint64_t now_ms);
 
 #endif /* VNETD_H */
