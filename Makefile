@@ -186,7 +186,7 @@ $(1)/libvnet-test.a: $(patsubst tests/unit/%.c,$(1)/tobj/%.o,$(TLIB_SRC))
 
 $(1)/tests/%: tests/unit/%.c $(1)/libvnet-test.a $(TLIB_HDR) $(1)/libvnet-plan.a $(1)/libvnet-driver.a $(1)/libvnet.a $(LIB_HDR) $(PLAN_HDR) $(DRV_HDR)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $(2) -Itests/unit $(PLAN_INC) $(DRV_INC) $$< $(1)/libvnet-test.a $(1)/libvnet-plan.a $(1)/libvnet-driver.a $(1)/libvnet.a -o $$@ $(3)
+	$$(CC) $(2) -Itests/unit -Ifuzz $(PLAN_INC) $(DRV_INC) $$(TEST_INC) $$< $$(TEST_LINK) $(1)/libvnet-test.a $(1)/libvnet-plan.a $(1)/libvnet-driver.a $(1)/libvnet.a -o $$@ $(3)
 
 $(1)/tests/system/%: tests/system/%.c $(1)/libvnet-test.a $(TLIB_HDR) $(1)/libvnet-plan.a $(1)/libvnet-driver.a $(1)/libvnet.a $(LIB_HDR) $(PLAN_HDR) $(DRV_HDR)
 	@mkdir -p $$(dir $$@)
@@ -222,11 +222,24 @@ $(ASAN_DIR)/libvnet-driver.a: $(ASAN_DRV_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# harnesses that include vnetd's own sources (the port-spec parser)
-PORT_SPEC_SRC := fuzz/fuzz_port_spec.c src/vnetd/cli.c src/vnetd/privdrop.c \
-	$(wildcard src/vnetd/*.h) $(BUILD)/gen/version.h
-$(BUILD)/tests/test_port_spec_corpus $(ASAN_DIR)/tests/test_port_spec_corpus: $(PORT_SPEC_SRC)
-$(FUZZ_DIR)/fuzz_port_spec: $(PORT_SPEC_SRC)
+# Unit tests that link more than the archives: TEST_LINK (sources compiled
+# with the test: a fuzz harness it replays, a file of vnetd), TEST_INC
+# (their headers' folders). Tests and fuzzers include headers, never a .c.
+# The port-spec parser: vnetd's own file, linked by its fuzzer and test
+PORT_SPEC_SRC := src/vnetd/port_spec.c
+PORT_SPEC_DEP := $(PORT_SPEC_SRC) $(wildcard src/vnetd/*.h)
+test_port_spec_corpus_LINK := fuzz/fuzz_port_spec.c $(PORT_SPEC_SRC)
+test_vu_conn_corpus_LINK := fuzz/fuzz_vu_conn.c
+test_vu_dispatch_corpus_LINK := fuzz/fuzz_vu_dispatch.c
+test_sandbox_LINK := src/vnetd/sandbox.c
+define test_link_rule
+$(BUILD)/tests/$(1) $(ASAN_DIR)/tests/$(1): TEST_LINK := $$($(1)_LINK)
+$(BUILD)/tests/$(1) $(ASAN_DIR)/tests/$(1): TEST_INC := -Isrc/vnetd
+$(BUILD)/tests/$(1) $(ASAN_DIR)/tests/$(1): $$($(1)_LINK) $(wildcard fuzz/*.h) $(wildcard src/vnetd/*.h) $(SECCOMP_H)
+endef
+$(foreach t,test_port_spec_corpus test_vu_conn_corpus test_vu_dispatch_corpus test_sandbox,$(eval $(call test_link_rule,$(t))))
+$(FUZZ_DIR)/fuzz_port_spec: FUZZ_LINK := $(PORT_SPEC_SRC) -Isrc/vnetd
+$(FUZZ_DIR)/fuzz_port_spec: $(PORT_SPEC_DEP)
 
 unit: $(addprefix $(BUILD)/tests/,$(TESTS))
 unit-asan: $(addprefix $(ASAN_DIR)/tests/,$(TESTS))
@@ -304,9 +317,9 @@ lint:
 # ---- fuzzing (clang + libFuzzer) ---------------------------------------------
 FUZZ_CFLAGS := $(BASE) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 fuzz-build: $(addprefix $(FUZZ_DIR)/,$(FUZZERS))
-$(FUZZ_DIR)/%: fuzz/%.c $(LIB_SRC) $(LIB_HDR) $(DRV_SRC) $(DRV_HDR)
+$(FUZZ_DIR)/%: fuzz/%.c $(wildcard fuzz/*.h) $(LIB_SRC) $(LIB_HDR) $(DRV_SRC) $(DRV_HDR)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) $(DRV_INC) -Wall -Wextra $< $(LIB_SRC) $(DRV_SRC) -o $@ $(URING_LIBS) $(XDP_LIBS)
+	clang $(FUZZ_CFLAGS) $(DRV_INC) -Wall -Wextra $< $(FUZZ_LINK) $(LIB_SRC) $(DRV_SRC) -o $@ $(URING_LIBS) $(XDP_LIBS)
 
 fuzz: fuzz-build
 	@set -e; for f in $(FUZZERS); do \

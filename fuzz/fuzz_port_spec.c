@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_port_spec.c - libFuzzer harness for the one parser of a port's
- * settings (src/vnetd/cli.c: cli_port_parse() then cli_port_check()), the
+ * settings (src/vnetd/port_spec.c: cli_port_parse() then cli_port_check()), the
  * text a local client sends in a control-socket `port add KEY=VAL,...`
  * request, and also --port and config file lines. Input: byte 0 picks the
  * separators ("," as --port and port add, ", \t" as a config line), the
@@ -16,18 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/vnetd/cli.c"
-#include "../src/vnetd/privdrop.c"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* --metrics-listen is a process option, never part of a port spec */
-int metrics_http_parse(const char *s, struct sockaddr_storage *ss,
-		       socklen_t *len)
-{
-	(void)s; (void)ss; (void)len;
-	return -EINVAL;
-}
+#include "fuzz_target.h"
+#include "port_spec.h"
 
 static void fz_check_reason(const struct reason *why, int ret)
 {

@@ -32,11 +32,10 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
+#include "fuzz_target.h"
 #include "vu_msg.h"
 
 #define FZ_MAX_FDS	8
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct vu_conn fz_conn;
 static uint8_t fz_echo[1 << 17], fz_want[1 << 17];

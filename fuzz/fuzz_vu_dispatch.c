@@ -31,6 +31,7 @@
 #include <sys/socket.h>
 #include <linux/virtio_config.h>
 
+#include "fuzz_vu_dispatch.h"
 #include "log.h"
 #include "vu_backend.h"
 #include "vu_msg.h"
@@ -38,8 +39,6 @@
 #define FZ_MAX_MSGS	64
 #define FZ_MEM_SIZE	(64 * 1024)
 #define FZ_UVA		0x10000ULL
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct vu_dev *fz_dev;
 static int fz_mem_fd = -1, fz_small_fd = -1;
@@ -164,6 +163,16 @@ static size_t fz_parse(const uint8_t *data, size_t size, struct vu_msg *m)
 	memcpy(&m->payload, data + 5, len);
 	fz_attach(m, data[2]);
 	return 5 + len;
+}
+
+/**
+ * fz_vu_dispatch_dev() - The device the harness dispatches to
+ *
+ * Return: the device, NULL before the first input
+ */
+struct vu_dev *fz_vu_dispatch_dev(void)
+{
+	return fz_dev;
 }
 
 #ifdef FZ_STANDALONE

@@ -21,8 +21,8 @@
 # "layer: src/ring/vq.c includes datapath/net.h (ring may use: base)".
 #
 # Cycles: the include graph of the library folders together (libvnet
-# and the planner), and of src/driver, between modules; fails printing
-# every cycle ("cycle: a -> b -> a"). A module is a .c file with the
+# and the planner), and of src/driver, src/vnetd and src/vnetctl each,
+# between modules; fails printing every cycle ("cycle: a -> b -> a"). A module is a .c file with the
 # header named after it (foo.c and foo.h are module foo). An include of
 # foo.h by bar.c is an edge bar -> foo, and also an edge to every other
 # .c that defines a function foo.h declares and bar.c calls: a private
@@ -36,6 +36,10 @@
 # undefined and the driver or planner archive defines fails ("boundary:
 # libvnet.a calls driver-side vq_drv_add"): vnetd, which links only
 # libvnet.a, then could not hold them out.
+#
+# Sources, not headers: no file of src/, tests/ or fuzz/ includes a .c
+# file ("c-include: tests/unit/x.c includes ../../src/vnetd/y.c"); a test
+# links the file instead (Makefile: <test>_LINK) and includes its header.
 #
 # Usage: tests/lint-includes.sh [DIR...]   (default: everything above;
 #   with DIRs, only the cycles of those folders taken together)
@@ -233,6 +237,16 @@ boundary_symbols() {
 	return $bad
 }
 
+# No quoted include of a .c file anywhere in src/, tests/ or fuzz/
+no_c_includes() {
+	local hits
+	hits=$(grep -rnE --include='*.[ch]' '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*\.c"' src tests fuzz 2>/dev/null |
+	       sed -E 's/^([^:]*):[0-9]+:[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]*)".*/c-include: \1 includes \2/')
+	[ -z "$hits" ] && { echo "c-include: no file of src, tests or fuzz includes a .c file"; return 0; }
+	echo "$hits"
+	return 1
+}
+
 rc=0
 if [ $# -gt 0 ]; then
 	for d in "$@"; do [ -d "$d" ] || { echo "SKIP: no directory $d"; exit 77; }; done
@@ -242,6 +256,9 @@ fi
 # shellcheck disable=SC2046  # folder names have no spaces
 acyclic $(printf 'src/%s ' $LIBVNET plan) || rc=1
 acyclic src/driver || rc=1
+acyclic src/vnetd || rc=1
+acyclic src/vnetctl || rc=1
 layers || rc=1
+no_c_includes || rc=1
 boundary_symbols || rc=1
 exit $rc

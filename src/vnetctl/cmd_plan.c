@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cmd_opts.h"
 #include "cmds.h"
 #include "mac.h"
 #include "plan.h"

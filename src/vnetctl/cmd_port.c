@@ -17,7 +17,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "cmd_opts.h"
 #include "cmds.h"
+#include "ctl_query.h"
 #include "ctl_path.h"
 
 #define PORT_REQ_MAX	1024	/* vnetd's CTL_REQ_MAX */

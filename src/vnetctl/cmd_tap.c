@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd_opts.h"
 #include "cmds.h"
 #include "ids.h"
 #include "mac.h"

@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cmd_opts.h"
 #include "cmds.h"
 #include "ctl_path.h"
 

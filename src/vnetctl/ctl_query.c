@@ -11,7 +11,8 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "cmds.h"
+#include "cmd_opts.h"
+#include "ctl_query.h"
 
 /**
  * ctl_query() - Send @req to vnetd, copy its reply out

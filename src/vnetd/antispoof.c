@@ -13,6 +13,8 @@
 #include <net/if.h>
 #include <linux/if_tun.h>
 
+#include "antispoof.h"
+#include "cfg.h"
 #include "spoof_tc.h"
 #include "vnetd.h"
 

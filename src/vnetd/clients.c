@@ -13,7 +13,9 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
+#include "clients.h"
 #include "vnetd.h"
+
 
 /* #syscalls: accept4 epoll_ctl close */
 

@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include "conn.h"
 #include "log.h"
-#include "vnetd.h"
 
 /* #syscalls: getsockopt recvfrom poll ppoll shutdown close */
 

@@ -35,8 +35,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cfg.h"
+#include "clients.h"
+#include "conn.h"
+#include "ctl.h"
 #include "log.h"
-#include "svc.h"
+#include "metrics.h"
+#include "port.h"
+#include "ports.h"
+#include "reload.h"
+#include "sbuf.h"
+#include "sockets.h"
+#include "upgrade.h"
 #include "util.h"
 #include "vnetd.h"
 
@@ -99,7 +109,7 @@ int ctl_open(const char *path)
 				 strerror(errno));
 	}
 	old = umask(0077);
-	fd = port_unix_listen(path, &why);
+	fd = sock_unix_listen(path, &why);
 	umask(old);
 	if (fd >= 0 && sock_ctl_perms(path))
 		log_warn("control socket %s: --ctl-group: %s", path,
@@ -133,7 +143,7 @@ void ctl_close(int fd, const char *path)
 static void ctl_client_close(struct ctl_client *c)
 {
 	client_set_del(&ctl.set, &c->h);
-	metrics_free(&c->reply);
+	sbuf_free(&c->reply);
 	memset(&c->reply, 0, sizeof(c->reply));
 }
 
@@ -160,19 +170,20 @@ static void ctl_answer(struct ctl_client *c, bool too_long)
 	req[c->got] = '\0';
 	req[strcspn(req, "\r\n")] = '\0';
 	ctl.refused[CTL_REFUSE_TOO_LONG] += too_long;
-	ctl.ports = reload_ports(&ctl.nports);	/* port add/del change them */
+	ctl.ports = ports_get(&ctl.nports);	/* port add/del change them */
 	if (too_long)
-		metrics_printf(b, "error: request longer than %u bytes\n",
+		sbuf_printf(b, "error: request longer than %u bytes\n",
 			       (unsigned int)CTL_REQ_MAX - 1);
 	else if (!strcmp(req, "status") || !strcmp(req, "status text"))
 		metrics_status_text(b, ctl.ports, ctl.nports);
 	else if (!strcmp(req, "status json"))
 		metrics_status_json(b, ctl.ports, ctl.nports);
 	else if (!strcmp(req, "metrics"))
-		metrics_prometheus(b, ctl.ports, ctl.nports);
+		metrics_prometheus(b, ctl.ports, ctl.nports, port_group(),
+				   ctl.refused);
 	else if ((!strncmp(req, "port add ", 9) || !strcmp(req, "upgrade") ||
 		  !strncmp(req, "port del ", 9)) && !ctl_may_change(c->h.fd))
-		metrics_printf(b, "error: %.8s: refused: only root or vnetd's own user may change ports (--ctl-group members may read status and port list)\n",
+		sbuf_printf(b, "error: %.8s: refused: only root or vnetd's own user may change ports (--ctl-group members may read status and port list)\n",
 			       req);
 	else if (!strncmp(req, "port add ", 9))
 		reload_port_add(b, req + 9);
@@ -181,14 +192,14 @@ static void ctl_answer(struct ctl_client *c, bool too_long)
 	else if (!strcmp(req, "port list"))
 		reload_port_list(b);
 	else if (!strcmp(req, "pid"))	/* SO_PEERCRED names the socket's creator */
-		metrics_printf(b, "%d\n", (int)getpid());
+		sbuf_printf(b, "%d\n", (int)getpid());
 	else if (!strcmp(req, "upgrade"))	/* returns only if it failed */
 		upgrade_serve(c->h.fd, b);
 	else
-		metrics_printf(b, "error: unknown request \"%.64s\" (try: status, status json, metrics, port add|del|list)\n",
+		sbuf_printf(b, "error: unknown request \"%.64s\" (try: status, status json, metrics, port add|del|list)\n",
 			       req);
 	if (b->oom)
-		metrics_printf(b, "\nerror: out of memory, reply truncated\n");
+		sbuf_printf(b, "\nerror: out of memory, reply truncated\n");
 	c->sent = 0;
 }
 

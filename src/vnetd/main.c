@@ -22,8 +22,18 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "cfg.h"
+#include "cli.h"
+#include "ctl.h"
 #include "log.h"
+#include "metrics_http.h"
+#include "port.h"
+#include "ports.h"
+#include "reload.h"
 #include "sandbox.h"
+#include "sd_notify.h"
+#include "svc.h"
+#include "upgrade.h"
 #include "vnetd.h"
 
 /* #syscalls: epoll_wait epoll_pwait epoll_ctl read exit_group */
@@ -33,7 +43,7 @@
 /**
  * struct vnetd - The process
  * @cfg:	Configuration
- * @ports:	Ports, @cfg.nports of them
+ * @ports:	Ports, @cfg.nports of them: the table of ports.c
  * @epfd:	Event loop
  * @sigfd:	SIGTERM/SIGINT
  * @ctl_fd:	Control socket, -1: none
@@ -41,7 +51,7 @@
  */
 struct vnetd {
 	struct vnetd_cfg cfg;
-	struct vnetd_port ports[VNETD_MAX_PORTS];
+	struct vnetd_port *ports;
 	int epfd;
 	int sigfd;
 	int ctl_fd;
@@ -272,6 +282,7 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int ret;
 
+	v->ports = ports_init(&v->cfg.nports);
 	v->sigfd = v->epfd = v->ctl_fd = v->http_fd = -1;
 	if (upgrade_begin(&argc, &argv))	/* --takeover: the old argv */
 		return 1;

@@ -14,8 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfg.h"
 #include "host_switch.h"
 #include "log.h"
+#include "metrics.h"
+#include "net_features.h"
+#include "sbuf.h"
 #include "vnetd.h"
 
 /*
@@ -58,74 +62,25 @@ static const char *const metrics_ctl_names[CTL_REFUSE_MAX] = {
 };
 #undef METRICS_LABEL
 
-/**
- * metrics_printf() - Append formatted text, growing the buffer
- * @b:		Buffer
- * @fmt:	printf format
- *
- * On allocation failure sets @b->oom and drops the text.
- */
-void metrics_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	size_t need;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || b->oom)
-		return;
-	need = b->len + (size_t)n + 1;
-	if (need > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-
-		while (cap < need)
-			cap *= 2;
-		s = realloc(b->s, cap);
-		if (!s) {
-			b->oom = true;
-			return;
-		}
-		b->s = s;
-		b->cap = cap;
-	}
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
-/**
- * metrics_free() - Release a buffer's memory
- * @b:		Buffer
- */
-void metrics_free(struct sbuf *b)
-{
-	free(b->s);
-	memset(b, 0, sizeof(*b));
-}
-
 /* Append @s quoted for JSON (or, @prom, for a Prometheus label value) */
 static void metrics_quote(struct sbuf *b, const char *s, bool prom)
 {
 	const unsigned char *c;
 
-	metrics_printf(b, "\"");
+	sbuf_printf(b, "\"");
 	for (c = (const unsigned char *)s; *c; c++) {
 		if (*c == '"' || *c == '\\')
-			metrics_printf(b, "\\%c", *c);
+			sbuf_printf(b, "\\%c", *c);
 		else if (*c == '\n')
-			metrics_printf(b, "\\n");
+			sbuf_printf(b, "\\n");
 		else if (*c < 0x20 && !prom)
-			metrics_printf(b, "\\u%04x", *c);
+			sbuf_printf(b, "\\u%04x", *c);
 		else if (*c < 0x20)
-			metrics_printf(b, " ");
+			sbuf_printf(b, " ");
 		else
-			metrics_printf(b, "%c", *c);
+			sbuf_printf(b, "%c", *c);
 	}
-	metrics_printf(b, "\"");
+	sbuf_printf(b, "\"");
 }
 
 static uint64_t metrics_ld(const uint64_t *p)
@@ -172,17 +127,17 @@ static void metrics_feature_list(struct sbuf *b, uint64_t f, bool json)
 	for (bit = 0; bit < 64; bit++) {
 		if (!(f & (1ULL << bit)))
 			continue;
-		name = cli_feature_name(bit);
+		name = net_feature_name(bit);
 		if (json) {
-			metrics_printf(b, "%s\"", first ? "" : ",");
+			sbuf_printf(b, "%s\"", first ? "" : ",");
 			if (name)
-				metrics_printf(b, "%s\"", name);
+				sbuf_printf(b, "%s\"", name);
 			else
-				metrics_printf(b, "bit%u\"", bit);
+				sbuf_printf(b, "bit%u\"", bit);
 		} else if (name) {
-			metrics_printf(b, " %s", name);
+			sbuf_printf(b, " %s", name);
 		} else {
-			metrics_printf(b, " bit%u", bit);
+			sbuf_printf(b, " bit%u", bit);
 		}
 		first = false;
 	}
@@ -195,9 +150,9 @@ static void metrics_ring_text(struct sbuf *b, const char *dir,
 	unsigned int i;
 
 	if (!r->vq.num)
-		metrics_printf(b, "    %s: not set up,", dir);
+		sbuf_printf(b, "    %s: not set up,", dir);
 	else
-		metrics_printf(b, "    %s: %s ring of %u, %s, %s,", dir,
+		sbuf_printf(b, "    %s: %s ring of %u, %s, %s,", dir,
 			       r->vq.layout == VQ_PACKED ? "packed" : "split",
 			       (unsigned int)r->vq.num,
 			       __atomic_load_n(&r->started, __ATOMIC_RELAXED) ?
@@ -205,13 +160,13 @@ static void metrics_ring_text(struct sbuf *b, const char *dir,
 			       __atomic_load_n(&r->enabled, __ATOMIC_RELAXED) ?
 			       "enabled" : "disabled");
 	for (i = 0; i < ARRAY_SIZE(metrics_ctrs); i++)
-		metrics_printf(b, " %s %llu", metrics_ctrs[i].name,
+		sbuf_printf(b, " %s %llu", metrics_ctrs[i].name,
 			       metrics_ctr(c, i));
-	metrics_printf(b, " drops");
+	sbuf_printf(b, " drops");
 	for (i = 0; i < DROP_MAX; i++)
-		metrics_printf(b, " %s=%llu", metrics_drop_names[i],
+		sbuf_printf(b, " %s=%llu", metrics_drop_names[i],
 			    (unsigned long long)metrics_ld(&c->drops[i]));
-	metrics_printf(b, "\n");
+	sbuf_printf(b, "\n");
 }
 
 /* Dirty logging (live migration) of a port, one line */
@@ -220,7 +175,7 @@ static void metrics_migration_text(struct sbuf *b, const struct vnetd_port *p)
 	uint64_t pages;
 	bool on = vu_dev_log_state(p->dev, &pages);
 
-	metrics_printf(b, "  migration: dirty log %s, pages logged %llu\n",
+	sbuf_printf(b, "  migration: dirty log %s, pages logged %llu\n",
 		       on ? "on" : "off", (unsigned long long)pages);
 }
 
@@ -255,7 +210,7 @@ static void metrics_switch_text(struct sbuf *b, const struct vnetd_port *p)
 
 	if (!m)
 		return;
-	metrics_printf(b, "  switch %s: %s, macs %llu, learned %llu, mac_limit %llu, flooded %llu, drops queue_full=%llu vlan=%llu bad=%llu\n",
+	sbuf_printf(b, "  switch %s: %s, macs %llu, learned %llu, mac_limit %llu, flooded %llu, drops queue_full=%llu vlan=%llu bad=%llu\n",
 		       m->sw->name, switch_vlans_format(&m->vlans, v, sizeof(v)),
 		       SW_LD(m->nmacs), SW_LD(m->st.learned),
 		       SW_LD(m->st.mac_limit), SW_LD(m->st.flooded),
@@ -268,16 +223,16 @@ static void metrics_switch_json(struct sbuf *b, const struct vnetd_port *p)
 	const struct sw_member *m = metrics_switch(p);
 	char v[64];
 
-	metrics_printf(b, ",\"switch\":");
+	sbuf_printf(b, ",\"switch\":");
 	if (!m) {
-		metrics_printf(b, "null");
+		sbuf_printf(b, "null");
 		return;
 	}
-	metrics_printf(b, "{\"name\":");
+	sbuf_printf(b, "{\"name\":");
 	metrics_quote(b, m->sw->name, false);
-	metrics_printf(b, ",\"vlans\":");
+	sbuf_printf(b, ",\"vlans\":");
 	metrics_quote(b, switch_vlans_format(&m->vlans, v, sizeof(v)), false);
-	metrics_printf(b, ",\"macs\":%llu,\"learned\":%llu,\"mac_limit\":%llu,\"flooded\":%llu,\"drops\":{\"queue_full\":%llu,\"vlan\":%llu,\"bad\":%llu}}",
+	sbuf_printf(b, ",\"macs\":%llu,\"learned\":%llu,\"mac_limit\":%llu,\"flooded\":%llu,\"drops\":{\"queue_full\":%llu,\"vlan\":%llu,\"bad\":%llu}}",
 		       SW_LD(m->nmacs), SW_LD(m->st.learned),
 		       SW_LD(m->st.mac_limit), SW_LD(m->st.flooded),
 		       SW_LD(m->st.drop_full), SW_LD(m->st.drop_vlan),
@@ -304,31 +259,31 @@ void metrics_status_text(struct sbuf *b, struct vnetd_port *ports,
 		if (!p->used)
 			continue;	/* a slot freed by port del */
 		neg = metrics_negotiated(p);
-		metrics_printf(b, "port %s: socket %s (%s), backend %s, %s, queues %u, vhost-net %s\n",
+		sbuf_printf(b, "port %s: socket %s (%s), backend %s, %s, queues %u, vhost-net %s\n",
 			    p->cfg.name, p->cfg.socket,
 			    p->cfg.client ? "client" : "server", p->cfg.backend,
 			    port_connected(p) ? "connected" : "not connected",
 			    p->cfg.queues, vhost_mode_name(p->cfg.vhost_net));
-		metrics_printf(b, "  vhost-net: %s\n", p->vhost.reason);
+		sbuf_printf(b, "  vhost-net: %s\n", p->vhost.reason);
 		if (!strcmp(p->cfg.backend, "tap"))
-			metrics_printf(b, "  tap I/O: %s\n", metrics_tap_io());
+			sbuf_printf(b, "  tap I/O: %s\n", metrics_tap_io());
 		if (metrics_host_mode(p))
-			metrics_printf(b, "  host side: %s\n", metrics_host_mode(p));
+			sbuf_printf(b, "  host side: %s\n", metrics_host_mode(p));
 		metrics_switch_text(b, p);
-		metrics_printf(b, "  connections %llu, refused %llu, closed on error %llu\n",
+		sbuf_printf(b, "  connections %llu, refused %llu, closed on error %llu\n",
 			    (unsigned long long)p->connects,
 			    (unsigned long long)p->refused,
 			    (unsigned long long)p->errors);
 		metrics_migration_text(b, p);
-		metrics_printf(b, "  features offered 0x%llx, negotiated 0x%llx:",
+		sbuf_printf(b, "  features offered 0x%llx, negotiated 0x%llx:",
 			    (unsigned long long)vu_dev_offered_features(p->dev),
 			    (unsigned long long)neg);
 		metrics_feature_list(b, neg, false);
-		metrics_printf(b, "\n");
+		sbuf_printf(b, "\n");
 		vp = vu_dev_pairs(p->dev, &npairs);
 		for (q = 0; vp && q < npairs; q++) {
 			dp = metrics_datapath(&vp[q], &why);
-			metrics_printf(b, "  pair %u: %s (%s)\n", q, dp, why);
+			sbuf_printf(b, "  pair %u: %s (%s)\n", q, dp, why);
 			metrics_ring_text(b, "rx", &vp[q].rx);
 			metrics_ring_text(b, "tx", &vp[q].tx);
 		}
@@ -340,7 +295,7 @@ static void metrics_ring_json(struct sbuf *b, const struct vnet_ring *r)
 	const struct ring_counters *c = &r->ctr;
 	unsigned int i;
 
-	metrics_printf(b, "{\"ring\":\"%s\",\"size\":%u,\"started\":%s,\"enabled\":%s",
+	sbuf_printf(b, "{\"ring\":\"%s\",\"size\":%u,\"started\":%s,\"enabled\":%s",
 		    r->vq.layout == VQ_PACKED ? "packed" : "split",
 		    (unsigned int)r->vq.num,
 		    __atomic_load_n(&r->started, __ATOMIC_RELAXED) ?
@@ -348,14 +303,14 @@ static void metrics_ring_json(struct sbuf *b, const struct vnet_ring *r)
 		    __atomic_load_n(&r->enabled, __ATOMIC_RELAXED) ?
 		    "true" : "false");
 	for (i = 0; i < ARRAY_SIZE(metrics_ctrs); i++)
-		metrics_printf(b, ",\"%s\":%llu", metrics_ctrs[i].name,
+		sbuf_printf(b, ",\"%s\":%llu", metrics_ctrs[i].name,
 			       metrics_ctr(c, i));
-	metrics_printf(b, ",\"drops\":{");
+	sbuf_printf(b, ",\"drops\":{");
 	for (i = 0; i < DROP_MAX; i++)
-		metrics_printf(b, "%s\"%s\":%llu", i ? "," : "",
+		sbuf_printf(b, "%s\"%s\":%llu", i ? "," : "",
 			    metrics_drop_names[i],
 			    (unsigned long long)metrics_ld(&c->drops[i]));
-	metrics_printf(b, "}}");
+	sbuf_printf(b, "}}");
 }
 
 static void metrics_port_json(struct sbuf *b, struct vnetd_port *p)
@@ -366,11 +321,11 @@ static void metrics_port_json(struct sbuf *b, struct vnetd_port *p)
 	uint64_t neg = metrics_negotiated(p), pages;
 	bool log_on;
 
-	metrics_printf(b, "{\"name\":");
+	sbuf_printf(b, "{\"name\":");
 	metrics_quote(b, p->cfg.name, false);
-	metrics_printf(b, ",\"socket\":");
+	sbuf_printf(b, ",\"socket\":");
 	metrics_quote(b, p->cfg.socket, false);
-	metrics_printf(b, ",\"mode\":\"%s\",\"backend\":\"%s\",\"connected\":%s,\"queues\":%u,\"vhost_net\":\"%s\",\"connections\":%llu,\"refused\":%llu,\"errors\":%llu,\"features_offered\":\"0x%llx\",\"features_negotiated\":\"0x%llx\",\"features\":[",
+	sbuf_printf(b, ",\"mode\":\"%s\",\"backend\":\"%s\",\"connected\":%s,\"queues\":%u,\"vhost_net\":\"%s\",\"connections\":%llu,\"refused\":%llu,\"errors\":%llu,\"features_offered\":\"0x%llx\",\"features_negotiated\":\"0x%llx\",\"features\":[",
 		    p->cfg.client ? "client" : "server", p->cfg.backend,
 		    port_connected(p) ? "true" : "false", p->cfg.queues,
 		    vhost_mode_name(p->cfg.vhost_net),
@@ -381,34 +336,34 @@ static void metrics_port_json(struct sbuf *b, struct vnetd_port *p)
 		    (unsigned long long)neg);
 	metrics_feature_list(b, neg, true);
 	log_on = vu_dev_log_state(p->dev, &pages);
-	metrics_printf(b, "],\"dirty_log\":%s,\"pages_logged\":%llu",
+	sbuf_printf(b, "],\"dirty_log\":%s,\"pages_logged\":%llu",
 		       log_on ? "true" : "false", (unsigned long long)pages);
-	metrics_printf(b, ",\"vhost_net_reason\":");
+	sbuf_printf(b, ",\"vhost_net_reason\":");
 	metrics_quote(b, p->vhost.reason, false);
 	if (!strcmp(p->cfg.backend, "tap"))
-		metrics_printf(b, ",\"tap_io\":\"%s\"", tap_io_name(tap_uring_mode()));
+		sbuf_printf(b, ",\"tap_io\":\"%s\"", tap_io_name(tap_uring_mode()));
 	else
-		metrics_printf(b, ",\"tap_io\":null");
-	metrics_printf(b, ",\"host_side\":");
+		sbuf_printf(b, ",\"tap_io\":null");
+	sbuf_printf(b, ",\"host_side\":");
 	if (metrics_host_mode(p))
 		metrics_quote(b, metrics_host_mode(p), false);
 	else
-		metrics_printf(b, "null");
+		sbuf_printf(b, "null");
 	metrics_switch_json(b, p);
-	metrics_printf(b, ",\"pairs\":[");
+	sbuf_printf(b, ",\"pairs\":[");
 	vp = vu_dev_pairs(p->dev, &npairs);
 	for (q = 0; vp && q < npairs; q++) {
 		dp = metrics_datapath(&vp[q], &why);
-		metrics_printf(b, "%s{\"pair\":%u,\"datapath\":\"%s\",\"reason\":",
+		sbuf_printf(b, "%s{\"pair\":%u,\"datapath\":\"%s\",\"reason\":",
 			    q ? "," : "", q, dp);
 		metrics_quote(b, why, false);
-		metrics_printf(b, ",\"rx\":");
+		sbuf_printf(b, ",\"rx\":");
 		metrics_ring_json(b, &vp[q].rx);
-		metrics_printf(b, ",\"tx\":");
+		sbuf_printf(b, ",\"tx\":");
 		metrics_ring_json(b, &vp[q].tx);
-		metrics_printf(b, "}");
+		sbuf_printf(b, "}");
 	}
-	metrics_printf(b, "]}");
+	sbuf_printf(b, "]}");
 }
 
 /**
@@ -422,23 +377,23 @@ void metrics_status_json(struct sbuf *b, struct vnetd_port *ports,
 {
 	unsigned int i, n = 0;
 
-	metrics_printf(b, "{\"ports\":[");
+	sbuf_printf(b, "{\"ports\":[");
 	for (i = 0; i < nports; i++) {
 		if (!ports[i].used)
 			continue;
 		if (n++)
-			metrics_printf(b, ",");
+			sbuf_printf(b, ",");
 		metrics_port_json(b, &ports[i]);
 	}
-	metrics_printf(b, "]}\n");
+	sbuf_printf(b, "]}\n");
 }
 
 static void metrics_prom_labels(struct sbuf *b, const struct vnetd_port *p,
 				unsigned int q, const char *dir)
 {
-	metrics_printf(b, "{port=");
+	sbuf_printf(b, "{port=");
 	metrics_quote(b, p->cfg.name, true);
-	metrics_printf(b, ",queue=\"%u\",dir=\"%s\"", q, dir);
+	sbuf_printf(b, ",queue=\"%u\",dir=\"%s\"", q, dir);
 }
 
 /* "} VALUE\n", VALUE in the family's base unit (raw / @div) */
@@ -446,9 +401,9 @@ static void metrics_prom_value(struct sbuf *b, unsigned long long v,
 			       unsigned long long div)
 {
 	if (div == 1)
-		metrics_printf(b, "} %llu\n", v);
+		sbuf_printf(b, "} %llu\n", v);
 	else	/* a float: Prometheus values are float64 anyway */
-		metrics_printf(b, "} %.9f\n", (double)v / (double)div);
+		sbuf_printf(b, "} %.9f\n", (double)v / (double)div);
 }
 
 /*
@@ -463,7 +418,7 @@ static void metrics_prom_family(struct sbuf *b, struct vnetd_port *ports,
 	unsigned int i, q, d, r, npairs;
 	struct vnet_pair *vp;
 
-	metrics_printf(b, "# HELP %s %s\n# TYPE %s counter\n", name,
+	sbuf_printf(b, "# HELP %s %s\n# TYPE %s counter\n", name,
 		       drops ? METRICS_DROPS_HELP : metrics_ctrs[f].help, name);
 	for (i = 0; i < nports; i++) {
 		vp = ports[i].used ? vu_dev_pairs(ports[i].dev, &npairs) : NULL;
@@ -473,7 +428,7 @@ static void metrics_prom_family(struct sbuf *b, struct vnetd_port *ports,
 								   &vp[q].rx;
 
 				if (!drops) {
-					metrics_printf(b, "%s", name);
+					sbuf_printf(b, "%s", name);
 					metrics_prom_labels(b, &ports[i], q,
 							    d ? "tx" : "rx");
 					metrics_prom_value(b, metrics_ctr(&ring->ctr, f),
@@ -481,10 +436,10 @@ static void metrics_prom_family(struct sbuf *b, struct vnetd_port *ports,
 					continue;
 				}
 				for (r = 0; r < DROP_MAX; r++) {
-					metrics_printf(b, "%s", name);
+					sbuf_printf(b, "%s", name);
 					metrics_prom_labels(b, &ports[i], q,
 							    d ? "tx" : "rx");
-					metrics_printf(b, ",reason=\"%s\"} %llu\n",
+					sbuf_printf(b, ",reason=\"%s\"} %llu\n",
 						    metrics_drop_names[r],
 						    (unsigned long long)
 						    metrics_ld(&ring->ctr.drops[r]));
@@ -502,14 +457,14 @@ static void metrics_prom_reasons(struct sbuf *b, struct vnetd_port *ports,
 				   "vnetd_port_refused_total";
 	unsigned int i, r, n = errors ? PORT_PERR_MAX : PORT_REFUSE_MAX;
 
-	metrics_printf(b, "# HELP %s %s\n# TYPE %s counter\n", fam,
+	sbuf_printf(b, "# HELP %s %s\n# TYPE %s counter\n", fam,
 		       errors ? "Frontend connections closed on a protocol error, by reason" :
 				"Frontend connections refused, by reason", fam);
 	for (i = 0; i < nports; i++) {
 		for (r = 0; r < n; r++) {
-			metrics_printf(b, "%s{port=", fam);
+			sbuf_printf(b, "%s{port=", fam);
 			metrics_quote(b, ports[i].cfg.name, true);
-			metrics_printf(b, ",reason=\"%s\"} %llu\n",
+			sbuf_printf(b, ",reason=\"%s\"} %llu\n",
 				       errors ? metrics_perr_names[r] :
 						metrics_refuse_names[r],
 				       (unsigned long long)(errors ?
@@ -530,80 +485,82 @@ static void metrics_prom_migration(struct sbuf *b, struct vnetd_port *ports,
 	/* a slot freed by `port del` has no device: skip it */
 	for (i = 0; i < nports && i < VNETD_MAX_PORTS; i++)
 		on[i] = ports[i].used && vu_dev_log_state(ports[i].dev, &pages[i]);
-	metrics_printf(b, "# HELP vnetd_port_dirty_log 1 while the frontend has dirty logging on (VHOST_F_LOG_ALL and a log base: live migration)\n# TYPE vnetd_port_dirty_log gauge\n");
+	sbuf_printf(b, "# HELP vnetd_port_dirty_log 1 while the frontend has dirty logging on (VHOST_F_LOG_ALL and a log base: live migration)\n# TYPE vnetd_port_dirty_log gauge\n");
 	for (i = 0; i < nports && i < VNETD_MAX_PORTS; i++) {
 		if (!ports[i].used)
 			continue;
-		metrics_printf(b, "vnetd_port_dirty_log{port=");
+		sbuf_printf(b, "vnetd_port_dirty_log{port=");
 		metrics_quote(b, ports[i].cfg.name, true);
-		metrics_printf(b, "} %d\n", on[i] ? 1 : 0);
+		sbuf_printf(b, "} %d\n", on[i] ? 1 : 0);
 	}
-	metrics_printf(b, "# HELP vnetd_port_dirty_pages_total Guest pages vnetd newly marked in the dirty log\n# TYPE vnetd_port_dirty_pages_total counter\n");
+	sbuf_printf(b, "# HELP vnetd_port_dirty_pages_total Guest pages vnetd newly marked in the dirty log\n# TYPE vnetd_port_dirty_pages_total counter\n");
 	for (i = 0; i < nports && i < VNETD_MAX_PORTS; i++) {
 		if (!ports[i].used)
 			continue;
-		metrics_printf(b, "vnetd_port_dirty_pages_total{port=");
+		sbuf_printf(b, "vnetd_port_dirty_pages_total{port=");
 		metrics_quote(b, ports[i].cfg.name, true);
-		metrics_printf(b, "} %llu\n", (unsigned long long)pages[i]);
+		sbuf_printf(b, "} %llu\n", (unsigned long long)pages[i]);
 	}
 }
 
 /* --worker-threads: how the pool's threads share the pairs of all ports */
-static void metrics_prom_workers(struct sbuf *b)
+static void metrics_prom_workers(struct sbuf *b,
+				 const struct worker_group *g)
 {
-	const struct worker_group *g = port_group();
 	unsigned int i;
 
 	if (!g)
 		return;
-	metrics_printf(b, "# HELP vnetd_worker_thread_pairs Queue pairs a thread of the shared worker pool serves (--worker-threads)\n# TYPE vnetd_worker_thread_pairs gauge\n");
+	sbuf_printf(b, "# HELP vnetd_worker_thread_pairs Queue pairs a thread of the shared worker pool serves (--worker-threads)\n# TYPE vnetd_worker_thread_pairs gauge\n");
 	for (i = 0; i < worker_group_threads(g); i++)
-		metrics_printf(b, "vnetd_worker_thread_pairs{thread=\"%u\"} %u\n", i,
+		sbuf_printf(b, "vnetd_worker_thread_pairs{thread=\"%u\"} %u\n", i,
 			       worker_group_pairs(g, i));
 }
 
 static void metrics_prom_ports(struct sbuf *b, struct vnetd_port *ports,
-			       unsigned int nports)
+			       unsigned int nports,
+			       const struct worker_group *group,
+			       const uint64_t *ctl_refusals)
 {
 	unsigned int i, q, npairs;
 	struct vnet_pair *vp;
 	const char *why, *dp;
 
-	metrics_printf(b, "# HELP vnetd_port_connected 1 if a frontend is attached\n# TYPE vnetd_port_connected gauge\n");
+	sbuf_printf(b, "# HELP vnetd_port_connected 1 if a frontend is attached\n# TYPE vnetd_port_connected gauge\n");
 	for (i = 0; i < nports; i++) {
 		if (!ports[i].used)
 			continue;
-		metrics_printf(b, "vnetd_port_connected{port=");
+		sbuf_printf(b, "vnetd_port_connected{port=");
 		metrics_quote(b, ports[i].cfg.name, true);
-		metrics_printf(b, "} %d\n", port_connected(&ports[i]) ? 1 : 0);
+		sbuf_printf(b, "} %d\n", port_connected(&ports[i]) ? 1 : 0);
 	}
-	metrics_printf(b, "# HELP vnetd_port_connections_total Frontend connections served\n# TYPE vnetd_port_connections_total counter\n");
+	sbuf_printf(b, "# HELP vnetd_port_connections_total Frontend connections served\n# TYPE vnetd_port_connections_total counter\n");
 	for (i = 0; i < nports; i++) {
 		if (!ports[i].used)
 			continue;
-		metrics_printf(b, "vnetd_port_connections_total{port=");
+		sbuf_printf(b, "vnetd_port_connections_total{port=");
 		metrics_quote(b, ports[i].cfg.name, true);
-		metrics_printf(b, "} %llu\n", (unsigned long long)ports[i].connects);
+		sbuf_printf(b, "} %llu\n", (unsigned long long)ports[i].connects);
 	}
 	metrics_prom_reasons(b, ports, nports, false);
 	metrics_prom_reasons(b, ports, nports, true);
 	metrics_prom_migration(b, ports, nports);
-	metrics_printf(b, "# HELP vnetd_control_refused_total Control socket clients refused or dropped, by reason\n# TYPE vnetd_control_refused_total counter\n");
+	sbuf_printf(b, "# HELP vnetd_control_refused_total Control socket clients refused or dropped, by reason\n# TYPE vnetd_control_refused_total counter\n");
 	for (i = 0; i < CTL_REFUSE_MAX; i++)
-		metrics_printf(b, "vnetd_control_refused_total{reason=\"%s\"} %llu\n",
+		sbuf_printf(b, "vnetd_control_refused_total{reason=\"%s\"} %llu\n",
 			       metrics_ctl_names[i],
-			       (unsigned long long)ctl_refused((enum ctl_refuse)i));
-	metrics_printf(b, "# HELP vnetd_queue_datapath Data path of a queue pair (the label), always 1\n# TYPE vnetd_queue_datapath gauge\n");
+			       (unsigned long long)ctl_refusals[i]);
+	sbuf_printf(b, "# HELP vnetd_queue_datapath Data path of a queue pair (the label), always 1\n# TYPE vnetd_queue_datapath gauge\n");
 	for (i = 0; i < nports; i++) {
 		vp = ports[i].used ? vu_dev_pairs(ports[i].dev, &npairs) : NULL;
 		for (q = 0; vp && q < npairs; q++) {
 			dp = metrics_datapath(&vp[q], &why);
-			metrics_printf(b, "vnetd_queue_datapath{port=");
+			sbuf_printf(b, "vnetd_queue_datapath{port=");
 			metrics_quote(b, ports[i].cfg.name, true);
-			metrics_printf(b, ",queue=\"%u\",datapath=\"%s\"} 1\n", q, dp);
+			sbuf_printf(b, ",queue=\"%u\",datapath=\"%s\"} 1\n", q, dp);
 		}
 	}
-	metrics_prom_workers(b);
+	metrics_prom_workers(b, group);
 }
 
 /**
@@ -611,13 +568,16 @@ static void metrics_prom_ports(struct sbuf *b, struct vnetd_port *ports,
  * @b:		Output
  * @ports:	Ports
  * @nports:	How many
+ * @group:	The worker pool all ports share (--worker-threads), NULL: none
+ * @ctl_refusals: Control socket refusals by enum ctl_refuse, CTL_REFUSE_MAX
  */
 void metrics_prometheus(struct sbuf *b, struct vnetd_port *ports,
-			unsigned int nports)
+			unsigned int nports, const struct worker_group *group,
+			const uint64_t *ctl_refusals)
 {
 	size_t f;
 
-	metrics_prom_ports(b, ports, nports);
+	metrics_prom_ports(b, ports, nports, group, ctl_refusals);
 	for (f = 0; f <= ARRAY_SIZE(metrics_ctrs); f++)	/* <=: the drops */
 		metrics_prom_family(b, ports, nports, f);
 }

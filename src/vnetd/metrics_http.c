@@ -29,7 +29,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "cfg.h"
+#include "clients.h"
+#include "conn.h"
+#include "ctl.h"
 #include "log.h"
+#include "metrics.h"
+#include "metrics_http.h"
+#include "port.h"
+#include "sbuf.h"
 #include "util.h"
 #include "vnetd.h"
 
@@ -179,7 +187,7 @@ err:
 static void metrics_http_client_close(struct mhttp_client *c)
 {
 	client_set_del(&mhttp.set, &c->h);
-	metrics_free(&c->body);
+	sbuf_free(&c->body);
 }
 
 /**
@@ -214,7 +222,7 @@ static void metrics_http_head(struct mhttp_client *c, int code,
 static void metrics_http_error(struct mhttp_client *c, int code,
 			       const char *reason)
 {
-	metrics_printf(&c->body, "%d %s\n", code, reason);
+	sbuf_printf(&c->body, "%d %s\n", code, reason);
 	metrics_http_head(c, code, reason, "text/plain; charset=utf-8");
 }
 
@@ -225,6 +233,8 @@ static void metrics_http_error(struct mhttp_client *c, int code,
 static void metrics_http_answer(struct mhttp_client *c, bool too_long)
 {
 	char *method = c->req, *target, *version, *eol;
+	uint64_t ctl_refusals[CTL_REFUSE_MAX];
+	unsigned int i;
 	bool head;
 
 	c->answered = true;
@@ -254,9 +264,12 @@ static void metrics_http_answer(struct mhttp_client *c, bool too_long)
 		metrics_http_error(c, 404, "Not Found");
 		return;
 	}
-	metrics_prometheus(&c->body, mhttp.ports, mhttp.nports);
+	for (i = 0; i < CTL_REFUSE_MAX; i++)
+		ctl_refusals[i] = ctl_refused((enum ctl_refuse)i);
+	metrics_prometheus(&c->body, mhttp.ports, mhttp.nports, port_group(),
+			   ctl_refusals);
 	if (c->body.oom) {
-		metrics_free(&c->body);
+		sbuf_free(&c->body);
 		metrics_http_error(c, 503, "Service Unavailable");
 		return;
 	}

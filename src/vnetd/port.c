@@ -38,14 +38,18 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "antispoof.h"
+#include "cfg.h"
+#include "conn.h"
 #include "log.h"
+#include "port.h"
+#include "sockets.h"
 #include "vhost_port.h"
 #include "vnetd.h"
 
 /* #syscalls: accept4 socket connect close setsockopt getsockopt unlink read
  * #syscalls: timerfd_settime epoll_ctl */
 
-#define PORT_LISTEN_BACKLOG	128
 
 /* --worker-threads: the threads every port hands its pairs to, NULL: none */
 static struct worker_group *port_wgroup;
@@ -112,69 +116,6 @@ const struct worker_group *port_group(void)
 	return port_wgroup;
 }
 
-static int port_sockaddr(const char *path, struct sockaddr_un *sa)
-{
-	memset(sa, 0, sizeof(*sa));
-	sa->sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sa->sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa->sun_path, path);
-	return 0;
-}
-
-/**
- * port_unix_listen() - Listen on a UNIX socket path, replacing a stale one
- * @path:	Socket path
- * @why:	One sentence for the operator on failure
- *
- * A socket file nobody listens on (left by a crash) is removed; one that
- * answers, or a file that is not a socket, is left alone and is an error.
- *
- * Return: listening, non-blocking descriptor or -errno
- */
-int port_unix_listen(const char *path, struct reason *why)
-{
-	struct sockaddr_un sa;
-	struct stat st;
-	int fd, ret;
-
-	if (port_sockaddr(path, &sa)) {
-		return reason_set(why, -ENAMETOOLONG, "%s: path too long", path);
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (!lstat(path, &st)) {
-		if (!S_ISSOCK(st.st_mode)) {
-			reason_set(why, -EEXIST, "%s exists and is not a socket", path);
-			ret = -EEXIST;
-			goto err_close;
-		}
-		if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-			reason_set(why, -EADDRINUSE, "%s is in use by a running process", path);
-			ret = -EADDRINUSE;
-			goto err_close;
-		}
-		/* connect() failed: nothing listens, the file is stale */
-		close(fd);
-		unlink(path);
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			return -errno;
-	}
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    listen(fd, PORT_LISTEN_BACKLOG) || fcntl(fd, F_SETFL, O_NONBLOCK)) {
-		ret = -errno;
-		reason_set(why, ret, "%s: %s", path, strerror(-ret));
-		goto err_close;
-	}
-	return fd;
-
-err_close:
-	close(fd);
-	return ret;
-}
-
 /* Hand a connected socket to the device, buffered, and watch it */
 static int port_attach(struct vnetd_port *p, int fd)
 {
@@ -226,7 +167,7 @@ int port_adopt(struct vnetd_port *p, int fd)
 /*
  * A listening port's connection counts, and is logged, once it sends its
  * first byte: a liveness check (connect, close: another vnetd's
- * port_unix_listen() on the same path) is neither. Return: false if the
+ * sock_unix_listen() on the same path) is neither. Return: false if the
  * peer closed (or failed) without sending anything
  */
 static bool port_spoke(struct vnetd_port *p)
@@ -267,7 +208,7 @@ static void port_client_try(struct vnetd_port *p)
 	struct sockaddr_un sa;
 	int fd, ret = -ENAMETOOLONG;
 
-	if (port_sockaddr(p->cfg.socket, &sa))
+	if (sock_unix_addr(p->cfg.socket, &sa))
 		goto retry;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
@@ -618,17 +559,6 @@ void port_event(struct vnetd_port *p, enum vnetd_ev_type type,
 	default:
 		break;
 	}
-}
-
-/**
- * port_connected() - Is a frontend attached?
- * @p:		Port
- *
- * Return: true if connected
- */
-bool port_connected(const struct vnetd_port *p)
-{
-	return p->dev && vu_dev_connected(p->dev);
 }
 
 static int port_open_backend(struct vnetd_port *p, struct reason *why)

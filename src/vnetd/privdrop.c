@@ -34,7 +34,7 @@
 #include <linux/capability.h>
 
 #include "ids.h"
-#include "vnetd.h"
+#include "privdrop.h"
 
 /**
  * privdrop_lookup_user() - Parse --user USER[:GROUP]

@@ -2,7 +2,7 @@
 /*
  * reload.c - ports at run time: `vnetctl port add|del|list` (requests on
  * the control socket, ctl.c) and SIGHUP (main.c), which re-reads --config
- * and applies only the differences. Parsing is cli.c's (the same
+ * and applies only the differences. Parsing is port_spec.c's (the same
  * cli_port_parse()/cli_port_check() as --port and config lines); opening
  * and closing a port is port.c's. This file decides which slot of the
  * fixed port array (VNETD_MAX_PORTS) a port takes and whether a request
@@ -33,7 +33,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cfg.h"
+#include "config.h"
 #include "log.h"
+#include "port.h"
+#include "port_spec.h"
+#include "reload.h"
+#include "sbuf.h"
+#include "sockets.h"
 #include "util.h"
 #include "vnetd.h"
 
@@ -109,18 +116,6 @@ void reload_init(struct vnetd_cfg *cfg, struct vnetd_port *ports, int epfd)
 	if (ret)
 		log_warn("mkdir %s: %s: port add there will fail", SOCK_RUN_DIR,
 			 strerror(-ret));
-}
-
-/**
- * reload_ports() - The port array as it is now
- * @nports:	Slots in use or used before (output): skip !used ones
- *
- * Return: the array, NULL before reload_init()
- */
-struct vnetd_port *reload_ports(unsigned int *nports)
-{
-	*nports = rl.cfg ? rl.cfg->nports : 0;
-	return rl.ports;
 }
 
 /**
@@ -288,12 +283,12 @@ void reload_port_add(struct sbuf *b, const char *spec)
 	int slot;
 
 	if (cli_port_parse(&pc, &rl.cfg->defaults, spec, ",", &why)) {
-		metrics_printf(b, "error: port add%s\n", why.msg);
+		sbuf_printf(b, "error: port add%s\n", why.msg);
 		return;
 	}
 	slot = reload_free_slot();
 	if (slot < 0) {
-		metrics_printf(b, "error: port add: too many ports (at most %d): remove one first (vnetctl port del NAME)\n",
+		sbuf_printf(b, "error: port add: too many ports (at most %d): remove one first (vnetctl port del NAME)\n",
 			       VNETD_MAX_PORTS);
 		return;
 	}
@@ -301,10 +296,10 @@ void reload_port_add(struct sbuf *b, const char *spec)
 	    reload_check(&pc, false, &why) ||
 	    reload_start(&pc, (unsigned int)slot, &why)) {
 		log_warn("control socket: port add refused: %s", why.msg);
-		metrics_printf(b, "error: port add: %s\n", why.msg);
+		sbuf_printf(b, "error: port add: %s\n", why.msg);
 		return;
 	}
-	metrics_printf(b, "ok: port %s added (%s %s)\n", pc.name,
+	sbuf_printf(b, "ok: port %s added (%s %s)\n", pc.name,
 		       pc.client ? "connecting to" : "listening on", pc.socket);
 }
 
@@ -320,12 +315,12 @@ void reload_port_del(struct sbuf *b, const char *name)
 	struct vnetd_port *p = reload_find(name);
 
 	if (!p) {
-		metrics_printf(b, "error: port del %.64s: no such port (vnetctl port list shows them)\n",
+		sbuf_printf(b, "error: port del %.64s: no such port (vnetctl port list shows them)\n",
 			       name);
 		return;
 	}
 	reload_stop(p, "port del");
-	metrics_printf(b, "ok: port %s removed\n", name);
+	sbuf_printf(b, "ok: port %s removed\n", name);
 }
 
 /**
@@ -343,7 +338,7 @@ void reload_port_list(struct sbuf *b)
 
 		if (!p->used)
 			continue;
-		metrics_printf(b, "%s socket=%s backend=%s queues=%u from=%s %s\n",
+		sbuf_printf(b, "%s socket=%s backend=%s queues=%u from=%s %s\n",
 			       p->cfg.name, p->cfg.socket[0] ? p->cfg.socket : "(fd)",
 			       p->cfg.backend, p->cfg.queues,
 			       p->cfg.from_config ? "config" : "start-or-add",
@@ -351,7 +346,7 @@ void reload_port_list(struct sbuf *b)
 			       p->cfg.client ? "connecting" : "listening");
 	}
 	if (!reload_used())
-		metrics_printf(b, "(no ports)\n");
+		sbuf_printf(b, "(no ports)\n");
 }
 
 /* Same settings? (field by field: struct padding is not compared) */

@@ -49,10 +49,10 @@
 #include <linux/capability.h>
 #include <linux/landlock.h>
 
+#include "cfg.h"
 #include "log.h"
-#include "seccomp_gen.h"
 #include "sandbox.h"
-#include "vnetd.h"
+#include "seccomp_gen.h"
 
 /* #syscalls: write exit_group rt_sigreturn tgkill getpid gettid
  * #syscalls: openat close getdents64 prctl capset landlock_restrict_self

@@ -25,7 +25,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "vnetd.h"
+#include "sd_notify.h"
+
 
 /* #syscalls: socket connect sendmsg sendto close */
 

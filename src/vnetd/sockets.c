@@ -29,16 +29,88 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "vnetd.h"
+#include "cfg.h"
+#include "sockets.h"
 
-/* #syscalls: unlink close getsockopt geteuid */
+/* #syscalls: socket connect bind listen unlink close getsockopt geteuid */
 
 #define SD_LISTEN_FDS_START	3
 #define SOCK_MAX_GROUPS		256
+#define SOCK_LISTEN_BACKLOG	128
 
 static int64_t sock_ctl_gid = -1;
 static uid_t sock_ctl_members[SOCK_MAX_GROUPS];	/* --ctl-group members, at start */
 static unsigned int sock_ctl_nmembers;
+
+/**
+ * sock_unix_addr() - The address of a UNIX socket path
+ * @path:	Socket path
+ * @sa:		Address (output)
+ *
+ * Return: 0, or -ENAMETOOLONG if @path does not fit
+ */
+int sock_unix_addr(const char *path, struct sockaddr_un *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa->sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa->sun_path, path);
+	return 0;
+}
+
+/**
+ * sock_unix_listen() - Listen on a UNIX socket path, replacing a stale one
+ * @path:	Socket path
+ * @why:	One sentence for the operator on failure
+ *
+ * A socket file nobody listens on (left by a crash) is removed; one that
+ * answers, or a file that is not a socket, is left alone and is an error.
+ *
+ * Return: listening, non-blocking descriptor or -errno
+ */
+int sock_unix_listen(const char *path, struct reason *why)
+{
+	struct sockaddr_un sa;
+	struct stat st;
+	int fd, ret;
+
+	if (sock_unix_addr(path, &sa)) {
+		return reason_set(why, -ENAMETOOLONG, "%s: path too long", path);
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (!lstat(path, &st)) {
+		if (!S_ISSOCK(st.st_mode)) {
+			reason_set(why, -EEXIST, "%s exists and is not a socket", path);
+			ret = -EEXIST;
+			goto err_close;
+		}
+		if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+			reason_set(why, -EADDRINUSE, "%s is in use by a running process", path);
+			ret = -EADDRINUSE;
+			goto err_close;
+		}
+		/* connect() failed: nothing listens, the file is stale */
+		close(fd);
+		unlink(path);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+	}
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(fd, SOCK_LISTEN_BACKLOG) || fcntl(fd, F_SETFL, O_NONBLOCK)) {
+		ret = -errno;
+		reason_set(why, ret, "%s: %s", path, strerror(-ret));
+		goto err_close;
+	}
+	return fd;
+
+err_close:
+	close(fd);
+	return ret;
+}
 
 /**
  * sock_run_dir() - Create /run/vnetd (0755) if @path lives in it
@@ -126,7 +198,7 @@ int sock_port_open(const struct vnetd_port_cfg *cfg, int *listen_fd,
 				  strerror(-ret));
 	}
 	old = umask(~cfg->sock_mode & 0777);
-	fd = port_unix_listen(cfg->socket, why);
+	fd = sock_unix_listen(cfg->socket, why);
 	umask(old);
 	if (fd < 0)
 		return fd;

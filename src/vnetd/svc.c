@@ -12,7 +12,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "antispoof.h"
+#include "cfg.h"
 #include "host_tap.h"
+#include "privdrop.h"
+#include "sd_notify.h"
+#include "sockets.h"
+#include "svc.h"
 #include "vnetd.h"
 
 /* #syscalls: clock_gettime */

@@ -44,8 +44,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "cfg.h"
+#include "conn.h"
 #include "log.h"
 #include "net.h"
+#include "port.h"
+#include "ports.h"
+#include "sbuf.h"
+#include "sd_notify.h"
+#include "upgrade.h"
 #include "upgrade_state.h"
 #include "vnetd.h"
 #include "vu_dev_upgrade.h"
@@ -315,7 +322,7 @@ static void upg_drain(void)
 {
 	uint64_t end = vu_conn_now_ms() + UPGRADE_DRAIN_MS;
 	unsigned int i, n, waiting;
-	struct vnetd_port *ports = reload_ports(&n);
+	struct vnetd_port *ports = ports_get(&n);
 	struct net_scratch *s = malloc(sizeof(*s));
 
 	memset(upg.drain_left, 0, sizeof(upg.drain_left));
@@ -345,7 +352,7 @@ static void upg_drain(void)
 static void upg_log_dropped(void)
 {
 	unsigned int i, n, left;
-	struct vnetd_port *ports = reload_ports(&n);
+	struct vnetd_port *ports = ports_get(&n);
 
 	for (i = 0; i < MIN(n, VNETD_MAX_PORTS); i++) {
 		left = upg.drain_left[i];
@@ -359,7 +366,7 @@ static void upg_log_dropped(void)
 static int upg_build(struct upgrade_state *st, struct reason *why)
 {
 	unsigned int i, n;
-	struct vnetd_port *ports = reload_ports(&n);
+	struct vnetd_port *ports = ports_get(&n);
 	int ret;
 
 	upg_drain();
@@ -380,7 +387,7 @@ static int upg_build(struct upgrade_state *st, struct reason *why)
 static void upg_quiesce(bool on)
 {
 	unsigned int i, n;
-	struct vnetd_port *ports = reload_ports(&n);
+	struct vnetd_port *ports = ports_get(&n);
 
 	for (i = 0; i < n; i++) {
 		if (!ports[i].used || !ports[i].dev)
@@ -502,12 +509,12 @@ void upgrade_serve(int fd, struct sbuf *b)
 			     vu_conn_now_ms() + 100);
 	log_warn("upgrade by pid %d failed: %s; every port resumed as before",
 		 (int)pid, why.msg);
-	metrics_printf(b, "error: upgrade: %s\n", why.msg);
+	sbuf_printf(b, "error: upgrade: %s\n", why.msg);
 	return;
 out:
 	log_warn("upgrade by pid %d failed before the hand-over: %s; nothing changed",
 		 (int)pid, why.msg);
-	metrics_printf(b, "error: upgrade: %s\n", why.msg);
+	sbuf_printf(b, "error: upgrade: %s\n", why.msg);
 }
 
 /* -------- new side -------- */

@@ -9,7 +9,7 @@
  * accepted spec outside vnetd's bounds.
  */
 #include "testlib.h"
-#include "../../fuzz/fuzz_port_spec.c"
+#include "fuzz_target.h"
 #include "corpus_util.h"
 
 #define CORPUS_DIR	"fuzz/corpus/fuzz_port_spec"

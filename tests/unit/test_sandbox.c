@@ -3,12 +3,20 @@
  * test_sandbox.c - vnetd's seccomp filter (generated from the #syscalls:
  * tags): a child installs it, makes an allowed syscall, then a disallowed
  * one; the parent expects the one-line SIGSYS report naming it and exit
- * status 128 + SIGSYS. Includes src/vnetd/sandbox.c: the filter and its
+ * status 128 + SIGSYS. Links src/vnetd/sandbox.c: the filter and its
  * handler are vnetd's, not libvnet's.
  */
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
-#include "../../src/vnetd/sandbox.c"
+#include "sandbox.h"
+#include "seccomp_gen.h"
 #include "testlib.h"
 
 static void test_blocked_syscall_reported(void)

@@ -9,7 +9,7 @@
  * a descriptor; the process must also hold the same descriptors after.
  */
 #include "testlib.h"
-#include "../../fuzz/fuzz_vu_conn.c"
+#include "fuzz_target.h"
 #include "corpus_util.h"
 
 #define CORPUS_DIR	"fuzz/corpus/fuzz_vu_conn"

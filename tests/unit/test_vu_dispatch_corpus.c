@@ -9,7 +9,8 @@
  * the descriptors it held before: a leak on any path fails the case.
  */
 #include "testlib.h"
-#include "../../fuzz/fuzz_vu_dispatch.c"
+#include "fuzz_vu_dispatch.h"
+#include "vu_backend.h"
 #include "corpus_util.h"
 
 #define CORPUS_DIR	"fuzz/corpus/fuzz_vu_dispatch"
@@ -18,7 +19,7 @@
 /* The harness disconnects the device after each input, as vnetd does */
 static void check_disconnected(void)
 {
-	CHECK(!vu_dev_connected(fz_dev));
+	CHECK(!vu_dev_connected(fz_vu_dispatch_dev()));
 }
 
 static void test_corpus_replay(void)
@@ -35,6 +36,6 @@ int main(void)
 {
 	RUN(test_corpus_replay);
 	RUN(test_mutations);
-	vu_dev_destroy(fz_dev);
+	vu_dev_destroy(fz_vu_dispatch_dev());
 	return test_exit();
 }

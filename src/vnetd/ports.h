@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ports.h - the table of ports at run time (ports.c): the fixed array of
+ * VNETD_MAX_PORTS slots and how many are in use or were
+ */
+#ifndef VNETD_PORTS_H
+#define VNETD_PORTS_H
+
+struct vnetd_port;
+
+struct vnetd_port *ports_init(const unsigned int *nports);
+struct vnetd_port *ports_get(unsigned int *nports);
+
+#endif /* VNETD_PORTS_H */

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reload.h - ports at run time: vnetctl port add/del/list and SIGHUP (reload.c)
+ */
+#ifndef VNETD_RELOAD_H
+#define VNETD_RELOAD_H
+
+#include <stdbool.h>
+
+struct sbuf;
+struct vnetd_cfg;
+struct vnetd_port;
+
+void reload_init(struct vnetd_cfg *cfg, struct vnetd_port *ports, int epfd);
+void reload_port_add(struct sbuf *b, const char *spec);
+void reload_port_del(struct sbuf *b, const char *name);
+void reload_port_list(struct sbuf *b);
+void reload_config(void);
+bool reload_sock_dir_ok(const char *path);
+
+#endif /* VNETD_RELOAD_H */

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sd_notify.h - systemd notification (sd_notify.c)
+ */
+#ifndef VNETD_SD_NOTIFY_H
+#define VNETD_SD_NOTIFY_H
+
+int sdn_init(void);
+int sdn_send(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* VNETD_SD_NOTIFY_H */
