@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * worker.c - the data plane threads' lifecycle: a port's own threads (pair
- * i on thread i % nthreads), or a worker_group's that the pairs of every
+ * i on thread i % nthreads), or a worker_pool's that the pairs of every
  * port are handed to (least loaded thread first, through the pause
  * handshake below: the thread parks, takes the pair into its list, rebuilds
  * its epoll set; taken back the same way). What a thread does while it
@@ -49,8 +49,8 @@ static void worker_free(struct worker *w)
 	free(w);
 }
 
-/* A thread not started yet, with room for @cap pairs; @owner NULL: a group's */
-static int worker_new(struct worker_pool *owner, unsigned int id,
+/* A thread not started yet, with room for @cap pairs; @owner NULL: a pool's */
+static int worker_new(struct worker_port *owner, unsigned int id,
 		      unsigned int cap, struct worker **out)
 {
 	struct worker *w;
@@ -59,7 +59,7 @@ static int worker_new(struct worker_pool *owner, unsigned int id,
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	w->pool = owner;
+	w->wport = owner;
 	w->id = id;
 	w->epfd = -1;
 	w->hold_epfd = -1;
@@ -127,7 +127,7 @@ static void worker_resume_locked(struct worker *w)
 }
 
 /*
- * Room for @n pairs in group thread @w's list. Growing moves the list the
+ * Room for @n pairs in pool thread @w's list. Growing moves the list the
  * thread reads, so it is parked meanwhile; the room doubles, so that
  * happens a few times in the thread's life, not per port.
  */
@@ -156,44 +156,44 @@ static int worker_reserve(struct worker *w, unsigned int n)
 }
 
 /*
- * Pair @i of @pool goes into parked group thread @w's list (room reserved
- * by worker_pool_join()); on resume the thread takes it into its epoll set
+ * Pair @i of @wport goes into parked pool thread @w's list (room reserved
+ * by worker_port_join()); on resume the thread takes it into its epoll set
  * (worker_rearm()). The thread reads its list only while not parked: no
  * lock on the data path. Called with @w->lock held, @w parked.
  */
-static void worker_adopt_locked(struct worker *w, struct worker_pool *pool,
+static void worker_adopt_locked(struct worker *w, struct worker_port *wport,
 				unsigned int i)
 {
 	struct wpair *wp = &w->wp[w->npairs++];
 
 	memset(wp, 0, sizeof(*wp));
-	wp->p = &pool->pairs[i];
-	wp->pool = pool;
-	pool->handed[i] = true;
+	wp->p = &wport->pairs[i];
+	wp->wport = wport;
+	wport->handed[i] = true;
 }
 
 /* Parked @w: adopt the pairs of @pool assigned to it (slot @k) not yet handed */
-static void worker_adopt_pending(struct worker_pool *pool, unsigned int k)
+static void worker_adopt_pending(struct worker_port *wport, unsigned int k)
 {
 	unsigned int i;
 
-	for (i = 0; i < pool->npairs; i++)
-		if (pool->thr_of[i] == k && !pool->handed[i])
-			worker_adopt_locked(pool->w[k], pool, i);
+	for (i = 0; i < wport->npairs; i++)
+		if (wport->thr_of[i] == k && !wport->handed[i])
+			worker_adopt_locked(wport->w[k], wport, i);
 }
 
 /* Take back every pair of @pool from @w (slot @k); its counters were
  * committed when it parked. A thread never handed one is not paused. */
-static void worker_take_back(struct worker_pool *pool, unsigned int k)
+static void worker_take_back(struct worker_port *wport, unsigned int k)
 {
-	struct worker *w = pool->w[k];
+	struct worker *w = wport->w[k];
 	unsigned int i, n = 0, mine = 0;
 	bool handed = false;
 
-	for (i = 0; i < pool->npairs; i++)
-		if (pool->thr_of[i] == k) {
+	for (i = 0; i < wport->npairs; i++)
+		if (wport->thr_of[i] == k) {
 			mine++;
-			handed |= pool->handed[i];
+			handed |= wport->handed[i];
 		}
 	w->assigned -= mine;
 	if (!handed)
@@ -201,41 +201,41 @@ static void worker_take_back(struct worker_pool *pool, unsigned int k)
 	pthread_mutex_lock(&w->lock);
 	worker_pause_locked(w);
 	for (i = 0; i < w->npairs; i++)
-		if (w->wp[i].pool != pool)
+		if (w->wp[i].wport != wport)
 			w->wp[n++] = w->wp[i];
 	w->npairs = n;
 	worker_resume_locked(w);
 	pthread_mutex_unlock(&w->lock);
 }
 
-/* Index of @w in @pool->w, added if new */
-static unsigned int worker_pool_slot(struct worker_pool *pool, struct worker *w)
+/* Index of @w in @wport->w, added if new */
+static unsigned int worker_port_slot(struct worker_port *wport, struct worker *w)
 {
 	unsigned int k;
 
-	for (k = 0; k < pool->nworkers; k++)
-		if (pool->w[k] == w)
+	for (k = 0; k < wport->nworkers; k++)
+		if (wport->w[k] == w)
 			return k;
-	pool->w[pool->nworkers] = w;
-	return pool->nworkers++;
+	wport->w[wport->nworkers] = w;
+	return wport->nworkers++;
 }
 
 /*
- * The port's pairs are assigned to the group's least loaded threads, one
+ * The port's pairs are assigned to the pool's least loaded threads, one
  * at a time. A pair with a started ring is handed over now; the others
  * (a port just made: no frontend yet) when their thread is first paused
  * for them (worker_pause(), worker_pause_all(): the frontend's first
  * message that touches them), so a port that never connects never stops
  * the threads other ports run on.
  */
-static int worker_pool_join(struct worker_pool *pool, struct worker_group *g)
+static int worker_port_join(struct worker_port *wport, struct worker_pool *g)
 {
 	unsigned int i, k;
 	int ret;
 
-	for (i = 0; i < pool->npairs; i++) {
+	for (i = 0; i < wport->npairs; i++) {
 		struct worker *best = g->w[0];
-		struct vnet_pair *p = &pool->pairs[i];
+		struct vnet_pair *p = &wport->pairs[i];
 
 		for (k = 1; k < g->nthreads; k++)
 			if (g->w[k]->assigned < best->assigned)
@@ -244,12 +244,12 @@ static int worker_pool_join(struct worker_pool *pool, struct worker_group *g)
 		if (ret)
 			return ret;
 		best->assigned++;
-		k = worker_pool_slot(pool, best);
-		pool->thr_of[i] = (uint8_t)k;
+		k = worker_port_slot(wport, best);
+		wport->thr_of[i] = (uint8_t)k;
 		if (p->rx.started || p->tx.started) {
 			pthread_mutex_lock(&best->lock);
 			worker_pause_locked(best);
-			worker_adopt_locked(best, pool, i);
+			worker_adopt_locked(best, wport, i);
 			worker_resume_locked(best);
 			pthread_mutex_unlock(&best->lock);
 		}
@@ -258,28 +258,28 @@ static int worker_pool_join(struct worker_pool *pool, struct worker_group *g)
 }
 
 /* The port's own threads: pair i on thread i % nworkers */
-static int worker_pool_spawn(struct worker_pool *pool)
+static int worker_port_spawn(struct worker_port *wport)
 {
 	unsigned int i, n;
 	int ret;
 
-	n = pool->o.nthreads ? MIN(pool->o.nthreads, pool->npairs) : pool->npairs;
+	n = wport->o.nthreads ? MIN(wport->o.nthreads, wport->npairs) : wport->npairs;
 	for (i = 0; i < n; i++) {
-		ret = worker_new(pool, i, (pool->npairs + n - 1) / n, &pool->w[i]);
+		ret = worker_new(wport, i, (wport->npairs + n - 1) / n, &wport->w[i]);
 		if (ret)
 			return ret;
-		pool->nworkers++;
+		wport->nworkers++;
 	}
-	for (i = 0; i < pool->npairs; i++) {
-		struct worker *w = pool->w[i % n];
+	for (i = 0; i < wport->npairs; i++) {
+		struct worker *w = wport->w[i % n];
 		struct wpair *wp = &w->wp[w->npairs++];
 
-		wp->p = &pool->pairs[i];
-		wp->pool = pool;
-		pool->thr_of[i] = (uint8_t)(i % n);
+		wp->p = &wport->pairs[i];
+		wp->wport = wport;
+		wport->thr_of[i] = (uint8_t)(i % n);
 	}
 	for (i = 0; i < n; i++) {
-		ret = worker_start(pool->w[i]);
+		ret = worker_start(wport->w[i]);
 		if (ret)
 			return ret;
 	}
@@ -287,15 +287,15 @@ static int worker_pool_spawn(struct worker_pool *pool)
 }
 
 /**
- * worker_pool_create() - Start serving the pairs of a port
- * @poolp:	Output: the pool
+ * worker_port_create() - Start serving the pairs of a port
+ * @wportp:	Output: the port's threads
  * @port_name:	For log lines
  * @pairs:	The port's pairs, @pairs[i].index == i; they stay owned by the
  *		caller and must outlive the pool
  * @npairs:	1..VNET_MAX_PAIRS
  * @host:	Opened host side
  * @o:		Options (zero fields take defaults); NULL for all defaults.
- *		With @o->group the pairs are handed to the group's least
+ *		With @o->pool the pairs are handed to the pool's least
  *		loaded threads (@o->nthreads is ignored), else the port gets
  *		@o->nthreads threads of its own (0: one per pair)
  *
@@ -305,95 +305,95 @@ static int worker_pool_spawn(struct worker_pool *pool)
  * Context: control thread
  * Return: 0, -EINVAL, -ENOMEM, or pthread_create()'s error
  */
-int worker_pool_create(struct worker_pool **poolp, const char *port_name,
+int worker_port_create(struct worker_port **wportp, const char *port_name,
 		       struct vnet_pair *pairs, unsigned int npairs,
 		       struct host *host, const struct worker_opts *o)
 {
-	struct worker_pool *pool;
+	struct worker_port *wport;
 	int ret;
 
 	if (!npairs || npairs > VNET_MAX_PAIRS || !pairs || !host || !host->ops)
 		return -EINVAL;
-	pool = calloc(1, sizeof(*pool));
-	if (!pool)
+	wport = calloc(1, sizeof(*wport));
+	if (!wport)
 		return -ENOMEM;
-	snprintf(pool->name, sizeof(pool->name), "%s", port_name ? port_name : "?");
-	pool->host = host;
-	pool->pairs = pairs;
-	pool->npairs = npairs;
-	pool->conn_fd = -1;
+	snprintf(wport->name, sizeof(wport->name), "%s", port_name ? port_name : "?");
+	wport->host = host;
+	wport->pairs = pairs;
+	wport->npairs = npairs;
+	wport->conn_fd = -1;
 	if (o)
-		pool->o = *o;
-	if (!pool->o.budget_pkts)
-		pool->o.budget_pkts = 256;
-	if (!pool->o.budget_bytes)
-		pool->o.budget_bytes = 1u << 20;
-	pool->shared = pool->o.group != NULL;
-	ret = pool->shared ? worker_pool_join(pool, pool->o.group) :
-			     worker_pool_spawn(pool);
+		wport->o = *o;
+	if (!wport->o.budget_pkts)
+		wport->o.budget_pkts = 256;
+	if (!wport->o.budget_bytes)
+		wport->o.budget_bytes = 1u << 20;
+	wport->shared = wport->o.pool != NULL;
+	ret = wport->shared ? worker_port_join(wport, wport->o.pool) :
+			     worker_port_spawn(wport);
 	if (ret) {
-		worker_pool_destroy(pool);
+		worker_port_destroy(wport);
 		return ret;
 	}
-	*poolp = pool;
+	*wportp = wport;
 	return 0;
 }
 
 /**
- * worker_pool_destroy() - Stop serving the port's pairs, free the pool
- * @pool:		Pool, or NULL
+ * worker_port_destroy() - Stop serving the port's pairs, free them
+ * @wport:		The port's threads, or NULL
  *
- * Its own threads are stopped and joined; a group's threads hand its
+ * Its own threads are stopped and joined; a pool's threads hand its
  * pairs back and go on serving other ports. The pairs, their fds and the
  * host side stay the caller's.
  *
  * Context: control thread
  */
-void worker_pool_destroy(struct worker_pool *pool)
+void worker_port_destroy(struct worker_port *wport)
 {
 	unsigned int k;
 
-	if (!pool)
+	if (!wport)
 		return;
-	worker_unpause_all(pool);
-	for (k = 0; k < pool->nworkers; k++) {
-		if (pool->shared)
-			worker_take_back(pool, k);
+	worker_unpause_all(wport);
+	for (k = 0; k < wport->nworkers; k++) {
+		if (wport->shared)
+			worker_take_back(wport, k);
 		else
-			worker_stop(pool->w[k]);
+			worker_stop(wport->w[k]);
 	}
-	free(pool);
+	free(wport);
 }
 
 /**
  * worker_pause() - Stop the thread serving @pair from touching it
- * @pool:		Pool
+ * @wport:		The port's threads
  * @pair:	Pair index
  *
  * Returns once that thread is parked (it serves no pair until resumed,
- * a group thread none of any port). Pauses nest: each needs its
+ * a pool thread none of any port). Pauses nest: each needs its
  * worker_resume().
  *
  * Context: control thread; not per packet
  */
-void worker_pause(struct worker_pool *pool, unsigned int pair)
+void worker_pause(struct worker_port *wport, unsigned int pair)
 {
 	struct worker *w;
 
-	if (!pool || pair >= pool->npairs)
+	if (!wport || pair >= wport->npairs)
 		return;
-	w = pool->w[pool->thr_of[pair]];
+	w = wport->w[wport->thr_of[pair]];
 	pthread_mutex_lock(&w->lock);
 	worker_pause_locked(w);
-	if (pool->shared && !pool->handed[pair])
-		worker_adopt_locked(w, pool, pair);
-	pool->held[pool->thr_of[pair]]++;
+	if (wport->shared && !wport->handed[pair])
+		worker_adopt_locked(w, wport, pair);
+	wport->held[wport->thr_of[pair]]++;
 	pthread_mutex_unlock(&w->lock);
 }
 
 /**
  * worker_resume() - Let the thread serving @pair go on
- * @pool:		Pool
+ * @wport:		The port's threads
  * @pair:	Pair index
  *
  * After the last resume the thread re-reads its pairs (fds, started,
@@ -401,68 +401,68 @@ void worker_pause(struct worker_pool *pool, unsigned int pair)
  *
  * Context: control thread
  */
-void worker_resume(struct worker_pool *pool, unsigned int pair)
+void worker_resume(struct worker_port *wport, unsigned int pair)
 {
 	unsigned int k;
 
-	if (!pool || pair >= pool->npairs)
+	if (!wport || pair >= wport->npairs)
 		return;
-	k = pool->thr_of[pair];
-	if (!pool->held[k])
+	k = wport->thr_of[pair];
+	if (!wport->held[k])
 		return;		/* unbalanced resume: ignore */
-	pthread_mutex_lock(&pool->w[k]->lock);
-	pool->held[k]--;
-	worker_resume_locked(pool->w[k]);
-	pthread_mutex_unlock(&pool->w[k]->lock);
+	pthread_mutex_lock(&wport->w[k]->lock);
+	wport->held[k]--;
+	worker_resume_locked(wport->w[k]);
+	pthread_mutex_unlock(&wport->w[k]->lock);
 }
 
 /**
  * worker_pause_all() - worker_pause() every thread serving the pool
- * @pool:		Pool
+ * @wport:		The port's threads
  *
  * Context: control thread
  */
-void worker_pause_all(struct worker_pool *pool)
+void worker_pause_all(struct worker_port *wport)
 {
 	unsigned int k;
 
-	if (!pool)
+	if (!wport)
 		return;
-	for (k = 0; k < pool->nworkers; k++) {
-		pthread_mutex_lock(&pool->w[k]->lock);
-		worker_pause_locked(pool->w[k]);
-		if (pool->shared)
-			worker_adopt_pending(pool, k);
-		pool->held[k]++;
-		pthread_mutex_unlock(&pool->w[k]->lock);
+	for (k = 0; k < wport->nworkers; k++) {
+		pthread_mutex_lock(&wport->w[k]->lock);
+		worker_pause_locked(wport->w[k]);
+		if (wport->shared)
+			worker_adopt_pending(wport, k);
+		wport->held[k]++;
+		pthread_mutex_unlock(&wport->w[k]->lock);
 	}
 }
 
 /**
  * worker_resume_all() - Undo worker_pause_all()
- * @pool:		Pool
+ * @wport:		The port's threads
  *
  * Context: control thread
  */
-void worker_resume_all(struct worker_pool *pool)
+void worker_resume_all(struct worker_port *wport)
 {
 	unsigned int k;
 
-	if (!pool)
+	if (!wport)
 		return;
-	for (k = 0; k < pool->nworkers; k++) {
-		if (!pool->held[k])
+	for (k = 0; k < wport->nworkers; k++) {
+		if (!wport->held[k])
 			continue;
-		pthread_mutex_lock(&pool->w[k]->lock);
-		pool->held[k]--;
-		worker_resume_locked(pool->w[k]);
-		pthread_mutex_unlock(&pool->w[k]->lock);
+		pthread_mutex_lock(&wport->w[k]->lock);
+		wport->held[k]--;
+		worker_resume_locked(wport->w[k]);
+		pthread_mutex_unlock(&wport->w[k]->lock);
 	}
 }
 
 /**
- * worker_pool_set_conn() - The connection a memory fault must close
- * @pool:	Pool, or NULL
+ * worker_port_set_conn() - The connection a memory fault must close
+ * @wport:	The port's threads, or NULL
  * @fd:		Connected socket (stays the caller's), -1: none
  *
  * On a recovered SIGBUS in guest memory a worker shuts @fd down (and logs
@@ -472,19 +472,19 @@ void worker_resume_all(struct worker_pool *pool)
  *
  * Context: control thread, before the fd is closed
  */
-void worker_pool_set_conn(struct worker_pool *pool, int fd)
+void worker_port_set_conn(struct worker_port *wport, int fd)
 {
-	if (!pool)
+	if (!wport)
 		return;
-	worker_pause_all(pool);
-	__atomic_store_n(&pool->conn_fd, fd, __ATOMIC_RELEASE);
-	__atomic_store_n(&pool->fault_logged, 0, __ATOMIC_RELAXED);
-	worker_resume_all(pool);
+	worker_pause_all(wport);
+	__atomic_store_n(&wport->conn_fd, fd, __ATOMIC_RELEASE);
+	__atomic_store_n(&wport->fault_logged, 0, __ATOMIC_RELAXED);
+	worker_resume_all(wport);
 }
 
 /**
  * worker_unpause_all() - Drop every pause this pool holds on its threads
- * @pool:	Pool, or NULL
+ * @wport:	The port's threads, or NULL
  *
  * For the control thread after a recovered SIGBUS: the message it was
  * handling may have paused threads and never got to resume them. Pauses
@@ -492,40 +492,40 @@ void worker_pool_set_conn(struct worker_pool *pool, int fd)
  *
  * Context: control thread
  */
-void worker_unpause_all(struct worker_pool *pool)
+void worker_unpause_all(struct worker_port *wport)
 {
 	unsigned int k;
 
-	if (!pool)
+	if (!wport)
 		return;
-	for (k = 0; k < pool->nworkers; k++) {
-		if (!pool->w[k])
+	for (k = 0; k < wport->nworkers; k++) {
+		if (!wport->w[k])
 			continue;
-		pthread_mutex_lock(&pool->w[k]->lock);
-		for (; pool->held[k]; pool->held[k]--)
-			worker_resume_locked(pool->w[k]);
-		pthread_mutex_unlock(&pool->w[k]->lock);
+		pthread_mutex_lock(&wport->w[k]->lock);
+		for (; wport->held[k]; wport->held[k]--)
+			worker_resume_locked(wport->w[k]);
+		pthread_mutex_unlock(&wport->w[k]->lock);
 	}
 }
 
 /**
- * worker_group_create() - Start a pool of threads that ports share
- * @gp:		Output: the group
- * @nthreads:	Threads, 1..WORKER_GROUP_MAX
+ * worker_pool_create() - Start a pool of threads that ports share
+ * @poolp:		Output: the pool
+ * @nthreads:	Threads, 1..WORKER_POOL_MAX
  *
  * The threads start with no pair and sleep until a port created with
- * worker_opts.group hands them some (worker_pool_create()).
+ * worker_opts.pool hands them some (worker_port_create()).
  *
  * Context: control thread
  * Return: 0, -EINVAL, -ENOMEM, or pthread_create()'s error
  */
-int worker_group_create(struct worker_group **gp, unsigned int nthreads)
+int worker_pool_create(struct worker_pool **poolp, unsigned int nthreads)
 {
-	struct worker_group *g;
+	struct worker_pool *g;
 	unsigned int i;
 	int ret = 0;
 
-	if (!nthreads || nthreads > WORKER_GROUP_MAX)
+	if (!nthreads || nthreads > WORKER_POOL_MAX)
 		return -EINVAL;
 	g = calloc(1, sizeof(*g));
 	if (!g)
@@ -538,20 +538,20 @@ int worker_group_create(struct worker_group **gp, unsigned int nthreads)
 		}
 	}
 	if (ret) {
-		worker_group_destroy(g);
+		worker_pool_destroy(g);
 		return ret;
 	}
-	*gp = g;
+	*poolp = g;
 	return 0;
 }
 
 /**
- * worker_group_destroy() - Stop and join the group's threads, free it
- * @g:		Group, or NULL; every pool using it destroyed first
+ * worker_pool_destroy() - Stop and join the pool's threads, free it
+ * @g:		Pool, or NULL; every port using it destroyed first
  *
  * Context: control thread
  */
-void worker_group_destroy(struct worker_group *g)
+void worker_pool_destroy(struct worker_pool *g)
 {
 	unsigned int i;
 
@@ -563,25 +563,25 @@ void worker_group_destroy(struct worker_group *g)
 }
 
 /**
- * worker_group_pairs() - Pairs a group thread serves now
- * @g:		Group
- * @i:		Thread, 0..worker_group_threads() - 1
+ * worker_pool_pairs() - Pairs a pool thread serves now
+ * @g:		Pool
+ * @i:		Thread, 0..worker_pool_threads() - 1
  *
  * Context: control thread (the only one that changes them)
  * Return: pairs handed to thread @i, 0 if there is no such thread
  */
-unsigned int worker_group_pairs(const struct worker_group *g, unsigned int i)
+unsigned int worker_pool_pairs(const struct worker_pool *g, unsigned int i)
 {
 	return g && i < g->nthreads ? g->w[i]->npairs : 0;
 }
 
 /**
- * worker_group_threads() - Threads of a group
- * @g:		Group, or NULL
+ * worker_pool_threads() - Threads of the pool
+ * @g:		Pool, or NULL
  *
  * Return: their number, 0 for NULL
  */
-unsigned int worker_group_threads(const struct worker_group *g)
+unsigned int worker_pool_threads(const struct worker_pool *g)
 {
 	return g ? g->nthreads : 0;
 }

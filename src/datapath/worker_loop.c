@@ -410,7 +410,7 @@ static unsigned int worker_serve(struct worker *w, bool *more)
 	for (i = 0; i < w->npairs; i++) {
 		if (w->wp[i].asleep)
 			continue;
-		w->cur = w->wp[i].pool;
+		w->cur = w->wp[i].wport;
 		n += worker_serve_pair(w, &w->wp[i], more, &clk);
 	}
 	return n;
@@ -441,7 +441,7 @@ static bool worker_tx_any_blocked(const struct worker *w)
  * Going to sleep with kicks on: a pair whose rings can only get work
  * through one of its fds (a kick, the host side's RX fd) is skipped by
  * the next passes until that fd fires. A thread serving many pairs (a
- * worker_group's) then pays per wake for the pairs that woke it, not for
+ * worker_pool's) then pays per wake for the pairs that woke it, not for
  * all of them. Pairs the host side must be asked about (a generator with
  * frames to give) stay awake.
  */
@@ -463,7 +463,7 @@ static void worker_doze(struct worker *w)
 		rx_idle = !rx->r->started || !rx->r->enabled || rx->dead ||
 			  (wp->rx_starved && !rx->notify_off);
 		if (!rx_idle && !wp->rx_starved) {
-			w->cur = wp->pool;
+			w->cur = wp->wport;
 			rx_idle = wp->rx_peek ?
 				  !rx->io.host->ops->rx_peek_len(rx->io.host,
 								 rx->io.pair) :
@@ -485,7 +485,7 @@ static bool worker_notify_on(struct worker *w)
 
 		if (wp->asleep)
 			continue;	/* kicks are on already */
-		w->cur = wp->pool;	/* guest memory next: see worker_fault() */
+		w->cur = wp->wport;	/* guest memory next: see worker_fault() */
 		t = &wp->rx;	/* starved while polling: kicks were off */
 		if (wp->rx_starved && t->notify_off && !t->dead &&
 		    t->r->started) {
@@ -607,7 +607,7 @@ static void worker_ring_setup(struct worker *w, struct wpair *wp,
 {
 	t->r = r;
 	t->io.vq = &r->vq;
-	t->io.host = wp->pool->host;
+	t->io.host = wp->wport->host;
 	t->io.pair = wp->p->index;
 	t->io.hdr_len = wp->p->hdr_len;
 	t->io.features = wp->p->features;
@@ -615,8 +615,8 @@ static void worker_ring_setup(struct worker *w, struct wpair *wp,
 	t->io.acc = &t->acc;
 	t->rx_est = 0;
 	t->io.rx_est = tx ? NULL : &t->rx_est;
-	t->io.spoof = tx && spoof_active(&wp->pool->o.spoof) ?
-		      &wp->pool->o.spoof : NULL;
+	t->io.spoof = tx && spoof_active(&wp->wport->o.spoof) ?
+		      &wp->wport->o.spoof : NULL;
 	t->qidx = 2 * wp->p->index + tx;
 	/* p->kernel: the kernel's vhost-net runs this pair: not ours to serve */
 	t->dead = vq_is_broken(&r->vq) || wp->p->kernel;
@@ -630,12 +630,12 @@ static void worker_ring_setup(struct worker *w, struct wpair *wp,
 
 static void worker_pair_setup(struct worker *w, struct wpair *wp)
 {
-	struct host *host = wp->pool->host;
+	struct host *host = wp->wport->host;
 	unsigned int slot = (unsigned int)(wp - w->wp);
 	struct vnet_pair *p = wp->p;
 
-	w->cur = wp->pool;
-	w->poll_us = MAX(w->poll_us, wp->pool->o.poll_us);
+	w->cur = wp->wport;
+	w->poll_us = MAX(w->poll_us, wp->wport->o.poll_us);
 	worker_ring_setup(w, wp, &wp->rx, &p->rx, false);
 	worker_ring_setup(w, wp, &wp->tx, &p->tx, true);
 	wp->asleep = false;
@@ -690,7 +690,7 @@ static void worker_rearm(struct worker *w)
 		bool more = false;
 		struct wturn b;
 
-		w->cur = wp->pool;
+		w->cur = wp->wport;
 		b = (struct wturn){ w->cur->o.budget_pkts,
 				    w->cur->o.budget_bytes, false, false };
 		worker_rx(w, wp, &b, &more, &clk);
@@ -746,7 +746,7 @@ static bool worker_keep_polling(unsigned int poll_us, uint64_t *idle_since,
 /*
  * A SIGBUS on guest memory or the dirty log came back here: whatever ring
  * was being walked is in an unknown state, and all the rings of that port
- * (@w->cur: a group thread serves other ports too, which go on) use the
+ * (@w->cur: a pool thread serves other ports too, which go on) use the
  * same memory. Break them (vq_break: they stay dead across resumes until
  * the connection's rings are reset), log once per connection, and shut the
  * socket down: the control thread sees the hangup and closes the
@@ -754,17 +754,17 @@ static bool worker_keep_polling(unsigned int poll_us, uint64_t *idle_since,
  */
 static void worker_fault(struct worker *w)
 {
-	struct worker_pool *pool = w->cur;
+	struct worker_port *wport = w->cur;
 	unsigned int i;
 	char what[160];
 	int fd;
 
-	if (!pool)
+	if (!wport)
 		abort();	/* our bug: guest memory touched outside a pair */
 	for (i = 0; i < w->npairs; i++) {
 		struct wpair *wp = &w->wp[i];
 
-		if (wp->pool != pool)
+		if (wp->wport != wport)
 			continue;
 		vq_break(&wp->p->rx.vq, "guest memory vanished");
 		vq_break(&wp->p->tx.vq, "guest memory vanished");
@@ -772,10 +772,10 @@ static void worker_fault(struct worker *w)
 		worker_host_arm(w, wp, false);
 	}
 	guard_describe(what, sizeof(what));
-	if (!__atomic_exchange_n(&pool->fault_logged, 1, __ATOMIC_RELAXED))
-		log_err("port %s: guest %s: closing the connection", pool->name,
+	if (!__atomic_exchange_n(&wport->fault_logged, 1, __ATOMIC_RELAXED))
+		log_err("port %s: guest %s: closing the connection", wport->name,
 			what);
-	fd = __atomic_load_n(&pool->conn_fd, __ATOMIC_ACQUIRE);
+	fd = __atomic_load_n(&wport->conn_fd, __ATOMIC_ACQUIRE);
 	if (fd >= 0)
 		shutdown(fd, SHUT_RDWR);
 }
@@ -840,7 +840,7 @@ _Static_assert(NET_TX_BURST <= TAP_URING_ENTRIES, "TX burst larger than the TAP 
 /*
  * The thread's TAP ring (TX bursts, RX batches), for its whole life
  * (never made on the hot path): a port's own thread makes one if the
- * port's host batches, a group's thread always (any port may come). A
+ * port's host batches, a pool's thread always (any port may come). A
  * refusal, unless the operator chose writev, is one line; the thread then
  * writes and reads per frame.
  */
@@ -850,16 +850,16 @@ static void worker_uring_init(struct worker *w)
 	struct reason why;
 	int ret;
 
-	if (w->pool && !w->pool->host->ops->tx_batch)
+	if (w->wport && !w->wport->host->ops->tx_batch)
 		return;
 	ret = tap_uring_create(&w->s.uring, &why);
 	if (!ret || ret == -EOPNOTSUPP)
 		return;
-	if (w->pool)
+	if (w->wport)
 		log_warn("port %s: worker %u: tap I/O uses readv/writev: %s",
-			 w->pool->name, w->id, why.msg);
+			 w->wport->name, w->id, why.msg);
 	else
-		log_warn("worker group thread %u: tap I/O uses readv/writev: %s",
+		log_warn("worker pool thread %u: tap I/O uses readv/writev: %s",
 			 w->id, why.msg);
 }
 
@@ -871,8 +871,8 @@ void *worker_main(void *arg)
 	char name[16];
 	sigset_t sb;
 
-	if (w->pool)
-		snprintf(name, sizeof(name), "vnet-%.6s-w%u", w->pool->name, w->id);
+	if (w->wport)
+		snprintf(name, sizeof(name), "vnet-%.6s-w%u", w->wport->name, w->id);
 	else
 		snprintf(name, sizeof(name), "vnetd-w%u", w->id);
 	pthread_setname_np(pthread_self(), name);
@@ -885,7 +885,7 @@ void *worker_main(void *arg)
 	 * One recovery point for the thread's life: no local of this frame
 	 * changes after sigsetjmp(), and worker_loop() starts afresh after a
 	 * fault. Every guest access of the thread (serve, rearm, notify) runs
-	 * inside; none runs under the pool lock.
+	 * inside; none runs under @lock.
 	 */
 	if (sigsetjmp(jb, 0))
 		worker_fault(w);

@@ -2,8 +2,8 @@
 /*
  * worker_loop.h - a data plane thread as it serves: its rings and pairs
  * (struct wring, struct wpair), the thread (struct worker), the port it
- * serves them for (struct worker_pool) and the shared threads (struct
- * worker_group), and the thread's entry. Private to worker.c (lifecycle)
+ * serves them for (struct worker_port) and the shared threads (struct
+ * worker_pool), and the thread's entry. Private to worker.c (lifecycle)
  * and worker_loop.c (the serving loop); everyone else uses worker.h.
  */
 #ifndef VNET_WORKER_LOOP_H
@@ -20,7 +20,7 @@
 #include "rx_policy.h"
 #include "worker_types.h"
 
-struct worker_pool;
+struct worker_port;
 
 
 enum worker_ev {
@@ -66,13 +66,13 @@ struct wring {
  * @rx_ready:	The host side may have a frame (it cannot tell us the length)
  * @rx_peek:	The host side tells the next frame's length: always try RX
  * @tx_blocked:	The host side was full: TX waits for RX (loop) or a retry
- * @pool:	The port the pair belongs to (options, host side, connection)
+ * @wport:	The port the pair belongs to (options, host side, connection)
  * @asleep:	Nothing to do until one of its fds fires: passes skip it
  *		(worker_doze())
  */
 struct wpair {
 	struct vnet_pair *p;
-	struct worker_pool *pool;
+	struct worker_port *wport;
 	bool asleep;
 	struct wring rx;
 	struct wring tx;
@@ -86,7 +86,7 @@ struct wpair {
 
 /**
  * struct worker - One data plane thread
- * @pool:	Owner, NULL for a thread of a worker_group
+ * @wport:	Owner, NULL for a thread of a worker_pool
  * @cur:	Port of the pair being served now: its budgets and log name,
  *		and the connection a SIGBUS in guest memory belongs to
  * @lock:	Control handshake only (pause, resume, stop, pairs handed over)
@@ -96,10 +96,10 @@ struct wpair {
  * @epfd:	Its epoll set, rebuilt on every resume
  * @hold_epfd:	The same without the host fds: the RX hold sleeps there
  * @ctl_fd:	Control eventfd: a pause or stop request is pending
- * @ctl_pending: Set (under the pool lock) when a request is pending
- * @pause_count: Pause requests not yet resumed (pool lock)
- * @paused:	The thread acknowledged a pause and is parked (pool lock)
- * @stop:	The thread must exit (pool lock)
+ * @ctl_pending: Set (under @lock) when a request is pending
+ * @pause_count: Pause requests not yet resumed (@lock)
+ * @paused:	The thread acknowledged a pause and is parked (@lock)
+ * @stop:	The thread must exit (@lock)
  * @cond:	Signals @paused and @pause_count/@stop changes
  * @polling:	Busy-polling right now (rings are checked without kicks)
  * @busy_passes: Passes that moved frames since the last counter commit
@@ -109,8 +109,8 @@ struct wpair {
  * @need_sleep_timeout: A ring without kick fd or a blocked TX: never sleep
  *		for long
  * @npairs:	Pairs served
- * @cap:	Room in @wp (a group thread's grows while it is paused)
- * @assigned:	Group thread: pairs of ports given to it, handed over or not
+ * @cap:	Room in @wp (a pool thread's grows while it is paused)
+ * @assigned:	Pool thread: pairs of ports given to it, handed over or not
  *		(control thread only)
  * @poll_us:	Busy-poll window: the largest of its ports' --poll-us
  * @wp:		Them
@@ -119,8 +119,8 @@ struct wpair {
  * @rl:		Rate limit of ring break lines
  */
 struct worker {
-	struct worker_pool *pool;
-	struct worker_pool *cur;
+	struct worker_port *wport;
+	struct worker_port *cur;
 	pthread_mutex_t lock;
 	unsigned int id;
 	pthread_t thread;
@@ -149,8 +149,8 @@ struct worker {
 };
 
 /**
- * struct worker_pool - The threads of one port: its own, or some of a
- *			worker_group's that its pairs were handed to
+ * struct worker_port - The threads of one port: its own, or some of a
+ *			worker_pool's that its pairs were handed to
  * @name:	Port name for log lines
  * @host:		Host side
  * @o:		Options, defaults filled in
@@ -158,14 +158,14 @@ struct worker {
  * @npairs:	How many
  * @conn_fd:	Connection socket to shut down on a memory fault, -1: none
  * @fault_logged: The memory fault of this connection was logged
- * @shared:	@w are a worker_group's (@o.group): not ours to stop
+ * @shared:	@w are a worker_pool's (@o.pool): not ours to stop
  * @nworkers:	Threads serving the port's pairs
  * @w:		Them
  * @held:	Pauses this port holds on @w[i] (worker_unpause_all())
  * @thr_of:	Pair index to index in @w
- * @handed:	Shared: the pair is in its thread's list (worker_pool_join())
+ * @handed:	Shared: the pair is in its thread's list (worker_port_join())
  */
-struct worker_pool {
+struct worker_port {
 	char name[64];
 	struct host *host;
 	struct worker_opts o;
@@ -182,13 +182,13 @@ struct worker_pool {
 };
 
 /**
- * struct worker_group - Threads that the pairs of many ports share
+ * struct worker_pool - Threads that the pairs of many ports share
  * @nthreads:	How many
- * @w:		Them; each pair of a port using the group is on one of them
+ * @w:		Them; each pair of a port using the pool is on one of them
  */
-struct worker_group {
+struct worker_pool {
 	unsigned int nthreads;
-	struct worker *w[WORKER_GROUP_MAX];
+	struct worker *w[WORKER_POOL_MAX];
 };
 
 void *worker_main(void *arg);

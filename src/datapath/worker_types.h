@@ -12,10 +12,10 @@
 
 #include "spoof.h"
 
-struct worker_group;
+struct worker_pool;
 
-/* Threads of one worker_group at most (vnetd --worker-threads) */
-#define WORKER_GROUP_MAX	256
+/* Threads of one worker_pool at most (vnetd --worker-threads) */
+#define WORKER_POOL_MAX	256
 
 /*
  * Frames a ring moves in one turn of its pair's pass while both directions
@@ -44,7 +44,7 @@ struct worker_group;
  * @poll_us:		Busy-poll this long before sleeping (0: never)
  * @nthreads:		Threads for the port's pairs (0: one per pair)
  * @spoof:		Anti-spoofing of guest TX (spoof.h), all zero: off
- * @group:		Shared threads to hand the pairs to instead of threads
+ * @pool:		Shared threads to hand the pairs to instead of threads
  *			of the port's own (@nthreads then unused), NULL: none
  */
 struct worker_opts {
@@ -53,7 +53,7 @@ struct worker_opts {
 	unsigned int poll_us;
 	unsigned int nthreads;
 	struct spoof_policy spoof;
-	struct worker_group *group;
+	struct worker_pool *pool;
 };
 
 #endif /* VNET_WORKER_TYPES_H */

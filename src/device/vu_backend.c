@@ -485,7 +485,7 @@ int vu_dev_create(struct vu_dev **d, const struct vu_dev_cfg *cfg)
 		~(cfg->config_space ? 0 : BIT(VHOST_USER_PROTOCOL_F_CONFIG));
 	vu_pairs_init(n);
 	if (!cfg->no_workers) {
-		ret = worker_pool_create(&n->wp, n->cfg.name, n->pairs,
+		ret = worker_port_create(&n->wp, n->cfg.name, n->pairs,
 					 cfg->queues, cfg->host, &cfg->wopts);
 		if (ret)
 			goto err_mem;
@@ -510,7 +510,7 @@ void vu_dev_destroy(struct vu_dev *d)
 		return;
 	vu_dev_disconnect(d);
 	if (d->wp)
-		worker_pool_destroy(d->wp);
+		worker_port_destroy(d->wp);
 	gmem_cleanup(d->mem);
 	free(d->mem);
 	free(d);
@@ -527,7 +527,7 @@ void vu_dev_connect(struct vu_dev *d, int sock)
 		vu_dev_disconnect(d);
 	d->sock = sock;
 	d->conn = NULL;
-	worker_pool_set_conn(d->wp, sock);
+	worker_port_set_conn(d->wp, sock);
 	d->owner = false;
 	d->proto = 0;
 }
@@ -610,7 +610,7 @@ void vu_dev_disconnect(struct vu_dev *d)
 	unsigned int i;
 
 	vu_dev_reset(d);
-	worker_pool_set_conn(d->wp, -1);
+	worker_port_set_conn(d->wp, -1);
 	if (d->sock >= 0)
 		close(d->sock);
 	d->sock = -1;

@@ -129,7 +129,7 @@ struct vu_dev {
 	bool replaying;
 	struct vu_ring rings[VU_MAX_RINGS];
 	struct vnet_pair pairs[VNET_MAX_PAIRS];
-	struct worker_pool *wp;
+	struct worker_port *wp;
 	struct reason why;
 	struct vhost_port vp;
 };

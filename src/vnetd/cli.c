@@ -173,14 +173,14 @@ static int cli_finish_port(struct vnetd_cfg *cfg, unsigned int i)
 	return 0;
 }
 
-/* --worker-threads auto: the CPUs we may run on, 1..WORKER_GROUP_MAX */
+/* --worker-threads auto: the CPUs we may run on, 1..WORKER_POOL_MAX */
 static unsigned int cli_cpus(void)
 {
 	cpu_set_t cpus;
 	int n;
 
 	n = sched_getaffinity(0, sizeof(cpus), &cpus) ? 1 : CPU_COUNT(&cpus);
-	return (unsigned int)MIN(MAX(n, 1), WORKER_GROUP_MAX);
+	return (unsigned int)MIN(MAX(n, 1), WORKER_POOL_MAX);
 }
 
 static void cli_defaults(struct vnetd_cfg *cfg, struct vnetd_port_cfg *t)
@@ -225,9 +225,9 @@ static int cli_worker_threads(struct vnetd_cfg *cfg, const char *val)
 		cfg->worker_threads = cli_cpus();
 		return 0;
 	}
-	if (cli_uint(val, 0, WORKER_GROUP_MAX, &v)) {
+	if (cli_uint(val, 0, WORKER_POOL_MAX, &v)) {
 		cli_err("--worker-threads %s: must be 0..%d or auto (0: threads per port)",
-			val, WORKER_GROUP_MAX);
+			val, WORKER_POOL_MAX);
 		return -EINVAL;
 	}
 	cfg->worker_threads = (unsigned int)v;

@@ -179,7 +179,7 @@ static void ctl_answer(struct ctl_client *c, bool too_long)
 	else if (!strcmp(req, "status json"))
 		metrics_status_json(b, ctl.ports, ctl.nports);
 	else if (!strcmp(req, "metrics"))
-		metrics_prometheus(b, ctl.ports, ctl.nports, port_group(),
+		metrics_prometheus(b, ctl.ports, ctl.nports, port_pool(),
 				   ctl.refused);
 	else if ((!strncmp(req, "port add ", 9) || !strcmp(req, "upgrade") ||
 		  !strncmp(req, "port del ", 9)) && !ctl_may_change(c->h.fd))

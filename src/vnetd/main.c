@@ -146,7 +146,7 @@ static int main_setup(struct vnetd *v)
 		return main_takeover(v);
 	ret = main_setup_http(v);	/* first: a failure leaves no port behind */
 	if (!ret)
-		ret = port_group_init(v->cfg.worker_threads);
+		ret = port_pool_init(v->cfg.worker_threads);
 	if (ret)
 		return ret;
 	for (i = 0; i < v->cfg.nports; i++) {
@@ -315,7 +315,7 @@ int main(int argc, char **argv)
 		log_err("event loop: %s", strerror(-ret));
 	for (i = 0; i < v->cfg.nports; i++)
 		port_cleanup(&v->ports[i]);
-	port_group_cleanup();
+	port_pool_cleanup();
 	ctl_close(v->ctl_fd, v->cfg.ctl_path);
 	metrics_http_close(v->http_fd);
 	return ret ? 1 : 0;

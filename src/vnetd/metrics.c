@@ -505,21 +505,21 @@ static void metrics_prom_migration(struct sbuf *b, struct vnetd_port *ports,
 
 /* --worker-threads: how the pool's threads share the pairs of all ports */
 static void metrics_prom_workers(struct sbuf *b,
-				 const struct worker_group *g)
+				 const struct worker_pool *g)
 {
 	unsigned int i;
 
 	if (!g)
 		return;
 	sbuf_printf(b, "# HELP vnetd_worker_thread_pairs Queue pairs a thread of the shared worker pool serves (--worker-threads)\n# TYPE vnetd_worker_thread_pairs gauge\n");
-	for (i = 0; i < worker_group_threads(g); i++)
+	for (i = 0; i < worker_pool_threads(g); i++)
 		sbuf_printf(b, "vnetd_worker_thread_pairs{thread=\"%u\"} %u\n", i,
-			       worker_group_pairs(g, i));
+			       worker_pool_pairs(g, i));
 }
 
 static void metrics_prom_ports(struct sbuf *b, struct vnetd_port *ports,
 			       unsigned int nports,
-			       const struct worker_group *group,
+			       const struct worker_pool *group,
 			       const uint64_t *ctl_refusals)
 {
 	unsigned int i, q, npairs;
@@ -572,7 +572,7 @@ static void metrics_prom_ports(struct sbuf *b, struct vnetd_port *ports,
  * @ctl_refusals: Control socket refusals by enum ctl_refuse, CTL_REFUSE_MAX
  */
 void metrics_prometheus(struct sbuf *b, struct vnetd_port *ports,
-			unsigned int nports, const struct worker_group *group,
+			unsigned int nports, const struct worker_pool *group,
 			const uint64_t *ctl_refusals)
 {
 	size_t f;

@@ -10,14 +10,14 @@
 
 struct sbuf;
 struct vnetd_port;
-struct worker_group;
+struct worker_pool;
 
 void metrics_status_text(struct sbuf *b, struct vnetd_port *ports,
 			 unsigned int nports);
 void metrics_status_json(struct sbuf *b, struct vnetd_port *ports,
 			 unsigned int nports);
 void metrics_prometheus(struct sbuf *b, struct vnetd_port *ports,
-			unsigned int nports, const struct worker_group *group,
+			unsigned int nports, const struct worker_pool *group,
 			const uint64_t *ctl_refusals);
 
 #endif /* VNETD_METRICS_H */

@@ -266,7 +266,7 @@ static void metrics_http_answer(struct mhttp_client *c, bool too_long)
 	}
 	for (i = 0; i < CTL_REFUSE_MAX; i++)
 		ctl_refusals[i] = ctl_refused((enum ctl_refuse)i);
-	metrics_prometheus(&c->body, mhttp.ports, mhttp.nports, port_group(),
+	metrics_prometheus(&c->body, mhttp.ports, mhttp.nports, port_pool(),
 			   ctl_refusals);
 	if (c->body.oom) {
 		sbuf_free(&c->body);

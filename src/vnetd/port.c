@@ -52,7 +52,7 @@
 
 
 /* --worker-threads: the threads every port hands its pairs to, NULL: none */
-static struct worker_group *port_wgroup;
+static struct worker_pool *port_pool_threads;
 
 /* --frontend-stall-ms: mid-message or owing a reply longer is a stall */
 static unsigned int port_stall_ms = VNETD_STALL_MS_DEFAULT;
@@ -72,22 +72,22 @@ void port_set_stall_ms(unsigned int ms)
 }
 
 /**
- * port_group_init() - Start the pool of threads all ports share
+ * port_pool_init() - Start the pool of threads all ports share
  * @nthreads:	--worker-threads, 0: none (each port starts its own)
  *
  * Before the first port_init(): ports made afterwards, at start or at run
- * time, hand their pairs to these threads (worker_pool_create()).
+ * time, hand their pairs to these threads (worker_port_create()).
  *
  * Context: main thread, before any port
- * Return: 0 or -errno from worker_group_create()
+ * Return: 0 or -errno from worker_pool_create()
  */
-int port_group_init(unsigned int nthreads)
+int port_pool_init(unsigned int nthreads)
 {
 	int ret;
 
 	if (!nthreads)
 		return 0;
-	ret = worker_group_create(&port_wgroup, nthreads);
+	ret = worker_pool_create(&port_pool_threads, nthreads);
 	if (ret)
 		log_err("--worker-threads %u: cannot start the threads: %s",
 			nthreads, strerror(-ret));
@@ -98,22 +98,22 @@ int port_group_init(unsigned int nthreads)
 }
 
 /**
- * port_group_cleanup() - Stop the shared threads, after every port_cleanup()
+ * port_pool_cleanup() - Stop the shared threads, after every port_cleanup()
  */
-void port_group_cleanup(void)
+void port_pool_cleanup(void)
 {
-	worker_group_destroy(port_wgroup);
-	port_wgroup = NULL;
+	worker_pool_destroy(port_pool_threads);
+	port_pool_threads = NULL;
 }
 
 /**
- * port_group() - The shared threads, for status and metrics
+ * port_pool() - The shared threads, for status and metrics
  *
- * Return: the group, NULL without --worker-threads
+ * Return: the pool, NULL without --worker-threads
  */
-const struct worker_group *port_group(void)
+const struct worker_pool *port_pool(void)
 {
-	return port_wgroup;
+	return port_pool_threads;
 }
 
 /* Hand a connected socket to the device, buffered, and watch it */
@@ -696,7 +696,7 @@ int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
 	dc.host = &p->host;
 	dc.wopts = p->cfg.wopts;
 	/* threads=N: the port keeps threads of its own */
-	dc.wopts.group = p->cfg.wopts.nthreads ? NULL : port_wgroup;
+	dc.wopts.pool = p->cfg.wopts.nthreads ? NULL : port_pool_threads;
 	dc.vhost = &p->vhost;	/* decided once above, adopted by the device */
 	dc.config_space = p->cfg.config_space;
 	ret = vu_dev_create(&p->dev, &dc);

@@ -11,15 +11,15 @@
 #include "reason.h"
 #include "vnetd.h"
 
-struct worker_group;
+struct worker_pool;
 
 int port_init(struct vnetd_port *p, const struct vnetd_port_cfg *cfg, int epfd,
 	      struct reason *why);
 void port_cleanup(struct vnetd_port *p);
 void port_set_stall_ms(unsigned int ms);
-int port_group_init(unsigned int nthreads);
-void port_group_cleanup(void);
-const struct worker_group *port_group(void);
+int port_pool_init(unsigned int nthreads);
+void port_pool_cleanup(void);
+const struct worker_pool *port_pool(void);
 void port_event(struct vnetd_port *p, enum vnetd_ev_type type,
 		uint32_t events);
 int port_timeout_ms(const struct vnetd_port *p, uint64_t now_ms);

@@ -64,7 +64,7 @@ struct dp_env {
 	struct dp_drv rx[DP_MAX_PAIRS];
 	struct dp_drv tx[DP_MAX_PAIRS];
 	struct host host;
-	struct worker_pool *wp;
+	struct worker_port *wp;
 };
 
 static inline void *dp_host(struct dp_env *e, uint64_t gpa)
@@ -163,7 +163,7 @@ static inline int dp_init(struct dp_env *e, enum vq_layout l, uint64_t features,
 
 static inline int dp_start(struct dp_env *e, const struct worker_opts *o)
 {
-	return worker_pool_create(&e->wp, "test", e->pairs, e->npairs, &e->host, o);
+	return worker_port_create(&e->wp, "test", e->pairs, e->npairs, &e->host, o);
 }
 
 static inline void dp_close_ring(struct vnet_ring *r, struct dp_drv *d)
@@ -179,7 +179,7 @@ static inline void dp_cleanup(struct dp_env *e)
 {
 	unsigned int i;
 
-	worker_pool_destroy(e->wp);
+	worker_port_destroy(e->wp);
 	e->wp = NULL;
 	for (i = 0; i < e->npairs; i++) {
 		dp_close_ring(&e->pairs[i].rx, &e->rx[i]);

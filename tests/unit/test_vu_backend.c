@@ -50,16 +50,16 @@
 
 /* -------- fake worker pool: records pauses -------- */
 
-struct worker_pool {
+struct worker_port {
 	unsigned int npairs;
 	int paused[VNET_MAX_PAIRS];
 	int all;
 	int max_depth;
 };
 
-static struct worker_pool *cur_wp;
+static struct worker_port *cur_wp;
 
-int worker_pool_create(struct worker_pool **wp, const char *port_name,
+int worker_port_create(struct worker_port **wp, const char *port_name,
 		       struct vnet_pair *pairs, unsigned int npairs,
 		       struct host *host, const struct worker_opts *o)
 {
@@ -72,41 +72,41 @@ int worker_pool_create(struct worker_pool **wp, const char *port_name,
 	return 0;
 }
 
-void worker_pool_destroy(struct worker_pool *wp)
+void worker_port_destroy(struct worker_port *wp)
 {
 	if (cur_wp == wp)
 		cur_wp = NULL;
 	free(wp);
 }
 
-void worker_pause(struct worker_pool *wp, unsigned int pair)
+void worker_pause(struct worker_port *wp, unsigned int pair)
 {
 	if (pair < wp->npairs)
 		wp->paused[pair]++;
 }
 
-void worker_resume(struct worker_pool *wp, unsigned int pair)
+void worker_resume(struct worker_port *wp, unsigned int pair)
 {
 	if (pair < wp->npairs)
 		wp->paused[pair]--;
 }
 
-void worker_pause_all(struct worker_pool *wp)
+void worker_pause_all(struct worker_port *wp)
 {
 	wp->all++;
 }
 
-void worker_resume_all(struct worker_pool *wp)
+void worker_resume_all(struct worker_port *wp)
 {
 	wp->all--;
 }
 
-void worker_pool_set_conn(struct worker_pool *wp, int fd)
+void worker_port_set_conn(struct worker_port *wp, int fd)
 {
 	(void)wp; (void)fd;
 }
 
-void worker_unpause_all(struct worker_pool *wp)
+void worker_unpause_all(struct worker_port *wp)
 {
 	(void)wp;
 }

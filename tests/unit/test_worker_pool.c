@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_worker_group.c - the pairs of several ports on the threads of one
- * worker_group (vnetd --worker-threads): pairs spread evenly, every frame
+ * test_worker_pool.c - the pairs of several ports on the threads of one
+ * worker_pool (vnetd --worker-threads): pairs spread evenly, every frame
  * of every port back in order through the loop backend, a port added and
  * one removed while the others carry traffic (their pairs handed to a
  * thread and taken back), a port with no started ring handed over only
  * at its first pause, a pause of one port's pair that leaves the
- * other ports' pairs on the same thread resumed afterwards, and bad group
+ * other ports' pairs on the same thread resumed afterwards, and bad pool
  * sizes refused.
  */
 #include <stdio.h>
@@ -96,40 +96,40 @@ static int gtraffic(unsigned int from, unsigned int to, unsigned long total)
 }
 
 static int gport_start(unsigned int p, unsigned int npairs,
-		       struct worker_group *g, enum vq_layout l)
+		       struct worker_pool *g, enum vq_layout l)
 {
-	struct worker_opts o = { .group = g, .nthreads = 7 /* ignored */ };
+	struct worker_opts o = { .pool = g, .nthreads = 7 /* ignored */ };
 	int ret;
 
 	ret = dp_init(&ports[p], l, F_V1 | F_MRG | F_EIDX, npairs, "loop");
 	return ret ? ret : dp_start(&ports[p], &o);
 }
 
-static unsigned int group_total(const struct worker_group *g)
+static unsigned int pool_total(const struct worker_pool *g)
 {
 	unsigned int i, n = 0;
 
-	for (i = 0; i < worker_group_threads(g); i++)
-		n += worker_group_pairs(g, i);
+	for (i = 0; i < worker_pool_threads(g); i++)
+		n += worker_pool_pairs(g, i);
 	return n;
 }
 
 static void test_spread_and_traffic(void)
 {
-	struct worker_group *g;
+	struct worker_pool *g;
 	unsigned int p, lo, hi, i;
 
-	CHECK_EQ(worker_group_create(&g, 2), 0);
-	CHECK_EQ(worker_group_threads(g), 2);
-	CHECK_EQ(group_total(g), 0);
+	CHECK_EQ(worker_pool_create(&g, 2), 0);
+	CHECK_EQ(worker_pool_threads(g), 2);
+	CHECK_EQ(pool_total(g), 0);
 	/* 1 + 2 + 3 + 1 + 2 pairs: 9 pairs, 4 and 5 on the two threads */
 	for (p = 0; p < 5; p++)
 		CHECK_EQ(gport_start(p, p % 3 + 1, g, p & 1 ? VQ_PACKED : VQ_SPLIT), 0);
-	CHECK_EQ(group_total(g), 9);
-	lo = hi = worker_group_pairs(g, 0);
+	CHECK_EQ(pool_total(g), 9);
+	lo = hi = worker_pool_pairs(g, 0);
 	for (i = 1; i < 2; i++) {
-		lo = MIN(lo, worker_group_pairs(g, i));
-		hi = MAX(hi, worker_group_pairs(g, i));
+		lo = MIN(lo, worker_pool_pairs(g, i));
+		hi = MAX(hi, worker_pool_pairs(g, i));
 	}
 	CHECK(hi - lo <= 1);
 	CHECK_EQ(gtraffic(0, 5, 3000), 0);
@@ -138,16 +138,16 @@ static void test_spread_and_traffic(void)
 			CHECK_EQ(dp_ctr(&ports[p].pairs[i].rx.ctr.packets), 3000);
 	for (p = 0; p < 5; p++)
 		dp_cleanup(&ports[p]);
-	CHECK_EQ(group_total(g), 0);
-	worker_group_destroy(g);
+	CHECK_EQ(pool_total(g), 0);
+	worker_pool_destroy(g);
 }
 
 static void test_add_del_while_running(void)
 {
-	struct worker_group *g;
+	struct worker_pool *g;
 	unsigned int round;
 
-	CHECK_EQ(worker_group_create(&g, 2), 0);
+	CHECK_EQ(worker_pool_create(&g, 2), 0);
 	CHECK_EQ(gport_start(0, 2, g, VQ_SPLIT), 0);
 	CHECK_EQ(gport_start(1, 1, g, VQ_PACKED), 0);
 	CHECK_EQ(gtraffic(0, 2, 500), 0);
@@ -159,21 +159,21 @@ static void test_add_del_while_running(void)
 		CHECK_EQ(gtraffic(0, 2, 300), 0);
 		CHECK_EQ(gtraffic(p, p + 1, 300), 0);
 		dp_cleanup(&ports[p]);
-		CHECK_EQ(group_total(g), 3);
+		CHECK_EQ(pool_total(g), 3);
 	}
 	CHECK_EQ(gtraffic(0, 2, 500), 0);
 	dp_cleanup(&ports[1]);
 	dp_cleanup(&ports[0]);
-	CHECK_EQ(group_total(g), 0);
-	worker_group_destroy(g);
+	CHECK_EQ(pool_total(g), 0);
+	worker_pool_destroy(g);
 }
 
 static void test_pause_one_port_others_resume(void)
 {
-	struct worker_group *g;
+	struct worker_pool *g;
 
 	/* one thread: both ports' pairs on it */
-	CHECK_EQ(worker_group_create(&g, 1), 0);
+	CHECK_EQ(worker_pool_create(&g, 1), 0);
 	CHECK_EQ(gport_start(0, 1, g, VQ_SPLIT), 0);
 	CHECK_EQ(gport_start(1, 1, g, VQ_SPLIT), 0);
 	worker_pause(ports[0].wp, 0);
@@ -186,7 +186,7 @@ static void test_pause_one_port_others_resume(void)
 	CHECK_EQ(gtraffic(0, 2, 1000), 0);
 	dp_cleanup(&ports[1]);
 	dp_cleanup(&ports[0]);
-	worker_group_destroy(g);
+	worker_pool_destroy(g);
 }
 
 /* A port whose rings have not started (no frontend yet) stops no thread:
@@ -194,40 +194,40 @@ static void test_pause_one_port_others_resume(void)
 static void test_lazy_hand_over(void)
 {
 	struct worker_opts o = { 0 };
-	struct worker_group *g;
+	struct worker_pool *g;
 	unsigned int i;
 
-	CHECK_EQ(worker_group_create(&g, 2), 0);
-	o.group = g;
+	CHECK_EQ(worker_pool_create(&g, 2), 0);
+	o.pool = g;
 	CHECK_EQ(dp_init(&ports[0], VQ_SPLIT, F_V1 | F_MRG | F_EIDX, 2, "loop"), 0);
 	for (i = 0; i < 2; i++)
 		ports[0].pairs[i].rx.started = ports[0].pairs[i].tx.started = false;
 	CHECK_EQ(dp_start(&ports[0], &o), 0);
-	CHECK_EQ(group_total(g), 0);
+	CHECK_EQ(pool_total(g), 0);
 	worker_pause(ports[0].wp, 1);
 	ports[0].pairs[1].rx.started = ports[0].pairs[1].tx.started = true;
 	worker_resume(ports[0].wp, 1);
-	CHECK_EQ(group_total(g), 1);
+	CHECK_EQ(pool_total(g), 1);
 	worker_pause_all(ports[0].wp);
 	ports[0].pairs[0].rx.started = ports[0].pairs[0].tx.started = true;
 	worker_resume_all(ports[0].wp);
-	CHECK_EQ(group_total(g), 2);
-	CHECK_EQ(worker_group_pairs(g, 0), 1);
+	CHECK_EQ(pool_total(g), 2);
+	CHECK_EQ(worker_pool_pairs(g, 0), 1);
 	CHECK_EQ(gtraffic(0, 1, 1000), 0);
 	dp_cleanup(&ports[0]);
-	CHECK_EQ(group_total(g), 0);
-	worker_group_destroy(g);
+	CHECK_EQ(pool_total(g), 0);
+	worker_pool_destroy(g);
 }
 
 static void test_bad_sizes(void)
 {
-	struct worker_group *g = NULL;
+	struct worker_pool *g = NULL;
 
-	CHECK_EQ(worker_group_create(&g, 0), -EINVAL);
-	CHECK_EQ(worker_group_create(&g, WORKER_GROUP_MAX + 1), -EINVAL);
+	CHECK_EQ(worker_pool_create(&g, 0), -EINVAL);
+	CHECK_EQ(worker_pool_create(&g, WORKER_POOL_MAX + 1), -EINVAL);
 	CHECK(g == NULL);
-	worker_group_destroy(NULL);
-	CHECK_EQ(worker_group_threads(NULL), 0);
+	worker_pool_destroy(NULL);
+	CHECK_EQ(worker_pool_threads(NULL), 0);
 }
 
 int main(void)
