@@ -40,7 +40,6 @@
  * interface for the next start to reuse (host_afxdp_prog()).
  */
 #include <errno.h>
-#include <dirent.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -59,6 +58,7 @@
 #include "host.h"
 #include "host_priv.h"
 #include "log.h"
+#include "netif.h"
 #include "reason.h"
 #include "util.h"
 #include "xsk_ring.h"
@@ -217,24 +217,6 @@ static void host_afxdp_close(struct host *host)
 	host->npairs = 0;
 }
 
-/* RX queues of @ifname (/sys/class/net/IF/queues/rx-N), -errno if unknown */
-static int host_afxdp_rx_queues(const char *ifname)
-{
-	char path[64 + IFNAMSIZ];
-	struct dirent *e;
-	int n = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", ifname);
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)))
-		n += !strncmp(e->d_name, "rx-", 3);
-	closedir(d);
-	return n;
-}
-
 /* Make the UMEM of @aq (memory, libxdp UMEM, fill/completion rings) */
 static int host_afxdp_umem(struct afxdp_q *aq, struct xsk_ring_prod *fill,
 			   struct xsk_ring_cons *comp)
@@ -380,7 +362,7 @@ static int host_afxdp_open(struct host *host, const struct host_cfg *cfg,
 		return reason_set(why, -ENODEV, "af_xdp %s: no such interface: "
 				  "--xdp-if must name an existing interface "
 				  "(ip link)", cfg->xdp_if);
-	nq = host_afxdp_rx_queues(cfg->xdp_if);
+	nq = netif_rx_queues(NULL, cfg->xdp_if);
 	if (nq >= 0 && (unsigned int)nq < cfg->xdp_queue + cfg->npairs)
 		return reason_set(why, -ERANGE, "af_xdp %s: has %d queues, the "
 				  "port needs queues %u..%u: give the interface "

@@ -8,7 +8,6 @@
  * hint, or all of it as JSON. Notes and warnings go to stderr. With
  * --host af_xdp it reads the interface's queue count from sysfs.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include "cmd_opts.h"
 #include "cmds.h"
 #include "mac.h"
+#include "netif.h"
 #include "plan.h"
 #include "provision.h"
 
@@ -289,24 +289,6 @@ static int plan_qemu_detect(const char *bin, unsigned int *maj, unsigned int *mi
 	return plan_qemu_version_parse(buf, maj, min);
 }
 
-/* RX queues of interface @ifname under @sysfs (DIR/IF/queues/rx-N), -errno */
-static int plan_nic_queues(const char *sysfs, const char *ifname)
-{
-	char path[512];
-	struct dirent *e;
-	int n = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "%s/%s/queues", sysfs, ifname);
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)))
-		n += !strncmp(e->d_name, "rx-", 3);
-	closedir(d);
-	return n;
-}
-
 /* Host facts the policy and the generators need; defaults degrade with a warning */
 static int plan_probe_host(struct plan_opts *o)
 {
@@ -321,7 +303,7 @@ static int plan_probe_host(struct plan_opts *o)
 			 o->qemu_bin);
 	}
 	if (o->vm.xdp_if)
-		o->nic_queues = plan_nic_queues(o->sysfs_net ? o->sysfs_net :
+		o->nic_queues = netif_rx_queues(o->sysfs_net ? o->sysfs_net :
 						PLAN_SYSFS_NET, o->vm.xdp_if);
 	if (o->vm.backend == PLAN_BACKEND_VHOST_USER) {
 		o->in.vhost_available = true;	/* vnetd is the vhost */
