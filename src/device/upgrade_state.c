@@ -43,7 +43,7 @@ _Static_assert(UPGRADE_RX_FDS == VHOST_USER_MAX_FDS, "fds per message");
 			  UPG_DEV_LEN_MAX)
 
 /* A cursor over a buffer; @err latches the first overrun */
-struct upg_cur {
+struct upgrade_state_cur {
 	uint8_t *w;		/* writer */
 	const uint8_t *r;	/* reader */
 	size_t len;
@@ -52,7 +52,7 @@ struct upg_cur {
 	unsigned int version;	/* of the state written or read */
 };
 
-static void upg_put(struct upg_cur *c, const void *p, size_t n)
+static void upgrade_state_put(struct upgrade_state_cur *c, const void *p, size_t n)
 {
 	if (c->err || n > c->len - c->at) {
 		c->err = true;
@@ -62,22 +62,22 @@ static void upg_put(struct upg_cur *c, const void *p, size_t n)
 	c->at += n;
 }
 
-static void upg_put_uint(struct upg_cur *c, uint64_t v, unsigned int bytes)
+static void upgrade_state_put_uint(struct upgrade_state_cur *c, uint64_t v, unsigned int bytes)
 {
 	uint8_t b[8];
 	unsigned int i;
 
 	for (i = 0; i < bytes; i++)
 		b[i] = (uint8_t)(v >> (8 * i));
-	upg_put(c, b, bytes);
+	upgrade_state_put(c, b, bytes);
 }
 
-#define upg_put8(c, v)	upg_put_uint((c), (v), 1)
-#define upg_put16(c, v)	upg_put_uint((c), (v), 2)
-#define upg_put32(c, v)	upg_put_uint((c), (uint32_t)(v), 4)
-#define upg_put64(c, v)	upg_put_uint((c), (v), 8)
+#define upgrade_state_put8(c, v)	upgrade_state_put_uint((c), (v), 1)
+#define upgrade_state_put16(c, v)	upgrade_state_put_uint((c), (v), 2)
+#define upgrade_state_put32(c, v)	upgrade_state_put_uint((c), (uint32_t)(v), 4)
+#define upgrade_state_put64(c, v)	upgrade_state_put_uint((c), (v), 8)
 
-static void upg_get(struct upg_cur *c, void *p, size_t n)
+static void upgrade_state_get(struct upgrade_state_cur *c, void *p, size_t n)
 {
 	if (c->err || n > c->len - c->at) {
 		c->err = true;
@@ -88,22 +88,22 @@ static void upg_get(struct upg_cur *c, void *p, size_t n)
 	c->at += n;
 }
 
-static uint64_t upg_get_uint(struct upg_cur *c, unsigned int bytes)
+static uint64_t upgrade_state_get_uint(struct upgrade_state_cur *c, unsigned int bytes)
 {
 	uint8_t b[8];
 	uint64_t v = 0;
 	unsigned int i;
 
-	upg_get(c, b, bytes);
+	upgrade_state_get(c, b, bytes);
 	for (i = 0; i < bytes; i++)
 		v |= (uint64_t)b[i] << (8 * i);
 	return v;
 }
 
-#define upg_get8(c)	((uint8_t)upg_get_uint((c), 1))
-#define upg_get16(c)	((uint16_t)upg_get_uint((c), 2))
-#define upg_get32(c)	((uint32_t)upg_get_uint((c), 4))
-#define upg_get64(c)	upg_get_uint((c), 8)
+#define upgrade_state_get8(c)	((uint8_t)upgrade_state_get_uint((c), 1))
+#define upgrade_state_get16(c)	((uint16_t)upgrade_state_get_uint((c), 2))
+#define upgrade_state_get32(c)	((uint32_t)upgrade_state_get_uint((c), 4))
+#define upgrade_state_get64(c)	upgrade_state_get_uint((c), 8)
 
 /**
  * upgrade_crc32() - CRC-32 (IEEE 802.3, as zlib) of a buffer
@@ -199,65 +199,65 @@ size_t upgrade_state_max_len(void)
 	       (size_t)UPGRADE_MAX_PORTS * UPG_PORT_LEN_MAX;
 }
 
-static void upg_put_ring(struct upg_cur *c, const struct upgrade_ring *r)
+static void upgrade_state_put_ring(struct upgrade_state_cur *c, const struct upgrade_ring *r)
 {
-	upg_put32(c, r->num);
-	upg_put32(c, r->base);
-	upg_put32(c, r->addr_flags);
-	upg_put8(c, r->addr_set);
-	upg_put8(c, r->kicked);
-	upg_put8(c, r->enabled);
-	upg_put8(c, r->started);
-	upg_put64(c, r->desc);
-	upg_put64(c, r->avail);
-	upg_put64(c, r->used);
-	upg_put64(c, r->log_gpa);
-	upg_put32(c, r->kick_fd);
-	upg_put32(c, r->call_fd);
-	upg_put32(c, r->err_fd);
+	upgrade_state_put32(c, r->num);
+	upgrade_state_put32(c, r->base);
+	upgrade_state_put32(c, r->addr_flags);
+	upgrade_state_put8(c, r->addr_set);
+	upgrade_state_put8(c, r->kicked);
+	upgrade_state_put8(c, r->enabled);
+	upgrade_state_put8(c, r->started);
+	upgrade_state_put64(c, r->desc);
+	upgrade_state_put64(c, r->avail);
+	upgrade_state_put64(c, r->used);
+	upgrade_state_put64(c, r->log_gpa);
+	upgrade_state_put32(c, r->kick_fd);
+	upgrade_state_put32(c, r->call_fd);
+	upgrade_state_put32(c, r->err_fd);
 }
 
-static void upg_put_dev(struct upg_cur *c, const struct upgrade_dev *d)
+static void upgrade_state_put_dev(struct upgrade_state_cur *c, const struct upgrade_dev *d)
 {
 	uint32_t i;
 
-	upg_put64(c, d->features);
-	upg_put64(c, d->proto);
-	upg_put8(c, d->features_set);
-	upg_put8(c, d->owner);
-	upg_put8(c, d->status);
-	upg_put8(c, 0);
-	upg_put16(c, d->mtu);
-	upg_put16(c, 0);
-	upg_put32(c, d->nregions);
+	upgrade_state_put64(c, d->features);
+	upgrade_state_put64(c, d->proto);
+	upgrade_state_put8(c, d->features_set);
+	upgrade_state_put8(c, d->owner);
+	upgrade_state_put8(c, d->status);
+	upgrade_state_put8(c, 0);
+	upgrade_state_put16(c, d->mtu);
+	upgrade_state_put16(c, 0);
+	upgrade_state_put32(c, d->nregions);
 	for (i = 0; i < d->nregions && i < GMEM_MAX_REGIONS; i++) {
 		const struct upgrade_region *r = &d->regions[i];
 
-		upg_put64(c, r->gpa);
-		upg_put64(c, r->size);
-		upg_put64(c, r->uva);
-		upg_put64(c, r->mmap_offset);
-		upg_put32(c, r->refs);
-		upg_put32(c, r->fd);
+		upgrade_state_put64(c, r->gpa);
+		upgrade_state_put64(c, r->size);
+		upgrade_state_put64(c, r->uva);
+		upgrade_state_put64(c, r->mmap_offset);
+		upgrade_state_put32(c, r->refs);
+		upgrade_state_put32(c, r->fd);
 	}
-	upg_put32(c, d->nrings);
+	upgrade_state_put32(c, d->nrings);
 	for (i = 0; i < d->nrings && i < UPGRADE_MAX_RINGS; i++)
-		upg_put_ring(c, &d->rings[i]);
-	upg_put32(c, d->rx_got);
-	upg_put(c, d->rx, d->rx_got <= UPGRADE_RX_MAX ? d->rx_got : 0);
-	upg_put32(c, d->rx_nfds);
+		upgrade_state_put_ring(c, &d->rings[i]);
+	upgrade_state_put32(c, d->rx_got);
+	upgrade_state_put(c, d->rx, d->rx_got <= UPGRADE_RX_MAX ? d->rx_got : 0);
+	upgrade_state_put32(c, d->rx_nfds);
 	for (i = 0; i < d->rx_nfds && i < UPGRADE_RX_FDS; i++)
-		upg_put32(c, d->rx_fds[i]);
+		upgrade_state_put32(c, d->rx_fds[i]);
 	if (c->version < UPGRADE_VERSION_LOG)
 		return;
-	upg_put32(c, d->log_fd);
-	upg_put64(c, d->log_size);
-	upg_put64(c, d->log_offset);
-	upg_put32(c, d->log_notify_fd);
+	upgrade_state_put32(c, d->log_fd);
+	upgrade_state_put64(c, d->log_size);
+	upgrade_state_put64(c, d->log_offset);
+	upgrade_state_put32(c, d->log_notify_fd);
 }
 
 /* The lowest version that holds @st: what the previous binary reads */
-static unsigned int upg_version(const struct upgrade_state *st)
+static unsigned int upgrade_state_version(const struct upgrade_state *st)
 {
 	uint32_t i;
 
@@ -271,20 +271,20 @@ static unsigned int upg_version(const struct upgrade_state *st)
 	return 1;
 }
 
-static void upg_put_port(struct upg_cur *c, const struct upgrade_port *p)
+static void upgrade_state_put_port(struct upgrade_state_cur *c, const struct upgrade_port *p)
 {
 	uint32_t i;
 
-	upg_put(c, p->name, sizeof(p->name));
-	upg_put32(c, p->flags);
-	upg_put32(c, p->queues);
-	upg_put32(c, p->listen_fd);
-	upg_put32(c, p->conn_fd);
-	upg_put32(c, p->nqfds);
+	upgrade_state_put(c, p->name, sizeof(p->name));
+	upgrade_state_put32(c, p->flags);
+	upgrade_state_put32(c, p->queues);
+	upgrade_state_put32(c, p->listen_fd);
+	upgrade_state_put32(c, p->conn_fd);
+	upgrade_state_put32(c, p->nqfds);
 	for (i = 0; i < p->nqfds && i < UPGRADE_MAX_PAIRS; i++)
-		upg_put32(c, p->qfds[i]);
+		upgrade_state_put32(c, p->qfds[i]);
 	if (p->flags & UPGRADE_P_CONNECTED)
-		upg_put_dev(c, &p->dev);
+		upgrade_state_put_dev(c, &p->dev);
 }
 
 /**
@@ -299,29 +299,29 @@ static void upg_put_port(struct upg_cur *c, const struct upgrade_port *p)
 int upgrade_state_encode(const struct upgrade_state *st, uint8_t *buf,
 			 size_t cap, size_t *len)
 {
-	struct upg_cur c = { .w = buf, .len = cap, .at = UPGRADE_HDR_LEN,
-			     .version = upg_version(st) };
+	struct upgrade_state_cur c = { .w = buf, .len = cap, .at = UPGRADE_HDR_LEN,
+			     .version = upgrade_state_version(st) };
 	uint32_t i, body;
 
 	if (cap < UPGRADE_HDR_LEN)
 		return -ENOSPC;
-	upg_put32(&c, st->ctl_fd);
-	upg_put32(&c, st->http_fd);
-	upg_put32(&c, st->log_fd);
+	upgrade_state_put32(&c, st->ctl_fd);
+	upgrade_state_put32(&c, st->http_fd);
+	upgrade_state_put32(&c, st->log_fd);
 	for (i = 0; i < st->nports && i < UPGRADE_MAX_PORTS; i++)
-		upg_put_port(&c, &st->ports[i]);
+		upgrade_state_put_port(&c, &st->ports[i]);
 	if (c.err)
 		return -ENOSPC;
 	*len = c.at;
 	body = (uint32_t)(c.at - UPGRADE_HDR_LEN);
 	c.at = 0;
-	upg_put32(&c, UPGRADE_MAGIC);
-	upg_put16(&c, c.version);
-	upg_put16(&c, UPGRADE_HDR_LEN);
-	upg_put32(&c, body);
-	upg_put32(&c, upgrade_crc32(buf + UPGRADE_HDR_LEN, body));
-	upg_put32(&c, st->nports);
-	upg_put32(&c, st->nfds);
+	upgrade_state_put32(&c, UPGRADE_MAGIC);
+	upgrade_state_put16(&c, c.version);
+	upgrade_state_put16(&c, UPGRADE_HDR_LEN);
+	upgrade_state_put32(&c, body);
+	upgrade_state_put32(&c, upgrade_crc32(buf + UPGRADE_HDR_LEN, body));
+	upgrade_state_put32(&c, st->nports);
+	upgrade_state_put32(&c, st->nfds);
 	return 0;
 }
 
@@ -343,20 +343,20 @@ int upgrade_state_encode(const struct upgrade_state *st, uint8_t *buf,
 int upgrade_state_header(const uint8_t *buf, size_t len, uint32_t *body_len,
 			 uint32_t *nfds, struct reason *why)
 {
-	struct upg_cur c = { .r = buf, .len = len };
+	struct upgrade_state_cur c = { .r = buf, .len = len };
 	uint32_t magic, body, nports;
 	uint16_t version, hlen;
 
 	if (len < UPGRADE_HDR_LEN)
 		return reason_set(why, -EBADMSG, "state truncated: %zu of %u header bytes",
 				  len, UPGRADE_HDR_LEN);
-	magic = upg_get32(&c);
-	version = upg_get16(&c);
-	hlen = upg_get16(&c);
-	body = upg_get32(&c);
-	(void)upg_get32(&c);		/* crc: upgrade_state_decode() */
-	nports = upg_get32(&c);
-	*nfds = upg_get32(&c);
+	magic = upgrade_state_get32(&c);
+	version = upgrade_state_get16(&c);
+	hlen = upgrade_state_get16(&c);
+	body = upgrade_state_get32(&c);
+	(void)upgrade_state_get32(&c);		/* crc: upgrade_state_decode() */
+	nports = upgrade_state_get32(&c);
+	*nfds = upgrade_state_get32(&c);
 	if (magic != UPGRADE_MAGIC)
 		return reason_set(why, -EBADMSG, "state magic %#x, expected %#x: not a vnetd upgrade state",
 				  magic, UPGRADE_MAGIC);
@@ -377,11 +377,11 @@ int upgrade_state_header(const uint8_t *buf, size_t len, uint32_t *body_len,
 }
 
 /* A descriptor index: -1, or in the table and not named before */
-static int upg_fd(struct upg_cur *c, uint8_t *seen, uint32_t nfds,
+static int upgrade_state_fd(struct upgrade_state_cur *c, uint8_t *seen, uint32_t nfds,
 		  const char *what, const char *port, struct reason *why,
 		  int32_t *out)
 {
-	int32_t idx = (int32_t)upg_get32(c);
+	int32_t idx = (int32_t)upgrade_state_get32(c);
 
 	*out = -1;
 	if (c->err || idx == -1)
@@ -397,10 +397,10 @@ static int upg_fd(struct upg_cur *c, uint8_t *seen, uint32_t nfds,
 	return 0;
 }
 
-static int upg_bool(struct upg_cur *c, bool *out, const char *what,
+static int upgrade_state_bool(struct upgrade_state_cur *c, bool *out, const char *what,
 		    const char *port, struct reason *why)
 {
-	uint8_t v = upg_get8(c);
+	uint8_t v = upgrade_state_get8(c);
 
 	*out = v;
 	if (v > 1)
@@ -409,40 +409,40 @@ static int upg_bool(struct upg_cur *c, bool *out, const char *what,
 	return 0;
 }
 
-struct upg_dec {
-	struct upg_cur c;
+struct upgrade_state_dec {
+	struct upgrade_state_cur c;
 	uint8_t *seen;
 	uint32_t nfds;
 	struct reason *why;
 };
 
-static int upg_get_ring(struct upg_dec *x, struct upgrade_ring *r,
+static int upgrade_state_get_ring(struct upgrade_state_dec *x, struct upgrade_ring *r,
 			const char *port, unsigned int i)
 {
 	char what[32];
 	int ret = 0;
 
-	r->num = upg_get32(&x->c);
-	r->base = upg_get32(&x->c);
-	r->addr_flags = upg_get32(&x->c);
+	r->num = upgrade_state_get32(&x->c);
+	r->base = upgrade_state_get32(&x->c);
+	r->addr_flags = upgrade_state_get32(&x->c);
 	snprintf(what, sizeof(what), "ring %u flags", i);
-	ret = upg_bool(&x->c, &r->addr_set, what, port, x->why);
-	ret = ret ?: upg_bool(&x->c, &r->kicked, what, port, x->why);
-	ret = ret ?: upg_bool(&x->c, &r->enabled, what, port, x->why);
-	ret = ret ?: upg_bool(&x->c, &r->started, what, port, x->why);
+	ret = upgrade_state_bool(&x->c, &r->addr_set, what, port, x->why);
+	ret = ret ?: upgrade_state_bool(&x->c, &r->kicked, what, port, x->why);
+	ret = ret ?: upgrade_state_bool(&x->c, &r->enabled, what, port, x->why);
+	ret = ret ?: upgrade_state_bool(&x->c, &r->started, what, port, x->why);
 	if (ret)
 		return ret;
-	r->desc = upg_get64(&x->c);
-	r->avail = upg_get64(&x->c);
-	r->used = upg_get64(&x->c);
-	r->log_gpa = upg_get64(&x->c);
+	r->desc = upgrade_state_get64(&x->c);
+	r->avail = upgrade_state_get64(&x->c);
+	r->used = upgrade_state_get64(&x->c);
+	r->log_gpa = upgrade_state_get64(&x->c);
 	snprintf(what, sizeof(what), "ring %u kick", i);
-	ret = upg_fd(&x->c, x->seen, x->nfds, what, port, x->why, &r->kick_fd);
+	ret = upgrade_state_fd(&x->c, x->seen, x->nfds, what, port, x->why, &r->kick_fd);
 	snprintf(what, sizeof(what), "ring %u call", i);
-	ret = ret ?: upg_fd(&x->c, x->seen, x->nfds, what, port, x->why,
+	ret = ret ?: upgrade_state_fd(&x->c, x->seen, x->nfds, what, port, x->why,
 			    &r->call_fd);
 	snprintf(what, sizeof(what), "ring %u err", i);
-	ret = ret ?: upg_fd(&x->c, x->seen, x->nfds, what, port, x->why,
+	ret = ret ?: upgrade_state_fd(&x->c, x->seen, x->nfds, what, port, x->why,
 			    &r->err_fd);
 	if (ret)
 		return ret;
@@ -456,25 +456,25 @@ static int upg_get_ring(struct upg_dec *x, struct upgrade_ring *r,
 	return 0;
 }
 
-static int upg_get_regions(struct upg_dec *x, struct upgrade_dev *d,
+static int upgrade_state_get_regions(struct upgrade_state_dec *x, struct upgrade_dev *d,
 			   const char *port)
 {
 	uint32_t i;
 	int ret;
 
-	d->nregions = upg_get32(&x->c);
+	d->nregions = upgrade_state_get32(&x->c);
 	if (d->nregions > GMEM_MAX_REGIONS)
 		return reason_set(x->why, -EBADMSG, "port %s: %u memory regions, at most %u",
 				  port, d->nregions, GMEM_MAX_REGIONS);
 	for (i = 0; i < d->nregions && !x->c.err; i++) {
 		struct upgrade_region *r = &d->regions[i];
 
-		r->gpa = upg_get64(&x->c);
-		r->size = upg_get64(&x->c);
-		r->uva = upg_get64(&x->c);
-		r->mmap_offset = upg_get64(&x->c);
-		r->refs = upg_get32(&x->c);
-		ret = upg_fd(&x->c, x->seen, x->nfds, "memory region", port,
+		r->gpa = upgrade_state_get64(&x->c);
+		r->size = upgrade_state_get64(&x->c);
+		r->uva = upgrade_state_get64(&x->c);
+		r->mmap_offset = upgrade_state_get64(&x->c);
+		r->refs = upgrade_state_get32(&x->c);
+		ret = upgrade_state_fd(&x->c, x->seen, x->nfds, "memory region", port,
 			     x->why, &r->fd);
 		if (ret)
 			return ret;
@@ -488,23 +488,23 @@ static int upg_get_regions(struct upg_dec *x, struct upgrade_dev *d,
 	return 0;
 }
 
-static int upg_get_rx(struct upg_dec *x, struct upgrade_dev *d,
+static int upgrade_state_get_rx(struct upgrade_state_dec *x, struct upgrade_dev *d,
 		      const char *port)
 {
 	uint32_t i;
 	int ret;
 
-	d->rx_got = upg_get32(&x->c);
+	d->rx_got = upgrade_state_get32(&x->c);
 	if (d->rx_got > UPGRADE_RX_MAX)
 		return reason_set(x->why, -EBADMSG, "port %s: %u half-received bytes, at most %u",
 				  port, d->rx_got, UPGRADE_RX_MAX);
-	upg_get(&x->c, d->rx, d->rx_got);
-	d->rx_nfds = upg_get32(&x->c);
+	upgrade_state_get(&x->c, d->rx, d->rx_got);
+	d->rx_nfds = upgrade_state_get32(&x->c);
 	if (d->rx_nfds > UPGRADE_RX_FDS)
 		return reason_set(x->why, -EBADMSG, "port %s: %u half-received descriptors, at most %u",
 				  port, d->rx_nfds, UPGRADE_RX_FDS);
 	for (i = 0; i < d->rx_nfds; i++) {
-		ret = upg_fd(&x->c, x->seen, x->nfds, "half-received message",
+		ret = upgrade_state_fd(&x->c, x->seen, x->nfds, "half-received message",
 			     port, x->why, &d->rx_fds[i]);
 		if (ret)
 			return ret;
@@ -516,7 +516,7 @@ static int upg_get_rx(struct upg_dec *x, struct upgrade_dev *d,
 }
 
 /* Version 2: the dirty log of a live migration running, or none */
-static int upg_get_log(struct upg_dec *x, struct upgrade_dev *d,
+static int upgrade_state_get_log(struct upgrade_state_dec *x, struct upgrade_dev *d,
 		       const char *port)
 {
 	int ret;
@@ -525,11 +525,11 @@ static int upg_get_log(struct upg_dec *x, struct upgrade_dev *d,
 	d->log_size = d->log_offset = 0;
 	if (x->c.version < UPGRADE_VERSION_LOG)
 		return 0;
-	ret = upg_fd(&x->c, x->seen, x->nfds, "dirty log", port, x->why,
+	ret = upgrade_state_fd(&x->c, x->seen, x->nfds, "dirty log", port, x->why,
 		     &d->log_fd);
-	d->log_size = upg_get64(&x->c);
-	d->log_offset = upg_get64(&x->c);
-	ret = ret ?: upg_fd(&x->c, x->seen, x->nfds, "dirty log notification",
+	d->log_size = upgrade_state_get64(&x->c);
+	d->log_offset = upgrade_state_get64(&x->c);
+	ret = ret ?: upgrade_state_fd(&x->c, x->seen, x->nfds, "dirty log notification",
 			    port, x->why, &d->log_notify_fd);
 	if (ret || x->c.err)
 		return ret;
@@ -547,60 +547,60 @@ static int upg_get_log(struct upg_dec *x, struct upgrade_dev *d,
 	return 0;
 }
 
-static int upg_get_dev(struct upg_dec *x, struct upgrade_dev *d,
+static int upgrade_state_get_dev(struct upgrade_state_dec *x, struct upgrade_dev *d,
 		       const char *port, uint32_t queues)
 {
 	uint32_t i;
 	int ret;
 
-	d->features = upg_get64(&x->c);
-	d->proto = upg_get64(&x->c);
-	ret = upg_bool(&x->c, &d->features_set, "features_set", port, x->why);
-	ret = ret ?: upg_bool(&x->c, &d->owner, "owner", port, x->why);
+	d->features = upgrade_state_get64(&x->c);
+	d->proto = upgrade_state_get64(&x->c);
+	ret = upgrade_state_bool(&x->c, &d->features_set, "features_set", port, x->why);
+	ret = ret ?: upgrade_state_bool(&x->c, &d->owner, "owner", port, x->why);
 	if (ret)
 		return ret;
-	d->status = upg_get8(&x->c);
-	(void)upg_get8(&x->c);
-	d->mtu = upg_get16(&x->c);
-	(void)upg_get16(&x->c);
-	ret = upg_get_regions(x, d, port);
+	d->status = upgrade_state_get8(&x->c);
+	(void)upgrade_state_get8(&x->c);
+	d->mtu = upgrade_state_get16(&x->c);
+	(void)upgrade_state_get16(&x->c);
+	ret = upgrade_state_get_regions(x, d, port);
 	if (ret)
 		return ret;
-	d->nrings = upg_get32(&x->c);
+	d->nrings = upgrade_state_get32(&x->c);
 	if (!x->c.err && d->nrings != 2 * queues)
 		return reason_set(x->why, -EBADMSG, "port %s: %u rings for %u queue pairs",
 				  port, d->nrings, queues);
 	for (i = 0; i < d->nrings && !x->c.err; i++) {
-		ret = upg_get_ring(x, &d->rings[i], port, i);
+		ret = upgrade_state_get_ring(x, &d->rings[i], port, i);
 		if (ret)
 			return ret;
 	}
-	ret = upg_get_rx(x, d, port);
-	return ret ?: upg_get_log(x, d, port);
+	ret = upgrade_state_get_rx(x, d, port);
+	return ret ?: upgrade_state_get_log(x, d, port);
 }
 
-static int upg_get_port(struct upg_dec *x, struct upgrade_port *p)
+static int upgrade_state_get_port(struct upgrade_state_dec *x, struct upgrade_port *p)
 {
 	uint32_t i;
 	int ret;
 
-	upg_get(&x->c, p->name, sizeof(p->name));
+	upgrade_state_get(&x->c, p->name, sizeof(p->name));
 	if (x->c.err)
 		return 0;
 	if (!p->name[0] || !memchr(p->name, '\0', sizeof(p->name)))
 		return reason_set(x->why, -EBADMSG, "a port name is empty or not terminated within %u bytes",
 				  UPGRADE_NAME_LEN);
-	p->flags = upg_get32(&x->c);
-	p->queues = upg_get32(&x->c);
+	p->flags = upgrade_state_get32(&x->c);
+	p->queues = upgrade_state_get32(&x->c);
 	if (p->flags & ~UPGRADE_P_FLAGS)
 		return reason_set(x->why, -EBADMSG, "port %s: unknown flags %#x",
 				  p->name, p->flags & ~UPGRADE_P_FLAGS);
 	if (!x->c.err && (!p->queues || p->queues > UPGRADE_MAX_PAIRS))
 		return reason_set(x->why, -EBADMSG, "port %s: %u queue pairs, expected 1..%u",
 				  p->name, p->queues, UPGRADE_MAX_PAIRS);
-	ret = upg_fd(&x->c, x->seen, x->nfds, "listening socket", p->name,
+	ret = upgrade_state_fd(&x->c, x->seen, x->nfds, "listening socket", p->name,
 		     x->why, &p->listen_fd);
-	ret = ret ?: upg_fd(&x->c, x->seen, x->nfds, "connection", p->name,
+	ret = ret ?: upgrade_state_fd(&x->c, x->seen, x->nfds, "connection", p->name,
 			    x->why, &p->conn_fd);
 	if (ret)
 		return ret;
@@ -608,12 +608,12 @@ static int upg_get_port(struct upg_dec *x, struct upgrade_port *p)
 		return reason_set(x->why, -EBADMSG, "port %s: connection descriptor %d but connected flag %u",
 				  p->name, p->conn_fd,
 				  !!(p->flags & UPGRADE_P_CONNECTED));
-	p->nqfds = upg_get32(&x->c);
+	p->nqfds = upgrade_state_get32(&x->c);
 	if (!x->c.err && p->nqfds && p->nqfds != p->queues)
 		return reason_set(x->why, -EBADMSG, "port %s: %u backend queue descriptors for %u queue pairs",
 				  p->name, p->nqfds, p->queues);
 	for (i = 0; i < p->nqfds && !x->c.err; i++) {
-		ret = upg_fd(&x->c, x->seen, x->nfds, "backend queue", p->name,
+		ret = upgrade_state_fd(&x->c, x->seen, x->nfds, "backend queue", p->name,
 			     x->why, &p->qfds[i]);
 		if (ret)
 			return ret;
@@ -622,7 +622,7 @@ static int upg_get_port(struct upg_dec *x, struct upgrade_port *p)
 					  p->name, i);
 	}
 	if (p->flags & UPGRADE_P_CONNECTED)
-		return upg_get_dev(x, &p->dev, p->name, p->queues);
+		return upgrade_state_get_dev(x, &p->dev, p->name, p->queues);
 	return 0;
 }
 
@@ -641,7 +641,7 @@ int upgrade_state_decode(struct upgrade_state *st, const uint8_t *buf,
 			 size_t len, struct reason *why)
 {
 	static uint8_t seen[UPGRADE_MAX_FDS];	/* control thread only */
-	struct upg_dec x = { .c = { .r = buf, .len = len }, .seen = seen,
+	struct upgrade_state_dec x = { .c = { .r = buf, .len = len }, .seen = seen,
 			     .why = why };
 	uint32_t body, nfds, crc, nports, i, n;
 	int ret;
@@ -656,22 +656,22 @@ int upgrade_state_decode(struct upgrade_state *st, const uint8_t *buf,
 		return reason_set(why, -EBADMSG, "%u descriptors received, state names %u",
 				  st->nfds, nfds);
 	x.c.at = 4;
-	x.c.version = upg_get16(&x.c);	/* checked: 1..UPGRADE_VERSION */
+	x.c.version = upgrade_state_get16(&x.c);	/* checked: 1..UPGRADE_VERSION */
 	x.c.at = 12;
-	crc = upg_get32(&x.c);
-	nports = upg_get32(&x.c);
+	crc = upgrade_state_get32(&x.c);
+	nports = upgrade_state_get32(&x.c);
 	if (crc != upgrade_crc32(buf + UPGRADE_HDR_LEN, body))
 		return reason_set(why, -EBADMSG, "state checksum %#x does not match its body (%#x): corrupt",
 				  crc, upgrade_crc32(buf + UPGRADE_HDR_LEN, body));
 	memset(seen, 0, sizeof(seen));
 	x.nfds = nfds;
 	x.c.at = UPGRADE_HDR_LEN;
-	ret = upg_fd(&x.c, seen, nfds, "control socket", "-", why, &st->ctl_fd);
-	ret = ret ?: upg_fd(&x.c, seen, nfds, "metrics listener", "-", why,
+	ret = upgrade_state_fd(&x.c, seen, nfds, "control socket", "-", why, &st->ctl_fd);
+	ret = ret ?: upgrade_state_fd(&x.c, seen, nfds, "metrics listener", "-", why,
 			    &st->http_fd);
-	ret = ret ?: upg_fd(&x.c, seen, nfds, "log", "-", why, &st->log_fd);
+	ret = ret ?: upgrade_state_fd(&x.c, seen, nfds, "log", "-", why, &st->log_fd);
 	for (i = 0; !ret && i < nports && !x.c.err; i++)
-		ret = upg_get_port(&x, &st->ports[i]);
+		ret = upgrade_state_get_port(&x, &st->ports[i]);
 	if (ret)
 		return ret;
 	if (x.c.err)

@@ -50,7 +50,7 @@
 #define PROV_NL_BUF	8192
 
 /**
- * struct prov_link - What rtnetlink says about one interface
+ * struct provision_link - What rtnetlink says about one interface
  * @ifindex:	Interface index
  * @master:	Index of the master (bridge), 0 if none
  * @link:	Index of the parent (macvtap), 0 if none
@@ -63,7 +63,7 @@
  * @tun_group:	tun only: group gid, (uint32_t)-1 for none
  * @macvlan_mode: macvtap only: MACVLAN_MODE_*, 0 if not reported
  */
-struct prov_link {
+struct provision_link {
 	int ifindex;
 	int master;
 	int link;
@@ -77,7 +77,7 @@ struct prov_link {
 	uint32_t macvlan_mode;
 };
 
-struct prov_nlreq {
+struct provision_nlreq {
 	struct nlmsghdr nh;
 	struct ifinfomsg ifi;
 	char attrs[512];
@@ -85,7 +85,7 @@ struct prov_nlreq {
 
 /* ---- rtnetlink ------------------------------------------------------------ */
 
-static struct rtattr *prov_nla_put(struct prov_nlreq *r, int type,
+static struct rtattr *provision_nla_put(struct provision_nlreq *r, int type,
 				   const void *data, size_t len)
 {
 	size_t at = NLMSG_ALIGN(r->nh.nlmsg_len);
@@ -102,13 +102,13 @@ static struct rtattr *prov_nla_put(struct prov_nlreq *r, int type,
 	return rta;
 }
 
-static void prov_nla_end(struct prov_nlreq *r, struct rtattr *nest)
+static void provision_nla_end(struct provision_nlreq *r, struct rtattr *nest)
 {
 	nest->rta_len = (unsigned short)((char *)r + r->nh.nlmsg_len -
 					 (char *)nest);
 }
 
-static void prov_nlreq_init(struct prov_nlreq *r, int type, int flags,
+static void provision_nlreq_init(struct provision_nlreq *r, int type, int flags,
 			    int ifindex)
 {
 	memset(r, 0, sizeof(*r));
@@ -121,7 +121,7 @@ static void prov_nlreq_init(struct prov_nlreq *r, int type, int flags,
 }
 
 /* IFLA_INFO_DATA: its attribute numbers mean different things per kind */
-static void prov_parse_info_data(struct rtattr *data, struct prov_link *l)
+static void provision_parse_info_data(struct rtattr *data, struct provision_link *l)
 {
 	int len = (int)RTA_PAYLOAD(data);
 	bool tun = !strcmp(l->kind, "tun");
@@ -154,7 +154,7 @@ static void prov_parse_info_data(struct rtattr *data, struct prov_link *l)
 	}
 }
 
-static void prov_parse_linkinfo(struct rtattr *li, struct prov_link *l)
+static void provision_parse_linkinfo(struct rtattr *li, struct provision_link *l)
 {
 	int len = (int)RTA_PAYLOAD(li);
 	struct rtattr *a, *data = NULL;
@@ -167,10 +167,10 @@ static void prov_parse_linkinfo(struct rtattr *li, struct prov_link *l)
 			data = a;
 	}
 	if (data)	/* after the loop: the kind decides how to read it */
-		prov_parse_info_data(data, l);
+		provision_parse_info_data(data, l);
 }
 
-static void prov_parse_link(struct nlmsghdr *nh, struct prov_link *l)
+static void provision_parse_link(struct nlmsghdr *nh, struct provision_link *l)
 {
 	struct ifinfomsg *ifi = NLMSG_DATA(nh);
 	int len = (int)IFLA_PAYLOAD(nh);
@@ -186,12 +186,12 @@ static void prov_parse_link(struct nlmsghdr *nh, struct prov_link *l)
 		else if (a->rta_type == IFLA_LINK && RTA_PAYLOAD(a) >= 4)
 			l->link = (int)*(uint32_t *)RTA_DATA(a);
 		else if (a->rta_type == IFLA_LINKINFO)
-			prov_parse_linkinfo(a, l);
+			provision_parse_linkinfo(a, l);
 	}
 }
 
 /* Send one request, wait for its ACK; a RTM_NEWLINK reply fills @l */
-static int prov_nl_talk(struct prov_nlreq *r, struct prov_link *l)
+static int provision_nl_talk(struct provision_nlreq *r, struct provision_link *l)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	char buf[PROV_NL_BUF] __attribute__((aligned(4)));
@@ -221,7 +221,7 @@ static int prov_nl_talk(struct prov_nlreq *r, struct prov_link *l)
 				goto out_close;
 			}
 			if (nh->nlmsg_type == RTM_NEWLINK && l)
-				prov_parse_link(nh, l);
+				provision_parse_link(nh, l);
 		}
 	}
 out_close:
@@ -229,78 +229,78 @@ out_close:
 	return ret;
 }
 
-static int prov_link_get(const char *name, struct prov_link *l)
+static int provision_link_get(const char *name, struct provision_link *l)
 {
-	struct prov_nlreq r;
+	struct provision_nlreq r;
 	int ret;
 
 	if (!*name || strlen(name) >= IFNAMSIZ)
 		return -EINVAL;
-	prov_nlreq_init(&r, RTM_GETLINK, 0, 0);
-	if (!prov_nla_put(&r, IFLA_IFNAME, name, strlen(name) + 1))
+	provision_nlreq_init(&r, RTM_GETLINK, 0, 0);
+	if (!provision_nla_put(&r, IFLA_IFNAME, name, strlen(name) + 1))
 		return -ENOSPC;
 	memset(l, 0, sizeof(*l));
-	ret = prov_nl_talk(&r, l);
+	ret = provision_nl_talk(&r, l);
 	if (!ret && !l->ifindex)
 		return -ENODEV;
 	return ret;
 }
 
 /* Set the link up and, if @master, enslave it to @master */
-static int prov_link_up(int ifindex, int master)
+static int provision_link_up(int ifindex, int master)
 {
-	struct prov_nlreq r;
+	struct provision_nlreq r;
 	uint32_t m = (uint32_t)master;
 
-	prov_nlreq_init(&r, RTM_NEWLINK, 0, ifindex);
+	provision_nlreq_init(&r, RTM_NEWLINK, 0, ifindex);
 	r.ifi.ifi_flags = IFF_UP;
 	r.ifi.ifi_change = IFF_UP;
-	if (master && !prov_nla_put(&r, IFLA_MASTER, &m, sizeof(m)))
+	if (master && !provision_nla_put(&r, IFLA_MASTER, &m, sizeof(m)))
 		return -ENOSPC;
-	return prov_nl_talk(&r, NULL);
+	return provision_nl_talk(&r, NULL);
 }
 
-static int prov_link_del(int ifindex)
+static int provision_link_del(int ifindex)
 {
-	struct prov_nlreq r;
+	struct provision_nlreq r;
 
-	prov_nlreq_init(&r, RTM_DELLINK, 0, ifindex);
-	return prov_nl_talk(&r, NULL);
+	provision_nlreq_init(&r, RTM_DELLINK, 0, ifindex);
+	return provision_nl_talk(&r, NULL);
 }
 
-static uint32_t prov_macvlan_mode(enum prov_macvtap_mode mode)
+static uint32_t provision_macvlan_mode(enum provision_macvtap_mode mode)
 {
 	return mode == PROV_MACVTAP_PASSTHRU ? MACVLAN_MODE_PASSTHRU :
 					       MACVLAN_MODE_BRIDGE;
 }
 
-static int prov_macvtap_add(const char *name, int parent,
-			    enum prov_macvtap_mode mode)
+static int provision_macvtap_add(const char *name, int parent,
+			    enum provision_macvtap_mode mode)
 {
 	uint32_t p = (uint32_t)parent;
-	uint32_t m = prov_macvlan_mode(mode);
+	uint32_t m = provision_macvlan_mode(mode);
 	struct rtattr *li, *data;
-	struct prov_nlreq r;
+	struct provision_nlreq r;
 
-	prov_nlreq_init(&r, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0);
-	if (!prov_nla_put(&r, IFLA_IFNAME, name, strlen(name) + 1) ||
-	    !prov_nla_put(&r, IFLA_LINK, &p, sizeof(p)))
+	provision_nlreq_init(&r, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0);
+	if (!provision_nla_put(&r, IFLA_IFNAME, name, strlen(name) + 1) ||
+	    !provision_nla_put(&r, IFLA_LINK, &p, sizeof(p)))
 		return -ENOSPC;
-	li = prov_nla_put(&r, IFLA_LINKINFO, NULL, 0);
-	if (!li || !prov_nla_put(&r, IFLA_INFO_KIND, "macvtap", 8))
+	li = provision_nla_put(&r, IFLA_LINKINFO, NULL, 0);
+	if (!li || !provision_nla_put(&r, IFLA_INFO_KIND, "macvtap", 8))
 		return -ENOSPC;
-	data = prov_nla_put(&r, IFLA_INFO_DATA, NULL, 0);
-	if (!data || !prov_nla_put(&r, IFLA_MACVLAN_MODE, &m, sizeof(m)))
+	data = provision_nla_put(&r, IFLA_INFO_DATA, NULL, 0);
+	if (!data || !provision_nla_put(&r, IFLA_MACVLAN_MODE, &m, sizeof(m)))
 		return -ENOSPC;
-	prov_nla_end(&r, data);
-	prov_nla_end(&r, li);
-	return prov_nl_talk(&r, NULL);
+	provision_nla_end(&r, data);
+	provision_nla_end(&r, li);
+	return provision_nl_talk(&r, NULL);
 }
 
 /* ---- TAP ------------------------------------------------------------------- */
 
 /* Attach one queue of @name (creating the TAP if it is not there) */
-static int prov_tun_attach(const char *name)
+static int provision_tun_attach(const char *name)
 {
 	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR |
 					  IFF_MULTI_QUEUE };
@@ -318,7 +318,7 @@ static int prov_tun_attach(const char *name)
 	return fd;
 }
 
-static void prov_close_all(int *fds, unsigned int n)
+static void provision_close_all(int *fds, unsigned int n)
 {
 	unsigned int i;
 
@@ -327,8 +327,8 @@ static void prov_close_all(int *fds, unsigned int n)
 }
 
 /* An existing device of that name: is it a TAP we can converge on? */
-static int prov_tap_existing(const struct prov_tap_req *req,
-			     const struct prov_link *l, struct reason *why)
+static int provision_tap_existing(const struct provision_tap_req *req,
+			     const struct provision_link *l, struct reason *why)
 {
 	if (strcmp(l->kind, "tun"))
 		return reason_set(why, -EEXIST, "%s exists and is a %s device, not a TAP: pick another name",
@@ -342,13 +342,13 @@ static int prov_tap_existing(const struct prov_tap_req *req,
 }
 
 /* Persistent, owned, and every queue attached once */
-static int prov_tap_setup(const struct prov_tap_req *req, int *fds,
+static int provision_tap_setup(const struct provision_tap_req *req, int *fds,
 			  unsigned int *nfds, struct reason *why)
 {
 	int fd;
 
 	for (*nfds = 0; *nfds < req->queues; (*nfds)++) {
-		fd = prov_tun_attach(req->name);
+		fd = provision_tun_attach(req->name);
 		if (fd < 0)
 			return reason_set(why, fd, "%s: queue %u of %u could not attach: %s",
 					  req->name, *nfds + 1, req->queues, strerror(-fd));
@@ -369,7 +369,7 @@ static int prov_tap_setup(const struct prov_tap_req *req, int *fds,
  * from random bytes when the guest's is not known. A TAP that existed keeps
  * the MAC its creator gave it.
  */
-static int prov_tap_mac(const struct prov_tap_req *req, int fd,
+static int provision_tap_mac(const struct provision_tap_req *req, int fd,
 			struct reason *why)
 {
 	uint8_t rnd[6];
@@ -390,8 +390,8 @@ static int prov_tap_mac(const struct prov_tap_req *req, int fd,
  * attaching more queues to check them would change its queue steering, so
  * only verify that owner and group already are what was asked.
  */
-static int prov_tap_in_use(const struct prov_tap_req *req,
-			   const struct prov_link *l, struct reason *why)
+static int provision_tap_in_use(const struct provision_tap_req *req,
+			   const struct provision_link *l, struct reason *why)
 {
 	if ((req->set_uid && l->tun_owner != (uint32_t)req->uid) ||
 	    (req->set_gid && l->tun_group != (uint32_t)req->gid)) {
@@ -402,10 +402,10 @@ static int prov_tap_in_use(const struct prov_tap_req *req,
 }
 
 /* Up, and into the bridge: name the bridge's kind if the kernel says no */
-static int prov_tap_enslave(const struct prov_tap_req *req, int ifindex,
-			    const struct prov_link *br, struct reason *why)
+static int provision_tap_enslave(const struct provision_tap_req *req, int ifindex,
+			    const struct provision_link *br, struct reason *why)
 {
-	int ret = prov_link_up(ifindex, br ? br->ifindex : 0);
+	int ret = provision_link_up(ifindex, br ? br->ifindex : 0);
 
 	if (!ret)
 		return 0;
@@ -419,17 +419,17 @@ static int prov_tap_enslave(const struct prov_tap_req *req, int ifindex,
 			  strerror(-ret));
 }
 
-static int prov_tap_create_tap(const struct prov_tap_req *req,
-			       struct prov_tap_res *res, struct reason *why)
+static int provision_tap_create_tap(const struct provision_tap_req *req,
+			       struct provision_tap_res *res, struct reason *why)
 {
 	int fds[PROV_MAX_QUEUES];
-	struct prov_link l, br;
+	struct provision_link l, br;
 	unsigned int nfds = 0;
 	int ret;
 
-	ret = prov_link_get(req->name, &l);
+	ret = provision_link_get(req->name, &l);
 	if (!ret)
-		ret = prov_tap_existing(req, &l, why);
+		ret = provision_tap_existing(req, &l, why);
 	else if (ret == -ENODEV)
 		ret = 0;
 	else
@@ -439,7 +439,7 @@ static int prov_tap_create_tap(const struct prov_tap_req *req,
 		return ret;
 	res->existed = l.ifindex > 0;
 	if (req->bridge) {
-		ret = prov_link_get(req->bridge, &br);
+		ret = provision_link_get(req->bridge, &br);
 		if (ret)
 			return reason_set(why, ret, "bridge %s: %s", req->bridge,
 					  ret == -ENODEV ? "no such device" : strerror(-ret));
@@ -447,26 +447,26 @@ static int prov_tap_create_tap(const struct prov_tap_req *req,
 
 	if (res->existed && l.tun_queues)
 		/* In use: temporary queues would steal its frames; check only */
-		ret = prov_tap_in_use(req, &l, why);
+		ret = provision_tap_in_use(req, &l, why);
 	else
-		ret = prov_tap_setup(req, fds, &nfds, why);
+		ret = provision_tap_setup(req, fds, &nfds, why);
 	if (!ret && !res->existed)
-		ret = prov_tap_mac(req, fds[0], why);
+		ret = provision_tap_mac(req, fds[0], why);
 	if (ret)
 		goto err_undo;
 	res->ifindex = (int)if_nametoindex(req->name);
-	ret = prov_tap_enslave(req, res->ifindex, req->bridge ? &br : NULL,
+	ret = provision_tap_enslave(req, res->ifindex, req->bridge ? &br : NULL,
 			       why);
 	if (ret)
 		goto err_undo;
-	prov_close_all(fds, nfds);
+	provision_close_all(fds, nfds);
 	return 0;
 
 err_undo:
 	/* Not persistent any more: the TAP goes away with its last queue */
 	if (!res->existed && nfds)
 		ioctl(fds[0], TUNSETPERSIST, 0);
-	prov_close_all(fds, nfds);
+	provision_close_all(fds, nfds);
 	return ret;
 }
 
@@ -480,8 +480,8 @@ err_undo:
  * refused. (In any mode the kernel itself refuses a macvtap on a bridge port
  * with EBUSY, one rx_handler per device; say so in words before it does.)
  */
-static int prov_macvtap_parent_ok(const struct prov_tap_req *req,
-				  const struct prov_link *p, struct reason *why)
+static int provision_macvtap_parent_ok(const struct provision_tap_req *req,
+				  const struct provision_link *p, struct reason *why)
 {
 	char master[IF_NAMESIZE] = "?";
 
@@ -497,8 +497,8 @@ static int prov_macvtap_parent_ok(const struct prov_tap_req *req,
 }
 
 /* Wait for devtmpfs, then hand /dev/tapN to the owner and open every queue */
-static int prov_macvtap_setup(const struct prov_tap_req *req,
-			      struct prov_tap_res *res, struct reason *why)
+static int provision_macvtap_setup(const struct provision_tap_req *req,
+			      struct provision_tap_res *res, struct reason *why)
 {
 	struct timespec ts = { .tv_nsec = 10 * 1000 * 1000 };
 	int fds[PROV_MAX_QUEUES], fd = -1, i, ret;
@@ -524,38 +524,38 @@ static int prov_macvtap_setup(const struct prov_tap_req *req,
 	if (ret)
 		reason_set(why, ret, "%s: queue %u of %u could not open: %s",
 			   res->devnode, n + 1, req->queues, strerror(-ret));
-	prov_close_all(fds, n);
+	provision_close_all(fds, n);
 	return ret;
 }
 
-static int prov_tap_create_macvtap(const struct prov_tap_req *req,
-				   struct prov_tap_res *res, struct reason *why)
+static int provision_tap_create_macvtap(const struct provision_tap_req *req,
+				   struct provision_tap_res *res, struct reason *why)
 {
-	struct prov_link p, l;
+	struct provision_link p, l;
 	int ret;
 
 	if (req->bridge)
 		return reason_set(why, -EINVAL, "--bridge does not apply to a macvtap: it joins %s's network directly",
 				  req->parent);
-	ret = prov_link_get(req->parent, &p);
+	ret = provision_link_get(req->parent, &p);
 	if (ret)
 		return reason_set(why, ret, "parent %s: %s", req->parent,
 				  ret == -ENODEV ? "no such device" : strerror(-ret));
-	ret = prov_macvtap_parent_ok(req, &p, why);
+	ret = provision_macvtap_parent_ok(req, &p, why);
 	if (ret)
 		return ret;
 
-	ret = prov_link_get(req->name, &l);
+	ret = provision_link_get(req->name, &l);
 	if (!ret && (strcmp(l.kind, "macvtap") || l.link != p.ifindex))
 		return reason_set(why, -EEXIST, "%s exists and is not a macvtap on %s: pick another name",
 				  req->name, req->parent);
-	if (!ret && l.macvlan_mode && l.macvlan_mode != prov_macvlan_mode(req->mode))
+	if (!ret && l.macvlan_mode && l.macvlan_mode != provision_macvlan_mode(req->mode))
 		return reason_set(why, -EEXIST, "%s exists on %s in another mode: delete it first (vnetctl tap delete %s)",
 				  req->name, req->parent, req->name);
 	res->existed = !ret;
 	if (ret == -ENODEV) {
-		ret = prov_macvtap_add(req->name, p.ifindex, req->mode) ?:
-		      prov_link_get(req->name, &l);
+		ret = provision_macvtap_add(req->name, p.ifindex, req->mode) ?:
+		      provision_link_get(req->name, &l);
 		if (ret) {
 			reason_set(why, ret, "creating macvtap %s on %s: %s",
 				   req->name, req->parent, strerror(-ret));
@@ -566,9 +566,9 @@ static int prov_tap_create_macvtap(const struct prov_tap_req *req,
 				  strerror(-ret));
 	}
 	res->ifindex = l.ifindex;
-	ret = prov_macvtap_setup(req, res, why);
+	ret = provision_macvtap_setup(req, res, why);
 	if (!ret) {
-		ret = prov_link_up(l.ifindex, 0);
+		ret = provision_link_up(l.ifindex, 0);
 		if (ret)
 			reason_set(why, ret, "cannot set %s up: %s", req->name,
 				   strerror(-ret));
@@ -577,12 +577,12 @@ static int prov_tap_create_macvtap(const struct prov_tap_req *req,
 		return 0;
 err_del:
 	if (!res->existed && l.ifindex)
-		prov_link_del(l.ifindex);
+		provision_link_del(l.ifindex);
 	return ret;
 }
 
 /**
- * prov_tap_create() - Create (or converge on) a multi-queue TAP or a macvtap
+ * provision_tap_create() - Create (or converge on) a multi-queue TAP or a macvtap
  * @req:	What to create
  * @res:	What was done (output)
  * @why:	One sentence for a person (output, on failure)
@@ -594,7 +594,7 @@ err_del:
  *	   taken by something else, -EPERM/-EBUSY for a refused macvtap
  *	   parent, or the -errno of the step that failed
  */
-int prov_tap_create(const struct prov_tap_req *req, struct prov_tap_res *res,
+int provision_tap_create(const struct provision_tap_req *req, struct provision_tap_res *res,
 		    struct reason *why)
 {
 	memset(res, 0, sizeof(*res));
@@ -607,12 +607,12 @@ int prov_tap_create(const struct prov_tap_req *req, struct prov_tap_res *res,
 		return reason_set(why, -EINVAL, "--queues %u is out of range (allowed 1..%d)",
 				  req->queues, PROV_MAX_QUEUES);
 	if (req->parent)
-		return prov_tap_create_macvtap(req, res, why);
-	return prov_tap_create_tap(req, res, why);
+		return provision_tap_create_macvtap(req, res, why);
+	return provision_tap_create_tap(req, res, why);
 }
 
 /**
- * prov_tap_delete() - Delete a TAP or macvtap
+ * provision_tap_delete() - Delete a TAP or macvtap
  * @name:	Interface name
  * @force:	Delete a TAP even while queues are attached (a VM is using it)
  * @existed:	Whether it was there (output); deleting nothing succeeds
@@ -624,13 +624,13 @@ int prov_tap_create(const struct prov_tap_req *req, struct prov_tap_res *res,
  *	   a device that is not a TAP or macvtap, -EBUSY for a TAP in use
  *	   without @force, else -errno
  */
-int prov_tap_delete(const char *name, bool force, bool *existed, struct reason *why)
+int provision_tap_delete(const char *name, bool force, bool *existed, struct reason *why)
 {
-	struct prov_link l;
+	struct provision_link l;
 	int ret;
 
 	*existed = false;
-	ret = prov_link_get(name, &l);
+	ret = provision_link_get(name, &l);
 	if (ret == -ENODEV)
 		return 0;
 	if (ret)
@@ -644,7 +644,7 @@ int prov_tap_delete(const char *name, bool force, bool *existed, struct reason *
 	if (l.tun_queues && !force)
 		return reason_set(why, -EBUSY, "%s has %u queue%s attached (a VM or vnetd is using it): stop it first, or use --force",
 				  name, l.tun_queues, l.tun_queues > 1 ? "s" : "");
-	ret = prov_link_del(l.ifindex);
+	ret = provision_link_del(l.ifindex);
 	if (ret)
 		return reason_set(why, ret, "deleting %s: %s", name, strerror(-ret));
 	return 0;
@@ -652,7 +652,7 @@ int prov_tap_delete(const char *name, bool force, bool *existed, struct reason *
 
 /* ---- users, groups, vhost-net ---------------------------------------------- */
 
-static void prov_mode_string(mode_t m, char s[12])
+static void provision_mode_string(mode_t m, char s[12])
 {
 	static const char rwx[] = "rwxrwxrwx";
 	int i;
@@ -664,7 +664,7 @@ static void prov_mode_string(mode_t m, char s[12])
 	s[10] = '\0';
 }
 
-static bool prov_user_in_group(const char *user, gid_t primary, gid_t g)
+static bool provision_user_in_group(const char *user, gid_t primary, gid_t g)
 {
 	gid_t groups[256];
 	int i, n = ARRAY_SIZE(groups);
@@ -680,7 +680,7 @@ static bool prov_user_in_group(const char *user, gid_t primary, gid_t g)
 }
 
 /* Which of read/write the bits lack, as "read-write", "read" or "write" */
-static const char *prov_lacks(mode_t m, mode_t r, mode_t w)
+static const char *provision_lacks(mode_t m, mode_t r, mode_t w)
 {
 	if (!(m & r) && !(m & w))
 		return "read-write";
@@ -688,8 +688,8 @@ static const char *prov_lacks(mode_t m, mode_t r, mode_t w)
 }
 
 /* Unix permission check for @uid/@gid against @st; fills @p->detail */
-static void prov_vhost_dac(const struct devperm *st, uid_t uid, gid_t gid,
-			   struct prov_vhost_probe *p)
+static void provision_vhost_dac(const struct devperm *st, uid_t uid, gid_t gid,
+			   struct provision_vhost_probe *p)
 {
 	const char *pre = "", *u = p->user, *grname = st->group;
 	char head[224];
@@ -703,18 +703,18 @@ static void prov_vhost_dac(const struct devperm *st, uid_t uid, gid_t gid,
 		if ((m & (S_IRUSR | S_IWUSR)) == (S_IRUSR | S_IWUSR))
 			p->state = PROV_VHOST_USABLE;
 		else
-			pre = prov_lacks(m, S_IRUSR, S_IWUSR);
+			pre = provision_lacks(m, S_IRUSR, S_IWUSR);
 		if (*pre)
 			snprintf(p->detail, sizeof(p->detail),
 				 "%s owns it but the owner lacks %s permission",
 				 head, pre);
-	} else if (prov_user_in_group(u, gid, st->gid)) {
+	} else if (provision_user_in_group(u, gid, st->gid)) {
 		if ((m & (S_IRGRP | S_IWGRP)) == (S_IRGRP | S_IWGRP))
 			p->state = PROV_VHOST_USABLE;
 		else
 			snprintf(p->detail, sizeof(p->detail),
 				 "%s is in group %s but the group lacks %s permission",
-				 head, grname, prov_lacks(m, S_IRGRP, S_IWGRP));
+				 head, grname, provision_lacks(m, S_IRGRP, S_IWGRP));
 	} else if ((m & (S_IROTH | S_IWOTH)) == (S_IROTH | S_IWOTH)) {
 		p->state = PROV_VHOST_USABLE;
 	} else if ((m & (S_IRGRP | S_IWGRP)) == (S_IRGRP | S_IWGRP)) {
@@ -731,7 +731,7 @@ static void prov_vhost_dac(const struct devperm *st, uid_t uid, gid_t gid,
 }
 
 /* Who the probe is for: @user, or the effective user */
-static int prov_probe_user(const char *user, struct prov_vhost_probe *p,
+static int provision_probe_user(const char *user, struct provision_vhost_probe *p,
 			   uid_t *uid, gid_t *gid, bool *self)
 {
 	if (user) {
@@ -751,7 +751,7 @@ static int prov_probe_user(const char *user, struct prov_vhost_probe *p,
 }
 
 /**
- * prov_vhost_probe() - Can @user open /dev/vhost-net (or @path)?
+ * provision_vhost_probe() - Can @user open /dev/vhost-net (or @path)?
  * @path:	Device path (PROV_VHOST_NET_DEV, or another for tests)
  * @user:	User name or uid to check for, NULL for the effective user
  * @p:		Result (output)
@@ -762,8 +762,8 @@ static int prov_probe_user(const char *user, struct prov_vhost_probe *p,
  *
  * Return: 0 (the answer is in @p->state), never fails otherwise
  */
-int prov_vhost_probe(const char *path, const char *user,
-		     struct prov_vhost_probe *p)
+int provision_vhost_probe(const char *path, const char *user,
+		     struct provision_vhost_probe *p)
 {
 	struct devperm st;
 	bool self;
@@ -772,7 +772,7 @@ int prov_vhost_probe(const char *path, const char *user,
 	int fd, ret;
 
 	memset(p, 0, sizeof(*p));
-	if (prov_probe_user(user, p, &uid, &gid, &self)) {
+	if (provision_probe_user(user, p, &uid, &gid, &self)) {
 		p->state = PROV_VHOST_UNKNOWN_USER;
 		snprintf(p->detail, sizeof(p->detail), "no such user: %s", user);
 		return 0;
@@ -785,7 +785,7 @@ int prov_vhost_probe(const char *path, const char *user,
 			 strerror(-ret));
 		return 0;
 	}
-	prov_mode_string(st.mode, p->mode);
+	provision_mode_string(st.mode, p->mode);
 	snprintf(p->owner, sizeof(p->owner), "%s:%s", st.owner, st.group);
 	if (!S_ISCHR(st.mode)) {
 		p->state = PROV_VHOST_NOT_CHARDEV;
@@ -794,7 +794,7 @@ int prov_vhost_probe(const char *path, const char *user,
 			 p->owner, path);
 		return 0;
 	}
-	prov_vhost_dac(&st, uid, gid, p);
+	provision_vhost_dac(&st, uid, gid, p);
 	if (p->state != PROV_VHOST_USABLE || !self)
 		return 0;
 	fd = open(path, O_RDWR | O_CLOEXEC);

@@ -19,13 +19,13 @@
 #define PROV_MAX_QUEUES		256	/* the kernel's MAX_TAP_QUEUES */
 #define PROV_VHOST_NET_DEV	"/dev/vhost-net"
 
-enum prov_macvtap_mode {
+enum provision_macvtap_mode {
 	PROV_MACVTAP_BRIDGE,	/* filtered: frames by destination MAC */
 	PROV_MACVTAP_PASSTHRU,	/* unfiltered: the VM owns the parent */
 };
 
 /**
- * struct prov_tap_req - A TAP or macvtap to create
+ * struct provision_tap_req - A TAP or macvtap to create
  * @name:	Interface name, 1..15 characters
  * @queues:	Queue count, 1..PROV_MAX_QUEUES: each is checked to attach
  * @set_uid:	Set @uid as owner (TAP: TUNSETOWNER; macvtap: /dev/tapN)
@@ -40,7 +40,7 @@ enum prov_macvtap_mode {
  * @mac:	TAP only: the guest's MAC, or NULL; a TAP this call creates
  *		gets mac_tap() of it (of random bytes if NULL)
  */
-struct prov_tap_req {
+struct provision_tap_req {
 	const char *name;
 	unsigned int queues;
 	bool set_uid;
@@ -49,24 +49,24 @@ struct prov_tap_req {
 	gid_t gid;
 	const char *bridge;
 	const char *parent;
-	enum prov_macvtap_mode mode;
+	enum provision_macvtap_mode mode;
 	bool filtered_node;
 	const uint8_t *mac;
 };
 
 /**
- * struct prov_tap_res - What prov_tap_create() did
+ * struct provision_tap_res - What provision_tap_create() did
  * @existed:	The device was there already (nothing was created)
  * @ifindex:	Interface index
  * @devnode:	macvtap: the character device, e.g. "/dev/tap12"; else ""
  */
-struct prov_tap_res {
+struct provision_tap_res {
 	bool existed;
 	int ifindex;
 	char devnode[32];
 };
 
-enum prov_vhost_state {
+enum provision_vhost_state {
 	PROV_VHOST_USABLE,	/* a character device the user can read and write */
 	PROV_VHOST_ABSENT,	/* no such file */
 	PROV_VHOST_NOT_CHARDEV,	/* something else is there */
@@ -76,25 +76,25 @@ enum prov_vhost_state {
 };
 
 /**
- * struct prov_vhost_probe - Result of prov_vhost_probe()
+ * struct provision_vhost_probe - Result of provision_vhost_probe()
  * @state:	What was found
  * @user:	The user it was checked for
  * @mode:	ls-style mode string, e.g. "crw-rw----" (empty if absent)
  * @owner:	"user:group" of the file (empty if absent)
  * @detail:	One sentence saying what was found and why
  */
-struct prov_vhost_probe {
-	enum prov_vhost_state state;
+struct provision_vhost_probe {
+	enum provision_vhost_state state;
 	char user[64];
 	char mode[12];
 	char owner[136];
 	char detail[512];
 };
 
-int prov_tap_create(const struct prov_tap_req *req, struct prov_tap_res *res,
+int provision_tap_create(const struct provision_tap_req *req, struct provision_tap_res *res,
 		    struct reason *why);
-int prov_tap_delete(const char *name, bool force, bool *existed, struct reason *why);
-int prov_vhost_probe(const char *path, const char *user,
-		     struct prov_vhost_probe *p);
+int provision_tap_delete(const char *name, bool force, bool *existed, struct reason *why);
+int provision_vhost_probe(const char *path, const char *user,
+		     struct provision_vhost_probe *p);
 
 #endif /* VNET_PROVISION_H */

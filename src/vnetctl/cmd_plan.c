@@ -292,7 +292,7 @@ static int plan_qemu_detect(const char *bin, unsigned int *maj, unsigned int *mi
 /* Host facts the policy and the generators need; defaults degrade with a warning */
 static int plan_probe_host(struct plan_opts *o)
 {
-	struct prov_vhost_probe p;
+	struct provision_vhost_probe p;
 
 	if (!o->qemu_version && o->vm.backend == PLAN_BACKEND_VHOST_USER &&
 	    plan_qemu_detect(o->qemu_bin, &o->vm.qemu_major, &o->vm.qemu_minor)) {
@@ -311,7 +311,7 @@ static int plan_probe_host(struct plan_opts *o)
 	}
 	if (o->in.vhost == PLAN_VHOST_OFF)
 		return 0;
-	prov_vhost_probe(o->dev, o->user, &p);
+	provision_vhost_probe(o->dev, o->user, &p);
 	o->in.vhost_available = p.state == PROV_VHOST_USABLE;
 	snprintf(o->vhost_why, sizeof(o->vhost_why), "%s", p.detail);
 	o->in.vhost_why = o->vhost_why;

@@ -91,7 +91,7 @@ static int tap_parse(int argc, char **argv, struct tap_opts *o)
 }
 
 /* Flags to a request: every bad value is named with what is allowed */
-static int tap_build_req(struct tap_opts *o, struct prov_tap_req *r)
+static int tap_build_req(struct tap_opts *o, struct provision_tap_req *r)
 {
 	struct reason why = { 0 };
 	const char *bad;
@@ -139,8 +139,8 @@ static int tap_build_req(struct tap_opts *o, struct prov_tap_req *r)
 static int tap_create(int argc, char **argv)
 {
 	struct tap_opts o = { 0 };
-	struct prov_tap_req req = { 0 };
-	struct prov_tap_res res;
+	struct provision_tap_req req = { 0 };
+	struct provision_tap_res res;
 	struct reason why = { 0 };
 	int ret;
 
@@ -151,7 +151,7 @@ static int tap_create(int argc, char **argv)
 	ret = tap_parse(argc, argv, &o) ?: tap_build_req(&o, &req);
 	if (ret)
 		return ret;
-	ret = prov_tap_create(&req, &res, &why);
+	ret = provision_tap_create(&req, &res, &why);
 	if (ret) {
 		fprintf(stderr, "vnetctl tap create: %s\n", why.msg);
 		return CMD_FAIL;
@@ -191,7 +191,7 @@ static int tap_delete(int argc, char **argv)
 	}
 	if (!name)
 		return tap_usage_err("tap delete", "needs an interface NAME%s%s", "", "");
-	ret = prov_tap_delete(name, force, &existed, &why);
+	ret = provision_tap_delete(name, force, &existed, &why);
 	if (ret) {
 		fprintf(stderr, "vnetctl tap delete: %s\n", why.msg);
 		return CMD_FAIL;
@@ -224,7 +224,7 @@ int cmd_tap(int argc, char **argv)
 			     "create, delete");
 }
 
-static const char *probe_state_name(enum prov_vhost_state s)
+static const char *probe_state_name(enum provision_vhost_state s)
 {
 	switch (s) {
 	case PROV_VHOST_USABLE:		return "usable";
@@ -247,7 +247,7 @@ static const char *probe_state_name(enum prov_vhost_state s)
 int cmd_probe(int argc, char **argv)
 {
 	const char *user = NULL, *dev = getenv("VNET_VHOST_NET_DEV"), *v;
-	struct prov_vhost_probe p;
+	struct provision_vhost_probe p;
 	bool missing;
 	int i;
 
@@ -270,7 +270,7 @@ int cmd_probe(int argc, char **argv)
 	}
 	if (!dev || !*dev)
 		dev = PROV_VHOST_NET_DEV;
-	prov_vhost_probe(dev, user, &p);
+	provision_vhost_probe(dev, user, &p);
 	if (p.state == PROV_VHOST_UNKNOWN_USER)
 		return tap_usage_err("probe", "--user '%s': no such user%s", user, "");
 	printf("vhost-net: %s: %s\n", probe_state_name(p.state), p.detail);

@@ -233,7 +233,7 @@ static int main_loop(struct vnetd *v)
 					break;
 				}
 				log_info("signal %u: exiting", si.ssi_signo);
-				(void)sdn_send("STOPPING=1");
+				(void)sd_notify_send("STOPPING=1");
 				return 0;
 			case EV_CTL:
 				ctl_serve(v->ctl_fd, v->epfd, v->ports,

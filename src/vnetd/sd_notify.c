@@ -10,7 +10,7 @@
  * sendto() of a short string, and libsystemd would be vnetd's only runtime
  * dependency beyond libc, and brings code paths (and syscalls the seccomp
  * sandbox would have to allow) that vnetd never uses.
- * The socket is opened at sdn_init(), before any privilege drop or
+ * The socket is opened at sd_notify_init(), before any privilege drop or
  * sandbox, and kept: later messages need no path lookup.
  *
  * Without $NOTIFY_SOCKET every call is a no-op.
@@ -30,19 +30,19 @@
 
 /* #syscalls: socket connect sendmsg sendto close */
 
-static int sdn_fd = -1;
-static struct sockaddr_un sdn_addr;
-static socklen_t sdn_addrlen;
+static int sd_notify_fd = -1;
+static struct sockaddr_un sd_notify_addr;
+static socklen_t sd_notify_addrlen;
 
 /**
- * sdn_init() - Open the notification socket named by $NOTIFY_SOCKET
+ * sd_notify_init() - Open the notification socket named by $NOTIFY_SOCKET
  *
  * Unsets $NOTIFY_SOCKET so children (none today) do not notify for us.
  *
  * Return: 0 (also when not under systemd), -EINVAL for a malformed
  *	   $NOTIFY_SOCKET, or -errno from socket()
  */
-int sdn_init(void)
+int sd_notify_init(void)
 {
 	const char *path = getenv("NOTIFY_SOCKET");
 	size_t len;
@@ -51,44 +51,44 @@ int sdn_init(void)
 		return 0;
 	len = strlen(path);
 	if ((path[0] != '/' && path[0] != '@') || len < 2 ||
-	    len >= sizeof(sdn_addr.sun_path))
+	    len >= sizeof(sd_notify_addr.sun_path))
 		return -EINVAL;
-	memset(&sdn_addr, 0, sizeof(sdn_addr));
-	sdn_addr.sun_family = AF_UNIX;
-	memcpy(sdn_addr.sun_path, path, len);
+	memset(&sd_notify_addr, 0, sizeof(sd_notify_addr));
+	sd_notify_addr.sun_family = AF_UNIX;
+	memcpy(sd_notify_addr.sun_path, path, len);
 	if (path[0] == '@')
-		sdn_addr.sun_path[0] = '\0';	/* abstract namespace */
+		sd_notify_addr.sun_path[0] = '\0';	/* abstract namespace */
 	/* abstract names are not NUL-terminated: the length says where */
-	sdn_addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len +
+	sd_notify_addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len +
 				  (path[0] == '/'));
-	sdn_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (sdn_fd < 0)
+	sd_notify_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sd_notify_fd < 0)
 		return -errno;
 	unsetenv("NOTIFY_SOCKET");
 	return 0;
 }
 
 /**
- * sdn_send() - Send one notification
+ * sd_notify_send() - Send one notification
  * @fmt:	printf format of the "KEY=VALUE" lines, e.g. "READY=1"
  *
  * Return: 0 (also when not under systemd), or -errno from sendto()
  */
-int sdn_send(const char *fmt, ...)
+int sd_notify_send(const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
 	int n;
 
-	if (sdn_fd < 0)
+	if (sd_notify_fd < 0)
 		return 0;
 	va_start(ap, fmt);
 	n = vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (n < 0 || (size_t)n >= sizeof(msg))
 		return -EMSGSIZE;
-	if (sendto(sdn_fd, msg, (size_t)n, MSG_NOSIGNAL,
-		   (struct sockaddr *)&sdn_addr, sdn_addrlen) < 0)
+	if (sendto(sd_notify_fd, msg, (size_t)n, MSG_NOSIGNAL,
+		   (struct sockaddr *)&sd_notify_addr, sd_notify_addrlen) < 0)
 		return -errno;
 	return 0;
 }

@@ -5,7 +5,7 @@
 #ifndef VNETD_SD_NOTIFY_H
 #define VNETD_SD_NOTIFY_H
 
-int sdn_init(void);
-int sdn_send(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int sd_notify_init(void);
+int sd_notify_send(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* VNETD_SD_NOTIFY_H */

@@ -79,7 +79,7 @@ void svc_tick(struct vnetd_port *ports, unsigned int nports)
 	if ((int)connected != svc_last_connected || (int)used != svc_last_used) {
 		svc_last_connected = (int)connected;
 		svc_last_used = (int)used;
-		(void)sdn_send("STATUS=%u port%s, %u frontend%s connected",
+		(void)sd_notify_send("STATUS=%u port%s, %u frontend%s connected",
 			       used, used == 1 ? "" : "s", connected,
 			       connected == 1 ? "" : "s");
 	}
@@ -97,7 +97,7 @@ int svc_start(struct vnetd_cfg *cfg)
 	int ret;
 
 	log_init(cfg->log_target, "vnetd");
-	ret = sdn_init();
+	ret = sd_notify_init();
 	if (ret)
 		log_warn("NOTIFY_SOCKET: %s: no readiness notification",
 			 strerror(-ret));
@@ -128,7 +128,7 @@ int svc_ready(const struct vnetd_cfg *cfg)
 		ret = privdrop_apply(cfg->user_uid, cfg->user_gid, &why);
 		if (ret) {
 			log_err("%s", why.msg);
-			(void)sdn_send("STATUS=failed: %s", why.msg);
+			(void)sd_notify_send("STATUS=failed: %s", why.msg);
 			return ret;
 		}
 		log_info("running as uid %u gid %u, no capabilities",
@@ -142,7 +142,7 @@ int svc_ready(const struct vnetd_cfg *cfg)
 			log_warn("joining the default socket group (gid %lld): %s: ports added at run time keep vnetd's group",
 				 (long long)cfg->defaults.sock_gid, strerror(-ret));
 	}
-	(void)sdn_send("READY=1\nSTATUS=%u port%s, 0 frontends connected",
+	(void)sd_notify_send("READY=1\nSTATUS=%u port%s, 0 frontends connected",
 		       cfg->nports, cfg->nports == 1 ? "" : "s");
 	return 0;
 }

@@ -64,7 +64,7 @@
 #define UPGRADE_FDS_PER_MSG	253	/* SCM_MAX_FD */
 #define UPGRADE_ARGV_MAX	65536
 
-enum upg_frame {
+enum upgrade_frame {
 	UPG_HELLO = 'H',
 	UPG_GO = 'G',
 	UPG_STATE = 'S',
@@ -86,14 +86,14 @@ static struct {
 	pid_t old_pid;
 	uint64_t go_ms;
 	unsigned int nports;
-	unsigned int drain_left[VNETD_MAX_PORTS];	/* old side: upg_drain() */
+	unsigned int drain_left[VNETD_MAX_PORTS];	/* old side: upgrade_drain() */
 	char *new_argv[256];
 	char argv_buf[UPGRADE_ARGV_MAX];
 } upg = { .ctl_fd = -1, .http_fd = -1, .chan = -1, .report_fd = -1 };
 
 /* -------- blocking I/O with a deadline on a non-blocking socket -------- */
 
-static int upg_wait(int fd, short ev, uint64_t deadline)
+static int upgrade_wait(int fd, short ev, uint64_t deadline)
 {
 	struct pollfd p = { .fd = fd, .events = ev };
 	uint64_t now = vu_conn_now_ms();
@@ -107,7 +107,7 @@ static int upg_wait(int fd, short ev, uint64_t deadline)
 	return n ? 0 : -ETIMEDOUT;
 }
 
-static int upg_send(int fd, const void *buf, size_t len, const int *fds,
+static int upgrade_send(int fd, const void *buf, size_t len, const int *fds,
 		    unsigned int nfds, uint64_t deadline)
 {
 	char control[CMSG_SPACE(UPGRADE_FDS_PER_MSG * sizeof(int))];
@@ -138,7 +138,7 @@ static int upg_send(int fd, const void *buf, size_t len, const int *fds,
 		}
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
 			return -errno;
-		ret = upg_wait(fd, POLLOUT, deadline);
+		ret = upgrade_wait(fd, POLLOUT, deadline);
 		if (ret)
 			return ret;
 	}
@@ -146,7 +146,7 @@ static int upg_send(int fd, const void *buf, size_t len, const int *fds,
 }
 
 /* Read exactly @len bytes; descriptors that come along go to @fds */
-static int upg_recv(int fd, void *buf, size_t len, int *fds,
+static int upgrade_recv(int fd, void *buf, size_t len, int *fds,
 		    unsigned int *nfds, unsigned int max_fds, uint64_t deadline)
 {
 	char control[CMSG_SPACE(UPGRADE_FDS_PER_MSG * sizeof(int))];
@@ -167,7 +167,7 @@ static int upg_recv(int fd, void *buf, size_t len, int *fds,
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
 			return -errno;
 		if (n < 0) {
-			ret = upg_wait(fd, POLLIN, deadline);
+			ret = upgrade_wait(fd, POLLIN, deadline);
 			if (ret)
 				return ret;
 			continue;
@@ -195,27 +195,27 @@ static int upg_recv(int fd, void *buf, size_t len, int *fds,
 	return 0;
 }
 
-static int upg_send_frame(int fd, enum upg_frame type, const void *p,
+static int upgrade_send_frame(int fd, enum upgrade_frame type, const void *p,
 			  uint32_t len, uint64_t deadline)
 {
 	uint32_t h[2] = { type, len };
 	int ret;
 
-	ret = upg_send(fd, h, sizeof(h), NULL, 0, deadline);
+	ret = upgrade_send(fd, h, sizeof(h), NULL, 0, deadline);
 	if (!ret && len)
-		ret = upg_send(fd, p, len, NULL, 0, deadline);
+		ret = upgrade_send(fd, p, len, NULL, 0, deadline);
 	return ret;
 }
 
 /* A frame header; an E frame's text is read into @why */
-static int upg_recv_frame(int fd, uint32_t *type, uint32_t *len,
+static int upgrade_recv_frame(int fd, uint32_t *type, uint32_t *len,
 			  struct reason *why, uint64_t deadline)
 {
 	uint32_t h[2];
 	char text[REASON_LEN];
 	int ret;
 
-	ret = upg_recv(fd, h, sizeof(h), NULL, NULL, 0, deadline);
+	ret = upgrade_recv(fd, h, sizeof(h), NULL, NULL, 0, deadline);
 	if (ret)
 		return reason_set(why, ret, "%s", ret == -ECONNRESET ?
 				  "the other process closed the channel" :
@@ -227,18 +227,18 @@ static int upg_recv_frame(int fd, uint32_t *type, uint32_t *len,
 		return 0;
 	if (*len >= sizeof(text))
 		return reason_set(why, -EPROTO, "error frame of %u bytes", *len);
-	ret = upg_recv(fd, text, *len, NULL, NULL, 0, deadline);
+	ret = upgrade_recv(fd, text, *len, NULL, NULL, 0, deadline);
 	text[ret ? 0 : *len] = '\0';
 	return reason_set(why, -ECANCELED, "%s", text);
 }
 
-static int upg_expect(int fd, enum upg_frame want, uint32_t *len,
+static int upgrade_expect(int fd, enum upgrade_frame want, uint32_t *len,
 		      struct reason *why, uint64_t deadline)
 {
 	uint32_t type, n;
 	int ret;
 
-	ret = upg_recv_frame(fd, &type, &n, why, deadline);
+	ret = upgrade_recv_frame(fd, &type, &n, why, deadline);
 	if (ret)
 		return ret;
 	if (type != want)
@@ -269,7 +269,7 @@ void upgrade_init(int argc, char **argv, int ctl_fd, int http_fd)
 	upg.http_fd = http_fd;
 }
 
-static int upg_export_port(struct vnetd_port *p, struct upgrade_state *st,
+static int upgrade_export_port(struct vnetd_port *p, struct upgrade_state *st,
 			   struct reason *why)
 {
 	struct upgrade_port *o = &st->ports[st->nports];
@@ -316,9 +316,9 @@ static int upg_export_port(struct vnetd_port *p, struct upgrade_state *st,
  * UPGRADE_DRAIN_MS in all, for every port together, to read what it got
  * and post more (the workers stay parked meanwhile). What still waits
  * then is noted in upg.drain_left: lost if the hand-over commits
- * (upg_log_dropped()), delivered later if it fails and we go on.
+ * (upgrade_log_dropped()), delivered later if it fails and we go on.
  */
-static void upg_drain(void)
+static void upgrade_drain(void)
 {
 	uint64_t end = vu_conn_now_ms() + UPGRADE_DRAIN_MS;
 	unsigned int i, n, waiting;
@@ -349,7 +349,7 @@ static void upg_drain(void)
 }
 
 /* Committed: one line per port whose guest had no RX buffer for its frames */
-static void upg_log_dropped(void)
+static void upgrade_log_dropped(void)
 {
 	unsigned int i, n, left;
 	struct vnetd_port *ports = ports_get(&n);
@@ -363,13 +363,13 @@ static void upg_log_dropped(void)
 	}
 }
 
-static int upg_build(struct upgrade_state *st, struct reason *why)
+static int upgrade_build(struct upgrade_state *st, struct reason *why)
 {
 	unsigned int i, n;
 	struct vnetd_port *ports = ports_get(&n);
 	int ret;
 
-	upg_drain();
+	upgrade_drain();
 	upgrade_state_init(st);
 	st->ctl_fd = upgrade_state_add_fd(st, upg.ctl_fd);
 	st->http_fd = upgrade_state_add_fd(st, upg.http_fd);
@@ -377,14 +377,14 @@ static int upg_build(struct upgrade_state *st, struct reason *why)
 	for (i = 0; i < n; i++) {
 		if (!ports[i].used)
 			continue;
-		ret = upg_export_port(&ports[i], st, why);
+		ret = upgrade_export_port(&ports[i], st, why);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-static void upg_quiesce(bool on)
+static void upgrade_quiesce(bool on)
 {
 	unsigned int i, n;
 	struct vnetd_port *ports = ports_get(&n);
@@ -399,7 +399,7 @@ static void upg_quiesce(bool on)
 	}
 }
 
-static int upg_send_state(int fd, struct upgrade_state *st, uint64_t deadline,
+static int upgrade_send_state(int fd, struct upgrade_state *st, uint64_t deadline,
 			  struct reason *why)
 {
 	size_t len = 0, cap = upgrade_state_max_len();
@@ -411,13 +411,13 @@ static int upg_send_state(int fd, struct upgrade_state *st, uint64_t deadline,
 		return reason_set(why, -ENOMEM, "no memory for the state");
 	ret = upgrade_state_encode(st, buf, cap, &len);
 	if (!ret)
-		ret = upg_send_frame(fd, UPG_STATE, buf, (uint32_t)len, deadline);
+		ret = upgrade_send_frame(fd, UPG_STATE, buf, (uint32_t)len, deadline);
 	free(buf);
 	for (i = 0; !ret && i < st->nfds; i += n) {
 		n = st->nfds - i < UPGRADE_FDS_PER_MSG ? st->nfds - i :
 							UPGRADE_FDS_PER_MSG;
 		hdr[1] = n;
-		ret = upg_send(fd, hdr, sizeof(hdr), &st->fds[i], n, deadline);
+		ret = upgrade_send(fd, hdr, sizeof(hdr), &st->fds[i], n, deadline);
 	}
 	if (ret)
 		return reason_set(why, ret, "sending the state: %s", strerror(-ret));
@@ -425,7 +425,7 @@ static int upg_send_state(int fd, struct upgrade_state *st, uint64_t deadline,
 }
 
 /* The hand-over itself, the workers parked; returns only on failure */
-static int upg_hand_over(int fd, pid_t pid, uint64_t t0, uint64_t tq,
+static int upgrade_hand_over(int fd, pid_t pid, uint64_t t0, uint64_t tq,
 			 struct reason *why)
 {
 	struct upgrade_state *st = calloc(1, sizeof(*st));
@@ -434,19 +434,19 @@ static int upg_hand_over(int fd, pid_t pid, uint64_t t0, uint64_t tq,
 
 	if (!st)
 		return reason_set(why, -ENOMEM, "no memory for the state");
-	ret = upg_build(st, why);
+	ret = upgrade_build(st, why);
 	if (!ret)
-		ret = upg_send_state(fd, st, deadline, why);
+		ret = upgrade_send_state(fd, st, deadline, why);
 	if (!ret)
-		ret = upg_expect(fd, UPG_READY, NULL, why, deadline);
+		ret = upgrade_expect(fd, UPG_READY, NULL, why, deadline);
 	if (ret) {
 		/* an E from the new process already says why */
 		free(st);
 		return ret;
 	}
 	/* Committed: from here on the new process serves every ring */
-	(void)upg_send_frame(fd, UPG_OK, NULL, 0, deadline);
-	upg_log_dropped();
+	(void)upgrade_send_frame(fd, UPG_OK, NULL, 0, deadline);
+	upgrade_log_dropped();
 	log_info("upgrade: %u port%s handed to pid %d in %" PRIu64 " ms (workers parked %" PRIu64 " ms); exiting",
 		 st->nports, st->nports == 1 ? "" : "s", (int)pid,
 		 vu_conn_now_ms() - t0, vu_conn_now_ms() - tq);
@@ -455,7 +455,7 @@ static int upg_hand_over(int fd, pid_t pid, uint64_t t0, uint64_t tq,
 	_exit(0);
 }
 
-static int upg_hello(int fd, uint64_t deadline)
+static int upgrade_hello(int fd, uint64_t deadline)
 {
 	static char buf[UPGRADE_ARGV_MAX];
 	size_t len, n;
@@ -470,7 +470,7 @@ static int upg_hello(int fd, uint64_t deadline)
 		memcpy(buf + len, upg.argv[i], n);
 		len += n;
 	}
-	return upg_send_frame(fd, UPG_HELLO, buf, (uint32_t)len, deadline);
+	return upgrade_send_frame(fd, UPG_HELLO, buf, (uint32_t)len, deadline);
 }
 
 /**
@@ -492,20 +492,20 @@ void upgrade_serve(int fd, struct sbuf *b)
 	int ret;
 
 	log_info("upgrade: pid %d asks to take over", (int)pid);
-	ret = upg_hello(fd, t0 + UPGRADE_STEP_MS);
+	ret = upgrade_hello(fd, t0 + UPGRADE_STEP_MS);
 	if (ret) {
 		reason_set(&why, ret, "sending the command line: %s", strerror(-ret));
 		goto out;
 	}
-	ret = upg_expect(fd, UPG_GO, NULL, &why, t0 + UPGRADE_STEP_MS);
+	ret = upgrade_expect(fd, UPG_GO, NULL, &why, t0 + UPGRADE_STEP_MS);
 	if (ret)
 		goto out;
 	tq = vu_conn_now_ms();	/* from the first worker parked */
-	upg_quiesce(true);
-	ret = upg_hand_over(fd, pid, t0, tq, &why);
-	upg_quiesce(false);
+	upgrade_quiesce(true);
+	ret = upgrade_hand_over(fd, pid, t0, tq, &why);
+	upgrade_quiesce(false);
 	/* tell a new process that still listens; it exits on anything but K */
-	(void)upg_send_frame(fd, UPG_ERROR, why.msg, (uint32_t)strlen(why.msg),
+	(void)upgrade_send_frame(fd, UPG_ERROR, why.msg, (uint32_t)strlen(why.msg),
 			     vu_conn_now_ms() + 100);
 	log_warn("upgrade by pid %d failed: %s; every port resumed as before",
 		 (int)pid, why.msg);
@@ -519,10 +519,10 @@ out:
 
 /* -------- new side -------- */
 
-static void upg_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void upgrade_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* One line to vnetctl's pipe (once), then the pipe is closed */
-static void upg_report(const char *fmt, ...)
+static void upgrade_report(const char *fmt, ...)
 {
 	char line[REASON_LEN + 64];
 	va_list ap;
@@ -540,7 +540,7 @@ static void upg_report(const char *fmt, ...)
 	upg.report_fd = -1;
 }
 
-static int upg_connect(const char *path)
+static int upgrade_connect(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd;
@@ -562,7 +562,7 @@ static int upg_connect(const char *path)
 }
 
 /* The control socket answered text ("error: ...") instead of H */
-static int upg_text_reply(uint32_t type, uint32_t len, struct reason *why,
+static int upgrade_text_reply(uint32_t type, uint32_t len, struct reason *why,
 			  uint64_t deadline)
 {
 	char text[REASON_LEN];
@@ -571,7 +571,7 @@ static int upg_text_reply(uint32_t type, uint32_t len, struct reason *why,
 
 	memcpy(text, &type, 4);
 	memcpy(text + 4, &len, 4);
-	while (got < sizeof(text) - 1 && !upg_wait(upg.chan, POLLIN, deadline)) {
+	while (got < sizeof(text) - 1 && !upgrade_wait(upg.chan, POLLIN, deadline)) {
 		n = recv(upg.chan, text + got, sizeof(text) - 1 - got, MSG_DONTWAIT);
 		if (n <= 0)
 			break;
@@ -585,7 +585,7 @@ static int upg_text_reply(uint32_t type, uint32_t len, struct reason *why,
 }
 
 /* H: the old command line, NUL-separated, becomes ours after argv[0] */
-static int upg_take_argv(char *argv0, int *argc, char ***argv,
+static int upgrade_take_argv(char *argv0, int *argc, char ***argv,
 			 struct reason *why)
 {
 	uint64_t deadline = vu_conn_now_ms() + UPGRADE_STEP_MS;
@@ -593,17 +593,17 @@ static int upg_take_argv(char *argv0, int *argc, char ***argv,
 	int n = 0, ret;
 	char *s;
 
-	ret = upg_send(upg.chan, "upgrade\n", 8, NULL, 0, deadline);
+	ret = upgrade_send(upg.chan, "upgrade\n", 8, NULL, 0, deadline);
 	if (ret)
 		return reason_set(why, ret, "sending the request: %s", strerror(-ret));
-	ret = upg_recv_frame(upg.chan, &i, &len, why, deadline);
+	ret = upgrade_recv_frame(upg.chan, &i, &len, why, deadline);
 	if (ret)
 		return ret;
 	if (i != UPG_HELLO)	/* a text reply: refused, or a vnetd too old */
-		return upg_text_reply(i, len, why, deadline);
+		return upgrade_text_reply(i, len, why, deadline);
 	if (!len || len > sizeof(upg.argv_buf) - 1)
 		return reason_set(why, -EPROTO, "command line of %u bytes", len);
-	ret = upg_recv(upg.chan, upg.argv_buf, len, NULL, NULL, 0, deadline);
+	ret = upgrade_recv(upg.chan, upg.argv_buf, len, NULL, NULL, 0, deadline);
 	if (ret)
 		return reason_set(why, ret, "reading the command line: %s", strerror(-ret));
 	upg.argv_buf[len] = '\0';
@@ -652,18 +652,18 @@ int upgrade_begin(int *argc, char ***argv)
 	if (upg.report_fd >= 0 && fcntl(upg.report_fd, F_SETFD, FD_CLOEXEC))
 		upg.report_fd = -1;
 	upg.active = true;
-	upg.chan = upg_connect(av[2]);
+	upg.chan = upgrade_connect(av[2]);
 	if (upg.chan < 0) {
 		ret = reason_set(&why, upg.chan, "--takeover %s: %s", av[2],
 				 strerror(-upg.chan));
 		goto err;
 	}
-	ret = upg_take_argv(av[0], argc, argv, &why);
+	ret = upgrade_take_argv(av[0], argc, argv, &why);
 	if (!ret)
 		return 0;
 err:
 	log_err("takeover: %s", why.msg);
-	upg_report("error: %s\n", why.msg);
+	upgrade_report("error: %s\n", why.msg);
 	return ret;
 }
 
@@ -678,13 +678,13 @@ bool upgrade_active(void)
 }
 
 /* Refuse: one log line, the old process and vnetctl told why */
-static int upg_refuse(struct reason *why)
+static int upgrade_refuse(struct reason *why)
 {
 	log_err("takeover from pid %d refused: %s", (int)upg.old_pid, why->msg);
-	(void)upg_send_frame(upg.chan, UPG_ERROR, why->msg,
+	(void)upgrade_send_frame(upg.chan, UPG_ERROR, why->msg,
 			     (uint32_t)strlen(why->msg),
 			     vu_conn_now_ms() + UPGRADE_STEP_MS);
-	upg_report("error: %s\n", why->msg);
+	upgrade_report("error: %s\n", why->msg);
 	return why->err ? why->err : -EINVAL;
 }
 
@@ -693,7 +693,7 @@ static int upg_refuse(struct reason *why)
  * Test hook, only in build/test-hooks/vnetd (tests/integration/
  * vnetd-upgrade.sh): VNETD_TAKEOVER_TEST damages what came
  */
-static void upg_test_hook(uint8_t *buf, size_t *len)
+static void upgrade_test_hook(uint8_t *buf, size_t *len)
 {
 	const char *t = getenv("VNETD_TAKEOVER_TEST");
 
@@ -709,14 +709,14 @@ static void upg_test_hook(uint8_t *buf, size_t *len)
 		_exit(3);	/* a binary that dies half-way */
 }
 #else
-static void upg_test_hook(uint8_t *buf, size_t *len)
+static void upgrade_test_hook(uint8_t *buf, size_t *len)
 {
 	(void)buf;
 	(void)len;
 }
 #endif
 
-static int upg_recv_state(struct upgrade_state *st, uint8_t **bufp,
+static int upgrade_recv_state(struct upgrade_state *st, uint8_t **bufp,
 			  size_t *lenp, struct reason *why)
 {
 	uint64_t deadline = vu_conn_now_ms() + UPGRADE_STEP_MS;
@@ -724,7 +724,7 @@ static int upg_recv_state(struct upgrade_state *st, uint8_t **bufp,
 	uint8_t *buf;
 	int ret;
 
-	ret = upg_expect(upg.chan, UPG_STATE, &len, why, deadline);
+	ret = upgrade_expect(upg.chan, UPG_STATE, &len, why, deadline);
 	if (ret)
 		return ret;
 	if (len < UPGRADE_HDR_LEN || len > upgrade_state_max_len())
@@ -735,14 +735,14 @@ static int upg_recv_state(struct upgrade_state *st, uint8_t **bufp,
 		return reason_set(why, -ENOMEM, "no memory for a state of %u bytes", len);
 	*bufp = buf;
 	*lenp = len;
-	ret = upg_recv(upg.chan, buf, len, NULL, NULL, 0, deadline);
+	ret = upgrade_recv(upg.chan, buf, len, NULL, NULL, 0, deadline);
 	if (ret)
 		return reason_set(why, ret, "reading the state: %s", strerror(-ret));
 	ret = upgrade_state_header(buf, len, &body, &nfds, why);
 	if (ret)
 		return ret;
 	while (st->nfds < nfds) {
-		ret = upg_recv(upg.chan, h, sizeof(h), st->fds, &st->nfds,
+		ret = upgrade_recv(upg.chan, h, sizeof(h), st->fds, &st->nfds,
 			       nfds, deadline);
 		if (ret)
 			return reason_set(why, ret, "reading descriptors: %s", strerror(-ret));
@@ -752,7 +752,7 @@ static int upg_recv_state(struct upgrade_state *st, uint8_t **bufp,
 	return 0;
 }
 
-static struct upgrade_port *upg_find(struct upgrade_state *st,
+static struct upgrade_port *upgrade_find(struct upgrade_state *st,
 				     const char *name)
 {
 	unsigned int i;
@@ -764,7 +764,7 @@ static struct upgrade_port *upg_find(struct upgrade_state *st,
 }
 
 /* The connection's half-received message, as the old one had it */
-static int upg_conn_rx(struct vnetd_port *p, struct upgrade_state *st,
+static int upgrade_conn_rx(struct vnetd_port *p, struct upgrade_state *st,
 		       const struct upgrade_dev *d, struct reason *why)
 {
 	struct vu_conn *c = &p->conn;
@@ -789,7 +789,7 @@ static int upg_conn_rx(struct vnetd_port *p, struct upgrade_state *st,
 	return 0;
 }
 
-static int upg_take_port(struct vnetd_port *p, const struct vnetd_port_cfg *cfg,
+static int upgrade_take_port(struct vnetd_port *p, const struct vnetd_port_cfg *cfg,
 			 int epfd, struct upgrade_state *st,
 			 struct upgrade_port *sp, struct reason *why)
 {
@@ -837,10 +837,10 @@ static int upg_take_port(struct vnetd_port *p, const struct vnetd_port_cfg *cfg,
 		snprintf(msg, sizeof(msg), "%s", why->msg);
 		return reason_set(why, ret, "port %s: %s", cfg->name, msg);
 	}
-	return upg_conn_rx(p, st, &sp->dev, why);
+	return upgrade_conn_rx(p, st, &sp->dev, why);
 }
 
-static int upg_take_ports(struct vnetd_cfg *cfg, struct vnetd_port *ports,
+static int upgrade_take_ports(struct vnetd_cfg *cfg, struct vnetd_port *ports,
 			  int epfd, struct upgrade_state *st, struct reason *why)
 {
 	struct upgrade_port *sp;
@@ -857,9 +857,9 @@ static int upg_take_ports(struct vnetd_cfg *cfg, struct vnetd_port *ports,
 					  st->ports[i].name);
 	}
 	for (i = 0; i < cfg->nports; i++) {
-		sp = upg_find(st, cfg->ports[i].name);
+		sp = upgrade_find(st, cfg->ports[i].name);
 		if (sp) {
-			ret = upg_take_port(&ports[i], &cfg->ports[i], epfd, st,
+			ret = upgrade_take_port(&ports[i], &cfg->ports[i], epfd, st,
 					    sp, why);
 		} else {	/* new in --config (or removed with port del) */
 			reason_clear(&inner);
@@ -900,18 +900,18 @@ int upgrade_take(struct vnetd_cfg *cfg, struct vnetd_port *ports, int epfd,
 
 	if (!st) {
 		reason_set(&why, -ENOMEM, "no memory for the state");
-		return upg_refuse(&why);
+		return upgrade_refuse(&why);
 	}
 	upgrade_state_init(st);
 	upg.go_ms = vu_conn_now_ms();
-	ret = upg_send_frame(upg.chan, UPG_GO, NULL, 0, upg.go_ms + UPGRADE_STEP_MS);
+	ret = upgrade_send_frame(upg.chan, UPG_GO, NULL, 0, upg.go_ms + UPGRADE_STEP_MS);
 	if (ret) {
 		reason_set(&why, ret, "the old process went away: %s", strerror(-ret));
 		goto err;
 	}
-	ret = upg_recv_state(st, &buf, &len, &why);
+	ret = upgrade_recv_state(st, &buf, &len, &why);
 	if (!ret) {
-		upg_test_hook(buf, &len);
+		upgrade_test_hook(buf, &len);
 		ret = upgrade_state_decode(st, buf, len, &why);
 	}
 	free(buf);
@@ -923,7 +923,7 @@ int upgrade_take(struct vnetd_cfg *cfg, struct vnetd_port *ports, int epfd,
 		dup2(log_fd, STDOUT_FILENO);
 		close(log_fd);
 	}
-	ret = upg_take_ports(cfg, ports, epfd, st, &why);
+	ret = upgrade_take_ports(cfg, ports, epfd, st, &why);
 	if (ret)
 		goto err;
 	*ctl_fd = upgrade_state_take_fd(st, st->ctl_fd);
@@ -934,7 +934,7 @@ int upgrade_take(struct vnetd_cfg *cfg, struct vnetd_port *ports, int epfd,
 err:
 	upgrade_state_close_fds(st);
 	free(st);
-	return upg_refuse(&why);
+	return upgrade_refuse(&why);
 }
 
 /**
@@ -957,16 +957,16 @@ int upgrade_commit(struct vnetd_port *ports, unsigned int nports)
 	 * systemd (NotifyAccess=all) follows the main PID before the old one
 	 * exits: this datagram is queued before R, and R before the old exit
 	 */
-	(void)sdn_send("MAINPID=%d", (int)getpid());
-	ret = upg_send_frame(upg.chan, UPG_READY, NULL, 0, deadline);
+	(void)sd_notify_send("MAINPID=%d", (int)getpid());
+	ret = upgrade_send_frame(upg.chan, UPG_READY, NULL, 0, deadline);
 	if (!ret)
-		ret = upg_expect(upg.chan, UPG_OK, NULL, &why, deadline);
+		ret = upgrade_expect(upg.chan, UPG_OK, NULL, &why, deadline);
 	else
 		reason_set(&why, ret, "sending ready: %s", strerror(-ret));
 	if (ret) {
-		(void)sdn_send("MAINPID=%d", (int)upg.old_pid);
+		(void)sd_notify_send("MAINPID=%d", (int)upg.old_pid);
 		log_err("takeover from pid %d abandoned: %s", (int)upg.old_pid, why.msg);
-		upg_report("error: %s\n", why.msg);
+		upgrade_report("error: %s\n", why.msg);
 		return ret;
 	}
 	for (i = 0; i < nports; i++)
@@ -977,7 +977,7 @@ int upgrade_commit(struct vnetd_port *ports, unsigned int nports)
 	upg.chan = -1;
 	log_info("takeover: serving %u port%s from pid %d; traffic paused %" PRIu64 " ms",
 		 upg.nports, upg.nports == 1 ? "" : "s", (int)upg.old_pid, gap);
-	upg_report("ok pid %d ports %u paused_ms %" PRIu64 "\n", (int)getpid(),
+	upgrade_report("ok pid %d ports %u paused_ms %" PRIu64 "\n", (int)getpid(),
 		   upg.nports, gap);
 	return 0;
 }
