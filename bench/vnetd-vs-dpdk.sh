@@ -7,7 +7,7 @@
 #           (vnetd --backend null / testpmd net_vhost in rxonly). Reported:
 #           the frontend's Tx-pps (frames the backend took off the ring).
 #   rxonly: the backend generates frames as fast as the frontend posts RX
-#           buffers (vnetd --backend gen with VNET_GEN_SIZE=SIZE / testpmd
+#           buffers (vnetd --backend gen --gen-size SIZE / testpmd
 #           net_vhost in txonly); the frontend only receives (rxonly).
 #           Reported: the frontend's Rx-pps.
 #   loop:   the frontend forwards what it receives (io, tx_first); the backend
@@ -117,8 +117,8 @@ backend_start() {
 	if [ "$1" = vnetd ]; then
 		local host=null tap=()
 		case $2 in loop) host=loop ;; rxonly) host=gen ;; taptx) host=tap; tap=(--tap "$TAPN") ;; esac
-		VNET_GEN_SIZE=$3 "${netns[@]}" taskset -c "$BE_CPU" "$VNETD" --socket "$SOCK" \
-			--backend "$host" "${tap[@]}" --vhost-net off \
+		"${netns[@]}" taskset -c "$BE_CPU" "$VNETD" --socket "$SOCK" \
+			--backend "$host" --gen-size "$3" "${tap[@]}" --vhost-net off \
 			--poll-us "$POLL_US" --ctl-socket "$TMP/ctl.sock" \
 			--log-level warn ${VNETD_ARGS:-} 2>"$TMP/be.log" &
 	else

@@ -31,6 +31,8 @@ struct sw_vlans;
  * @xdp_mode:	af_xdp: copy, zero-copy, or auto (zero-copy, else copy)
  * @sw_name:	switch: the switch to join (--switch NAME declared it)
  * @sw_vlans:	switch: the VLANs the port carries (vlan=, trunk=)
+ * @gen_size:	gen: bytes of the frame it generates (without FCS,
+ *		HOST_GEN_SIZE_MIN..HOST_GEN_SIZE_MAX), 0: HOST_GEN_SIZE_DEF
  */
 struct host_cfg {
 	unsigned int npairs;
@@ -47,7 +49,12 @@ struct host_cfg {
 	} xdp_mode;
 	const char *sw_name;
 	const struct sw_vlans *sw_vlans;
+	unsigned int gen_size;
 };
+
+#define HOST_GEN_SIZE_DEF	64
+#define HOST_GEN_SIZE_MIN	60
+#define HOST_GEN_SIZE_MAX	9000
 
 struct host;
 struct tap_uring;

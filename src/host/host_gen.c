@@ -5,7 +5,7 @@
  * drops every frame the guest sends, like "null".
  *
  * The frame is built once at open(): an Ethernet/IPv4/UDP frame of
- * VNET_GEN_SIZE bytes (environment, default 64, without FCS, 60..9000,
+ * host_cfg.gen_size bytes (--gen-size, default 64, without FCS, 60..9000,
  * like testpmd's txonly frames), preceded by an all-zero vnet header of the
  * negotiated length. Per frame, rx() only copies that template into the
  * buffers it is given: no syscall, no allocation.
@@ -26,9 +26,9 @@
 #include "util.h"
 #include "vnet_hdr.h"
 
-#define GEN_SIZE_DEF	64
-#define GEN_SIZE_MIN	60
-#define GEN_SIZE_MAX	9000
+#define GEN_SIZE_DEF	HOST_GEN_SIZE_DEF
+#define GEN_SIZE_MIN	HOST_GEN_SIZE_MIN
+#define GEN_SIZE_MAX	HOST_GEN_SIZE_MAX
 
 /**
  * struct host_gen - Generator state, shared by all pairs (read-only per frame)
@@ -91,24 +91,6 @@ static void host_gen_build(struct host_gen *g, size_t frame_len)
 	g->frame_len = frame_len;
 }
 
-/* VNET_GEN_SIZE: 0 and *@len, or -EINVAL */
-static int host_gen_size(size_t *len)
-{
-	const char *s = getenv("VNET_GEN_SIZE");
-	unsigned long v;
-	char *end;
-
-	*len = GEN_SIZE_DEF;
-	if (!s || !*s)
-		return 0;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < GEN_SIZE_MIN || v > GEN_SIZE_MAX)
-		return -EINVAL;
-	*len = v;
-	return 0;
-}
-
 static int host_gen_open(struct host *host, const struct host_cfg *cfg,
 		       struct reason *why)
 {
@@ -118,9 +100,10 @@ static int host_gen_open(struct host *host, const struct host_cfg *cfg,
 	if (!cfg->npairs || cfg->npairs > VNET_MAX_PAIRS)
 		return reason_set(why, -EINVAL, "gen: %u queue pairs: use 1..%u",
 				  cfg->npairs, (unsigned int)VNET_MAX_PAIRS);
-	if (host_gen_size(&len))
-		return reason_set(why, -EINVAL, "gen: VNET_GEN_SIZE: use %d..%d bytes",
-				  GEN_SIZE_MIN, GEN_SIZE_MAX);
+	len = cfg->gen_size ? cfg->gen_size : GEN_SIZE_DEF;
+	if (len < GEN_SIZE_MIN || len > GEN_SIZE_MAX)
+		return reason_set(why, -EINVAL, "gen: --gen-size %zu: use %d..%d bytes",
+				  len, GEN_SIZE_MIN, GEN_SIZE_MAX);
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return reason_set(why, -ENOMEM, "gen: out of memory");

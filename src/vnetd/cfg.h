@@ -55,6 +55,7 @@
  * @xdp_if:		af_xdp: interface to attach to
  * @xdp_queue:		af_xdp: its queue for pair 0
  * @xdp_mode:		af_xdp: auto, copy or zerocopy
+ * @gen_size:		gen: frame bytes, 0: the default
  * @queues:		Queue pairs (1..VNET_MAX_PAIRS)
  * @mac:		MAC for the config space
  * @mtu:		MTU (0: not advertised)
@@ -84,6 +85,7 @@ struct vnetd_port_cfg {
 	char xdp_if[VNETD_NAME_LEN];
 	unsigned int xdp_queue;
 	enum host_xdp_mode xdp_mode;
+	unsigned int gen_size;
 	unsigned int queues;
 	uint8_t mac[6];
 	uint16_t mtu;

@@ -61,6 +61,8 @@ void cli_usage(FILE *f)
 "                           per queue pair (required with --backend af_xdp)\n"
 "      --xdp-queue N        af_xdp: IF's queue for pair 0, 0..1023; pair k uses N+k\n"
 "                           (default: 0)\n"
+"      --gen-size BYTES     gen: the frame it puts in every RX buffer, 60..9000\n"
+"                           (default: 64)\n"
 "      --xdp-mode MODE      af_xdp: auto|copy|zerocopy; auto: zero-copy where the\n"
 "                           driver has it, else copy (default: auto)\n"
 "  -q, --queues N           queue pairs the frontend may use, 1..64 (default: 1)\n"

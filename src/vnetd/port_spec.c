@@ -42,6 +42,7 @@ const struct option cli_opts[] = {
 	{ "tap-fd",		required_argument, NULL, OPT_TAP_FD },
 	{ "xdp-if",		required_argument, NULL, OPT_XDP_IF },
 	{ "xdp-queue",		required_argument, NULL, OPT_XDP_QUEUE },
+	{ "gen-size",		required_argument, NULL, OPT_GEN_SIZE },
 	{ "xdp-mode",		required_argument, NULL, OPT_XDP_MODE },
 	{ "queues",		required_argument, NULL, OPT_QUEUES },
 	{ "threads",		required_argument, NULL, OPT_THREADS },
@@ -315,6 +316,11 @@ const char *cli_set(struct vnetd_port_cfg *pc, int opt,
 			return "must be 0..1023";
 		pc->xdp_queue = (unsigned int)v;
 		return NULL;
+	case OPT_GEN_SIZE:
+		if (cli_uint(val, HOST_GEN_SIZE_MIN, HOST_GEN_SIZE_MAX, &v))
+			return "must be 60..9000 (bytes)";
+		pc->gen_size = (unsigned int)v;
+		return NULL;
 	case OPT_XDP_MODE:
 		if (!strcmp(val, "auto"))
 			pc->xdp_mode = HOST_XDP_AUTO;
@@ -436,7 +442,7 @@ static int cli_group(struct vnetd_port_cfg *pc, const char *text,
 			*eq = '\0';
 		opt = cli_key(tok);
 		if (opt < 0) {
-			return reason_set(why, -EINVAL, " '%s': unknown key (keys: socket, socket-path, fd, socket-owner, socket-group, socket-mode, backend, tap, tap-fd, xdp-if, xdp-queue, xdp-mode, queues, threads, mac, mtu, features, poll-us, budget-pkts, budget-bytes, client, vhost-net, name, config-space, mac-lock, allow-ip, switch, vlan, trunk)",
+			return reason_set(why, -EINVAL, " '%s': unknown key (keys: socket, socket-path, fd, socket-owner, socket-group, socket-mode, backend, tap, tap-fd, xdp-if, xdp-queue, xdp-mode, gen-size, queues, threads, mac, mtu, features, poll-us, budget-pkts, budget-bytes, client, vhost-net, name, config-space, mac-lock, allow-ip, switch, vlan, trunk)",
 					  tok);
 		}
 		if (!eq && opt != OPT_CLIENT && opt != OPT_MAC_LOCK) {

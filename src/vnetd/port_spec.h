@@ -25,7 +25,7 @@ enum cli_opt {
 	OPT_USER, OPT_CTL_GROUP, OPT_LOG_TARGET, OPT_SANDBOX,
 	OPT_METRICS_LISTEN, OPT_WORKER_THREADS, OPT_TAP_IO, OPT_STALL_MS,
 	OPT_XDP_IF, OPT_XDP_QUEUE, OPT_XDP_MODE,
-	OPT_SWITCH, OPT_VLAN, OPT_TRUNK,
+	OPT_SWITCH, OPT_VLAN, OPT_TRUNK, OPT_GEN_SIZE,
 };
 
 /* The long options, process-wide and per-port; per-port ones are the keys */

@@ -30,6 +30,8 @@ expect_usage "--queues 65"	'^vnetd: --queues 65: must be 1\.\.64$'	--socket "$S"
 expect_usage "--queues abc"	'^vnetd: --queues abc: must be 1\.\.64$'	--socket "$S" --queues abc
 expect_usage "--queues -1"	'--queues -1: must be 1\.\.64'		--socket "$S" --queues -1
 expect_usage "--mtu 67"		'--mtu 67: must be 68\.\.65535'		--socket "$S" --mtu 67
+expect_usage "--gen-size 59"	'^vnetd: --gen-size 59: must be 60\.\.9000 \(bytes\)$'	--socket "$S" --backend gen --gen-size 59
+expect_usage "gen-size=9001"	'gen-size=9001.: must be 60\.\.9000'	--port "socket=$S,backend=gen,gen-size=9001"
 expect_usage "--mtu 65536"	'--mtu 65536: must be 68\.\.65535'	--socket "$S" --mtu 65536
 expect_usage "--features unknown name" '--features -nosuchbit: unknown feature name' --socket "$S" --features -nosuchbit
 expect_usage "--features without version_1" '--features 0x8000: must keep version_1' --socket "$S" --features 0x8000

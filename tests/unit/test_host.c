@@ -2,7 +2,7 @@
 /*
  * test_host.c - the host-side backends through their ops table: the
  * name table, null (eats TX, never RX), gen (eats TX, a fixed UDP frame
- * for every RX, VNET_GEN_SIZE checked), loop (per-pair FIFO, bounded,
+ * for every RX, its size option checked), loop (per-pair FIFO, bounded,
  * eventfd readable exactly while non-empty, offload check) and the TAP's
  * offload flags. A real TAP is tests/system/test_host_tap.c.
  */
@@ -96,12 +96,12 @@ static void test_gen(void)
 	CHECK_EQ(host.ops->open(&host, &cfg, &why), -EINVAL);
 	CHECK(strstr(why.msg, "1..64"));
 	cfg.npairs = 2;
-	CHECK_EQ(setenv("VNET_GEN_SIZE", "59", 1), 0);
+	cfg.gen_size = 59;
 	CHECK_EQ(host.ops->open(&host, &cfg, &why), -EINVAL);
-	CHECK(strstr(why.msg, "VNET_GEN_SIZE") && strstr(why.msg, "60..9000"));
-	CHECK_EQ(setenv("VNET_GEN_SIZE", "64x", 1), 0);
+	CHECK(strstr(why.msg, "--gen-size 59") && strstr(why.msg, "60..9000"));
+	cfg.gen_size = 9001;
 	CHECK_EQ(host.ops->open(&host, &cfg, &why), -EINVAL);
-	unsetenv("VNET_GEN_SIZE");
+	cfg.gen_size = 0;	/* the default, 64 */
 	CHECK_EQ(host.ops->open(&host, &cfg, &why), 0);
 	CHECK(host.ops->host_features(&host) & F(VIRTIO_NET_F_HOST_TSO4));
 	CHECK_EQ(host.ops->configure(&host, F(VIRTIO_F_VERSION_1), 12), 0);
@@ -135,7 +135,7 @@ static void test_gen(void)
 	host.ops->close(&host);
 	CHECK(host.priv == NULL);
 
-	CHECK_EQ(setenv("VNET_GEN_SIZE", "1518", 1), 0);
+	cfg.gen_size = 1518;
 	CHECK_EQ(host.ops->open(&host, &cfg, &why), 0);
 	CHECK_EQ(host.ops->configure(&host, F(VIRTIO_F_VERSION_1), 12), 0);
 	CHECK_EQ(host.ops->rx_peek_len(&host, 0), 12 + 1518);
@@ -145,7 +145,7 @@ static void test_gen(void)
 	iov[2].iov_len = 1400;
 	CHECK_EQ(host.ops->rx(&host, 0, iov, 3), -EMSGSIZE);
 	host.ops->close(&host);
-	unsetenv("VNET_GEN_SIZE");
+	cfg.gen_size = 0;
 }
 
 static void fill(uint8_t *p, size_t n, uint8_t seed)
