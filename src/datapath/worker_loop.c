@@ -46,6 +46,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -811,6 +812,10 @@ static void worker_loop(struct worker *w)
 			continue;
 		}
 		worker_commit_all(w);
+		/* what a blocked TX waits for (a switch member's queue
+		 * draining) may be another thread on this CPU: let it run */
+		if (worker_tx_any_blocked(w))
+			sched_yield();
 		if (poll_us && worker_keep_polling(poll_us, &idle_since, &spins)) {
 			w->polling = true;
 			if (w->need_poll_events)

@@ -39,10 +39,14 @@ static struct vswitch *host_switches[HOST_SWITCH_MAX];
  * struct switch_priv - One port's switch host
  * @m:		Its member slot
  * @mode:	mode()'s line
+ * @mac:	The guest's MAC (learned when a guest comes up)
+ * @has_mac:	@mac is set
  */
 struct switch_priv {
 	struct sw_member *m;
 	char mode[96];
+	uint8_t mac[6];
+	bool has_mac;
 };
 
 /**
@@ -186,6 +190,10 @@ static int host_switch_open(struct host *host, const struct host_cfg *cfg,
 		return reason_set(why, err, "switch %s: %s", sw->name, strerror(-err));
 	}
 	switch_set_up(p->m, false);	/* until a guest acks features */
+	if (cfg->mac) {
+		memcpy(p->mac, cfg->mac, sizeof(p->mac));
+		p->has_mac = true;
+	}
 	if (cfg->sw_vlans->access)
 		snprintf(p->mode, sizeof(p->mode), "switch %s, vlan %u (access)",
 			 sw->name, cfg->sw_vlans->access);
@@ -203,6 +211,15 @@ static uint64_t host_switch_features(struct host *host)
 	return 0;
 }
 
+/* Seconds for the MAC table: the coarse clock, a vDSO read, no syscall */
+static inline uint32_t host_switch_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint32_t)ts.tv_sec;
+}
+
 static int host_switch_configure(struct host *host, uint64_t features,
 				 unsigned int hdr_len)
 {
@@ -212,18 +229,12 @@ static int host_switch_configure(struct host *host, uint64_t features,
 		return -EINVAL;
 	host->features = features;
 	host->hdr_len = hdr_len;
-	if (p)
+	if (p) {
 		switch_set_up(p->m, true);	/* a guest is there */
+		if (p->has_mac)
+			switch_learn_port(p->m, p->mac, host_switch_now());
+	}
 	return 0;
-}
-
-/* Seconds for the MAC table: the coarse clock, a vDSO read, no syscall */
-static inline uint32_t host_switch_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint32_t)ts.tv_sec;
 }
 
 static ssize_t host_switch_tx(struct host *host, unsigned int pair,

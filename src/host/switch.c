@@ -24,8 +24,8 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
 
@@ -135,8 +135,10 @@ static void sw_member_free(struct sw_member *m)
 	}
 	free(m->rxq);
 	free(m->touched);
+	free(m->wait);
 	m->rxq = NULL;
 	m->touched = NULL;
+	m->wait = NULL;
 	m->npairs = 0;
 	m->used = false;
 }
@@ -180,7 +182,8 @@ struct sw_member *switch_join(struct vswitch *sw, unsigned int npairs,
 	atomic_store(&m->nmacs, 0);
 	m->rxq = calloc(npairs, sizeof(*m->rxq));
 	m->touched = calloc(npairs, sizeof(*m->touched));
-	if (!m->rxq || !m->touched) {
+	m->wait = calloc(npairs, sizeof(*m->wait));
+	if (!m->rxq || !m->touched || !m->wait) {
 		ret = -ENOMEM;
 		goto err;
 	}
@@ -286,7 +289,22 @@ void switch_reset(struct sw_member *m)
 		atomic_store(&m->rxq[i].need_wakeup, 1);
 		m->rxq[i].kicks_seen = atomic_load(&m->rxq[i].kicks);
 		m->touched[i] = 0;
+		memset(&m->wait[i], 0, sizeof(m->wait[i]));
 	}
+}
+
+/*
+ * Not seen for longer than the ageing time. Signed: a sender whose @now is
+ * a second behind another's (read before it was preempted) sees that
+ * entry's time as ahead of it, not as 4 billion seconds old.
+ */
+static inline bool sw_stale(const struct vswitch *sw, uint32_t now,
+			    const struct sw_entry *e)
+{
+	int32_t age = (int32_t)(now - atomic_load_explicit(&e->seen,
+							   memory_order_relaxed));
+
+	return age > (int32_t)sw->ageing_s;
 }
 
 /*
@@ -308,8 +326,7 @@ static uint32_t sw_find(struct vswitch *sw, uint64_t key, uint32_t now,
 		if (atomic_load_explicit(&b[w].key, memory_order_acquire) != key)
 			return 0;	/* reused meanwhile: a miss */
 		*ep = &b[w];
-		if (port && now - atomic_load_explicit(&b[w].seen,
-				memory_order_relaxed) > sw->ageing_s)
+		if (port && sw_stale(sw, now, &b[w]))
 			return 0;	/* stale: flood until the sweep */
 		return port;
 	}
@@ -377,7 +394,8 @@ static void sw_learn(struct sw_member *m, const uint8_t *mac, uint16_t vlan,
 		uint32_t cur = atomic_load_explicit(&e->port, memory_order_relaxed);
 
 		if (cur == want) {
-			if (atomic_load_explicit(&e->seen, memory_order_relaxed) != now)
+			if ((int32_t)(now - atomic_load_explicit(&e->seen,
+					memory_order_relaxed)) > 0)
 				atomic_store_explicit(&e->seen, now,
 						      memory_order_relaxed);
 			return;
@@ -422,6 +440,27 @@ static void sw_learn(struct sw_member *m, const uint8_t *mac, uint16_t vlan,
 }
 
 /**
+ * switch_learn_port() - Learn the MAC a member's guest was given, before
+ *			 it sends anything
+ * @m:		Member (access port: the MAC is learned on its VLAN)
+ * @mac:	The port's MAC (the one in the guest's config space)
+ * @now:	Time, seconds (the entry ages as a learned one)
+ *
+ * As libvirt's macTableManager="libvirt" programs a bridge's table: frames
+ * to a guest that has not spoken yet (it only receives, or it has just
+ * connected or migrated here) go to it alone instead of being flooded.
+ * Within the member's limits like any learning; a trunk learns nothing
+ * here (its guest's VLAN is not known).
+ *
+ * Context: control thread, when the member's guest is up
+ */
+void switch_learn_port(struct sw_member *m, const uint8_t *mac, uint32_t now)
+{
+	if (m->vlans.access)
+		sw_learn(m, mac, m->vlans.access, now);
+}
+
+/**
  * switch_age() - Remove the entries not seen for the ageing time
  * @sw:		Switch
  * @now:	Time, seconds
@@ -436,8 +475,7 @@ void switch_age(struct vswitch *sw, uint32_t now)
 		struct sw_entry *e = &sw->table[i];
 		uint32_t port = atomic_load_explicit(&e->port, memory_order_relaxed);
 
-		if (!port || now - atomic_load_explicit(&e->seen,
-				memory_order_relaxed) <= sw->ageing_s)
+		if (!port || !sw_stale(sw, now, e))
 			continue;
 		if (!atomic_compare_exchange_strong(&e->port, &port, 0))
 			continue;
@@ -482,23 +520,61 @@ static unsigned int sw_slice(struct iovec *out, const struct iovec *iov,
 }
 
 /*
- * Queue the frame @seg for @d's pair for sender pair @pair. Return: 0,
- * -ENOENT (@d left, or not of @vlan), -ENOSPC (full: counted at @d)
+ * A full queue @q holds the sending pair's next frame: may it wait in the
+ * guest's TX ring (true) or is it dropped? It waits while @q's consumer
+ * moves, so a receiver that is slower, or shares the sender's CPU, slows
+ * the sender instead of losing frames; a receiver that has read nothing
+ * for SW_STALL_NS (its guest stopped reading) gets its frames dropped, so
+ * it holds no sender up for longer. The clock is read only here, on a
+ * full queue.
+ */
+static bool sw_may_wait(struct sw_member *m, unsigned int pair,
+			const struct swq *q)
+{
+	struct sw_wait *w = &m->wait[pair];
+	size_t consumed = swq_consumed((struct swq *)q);
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	if (w->q != q || w->consumed != consumed) {
+		w->q = q;
+		w->consumed = consumed;
+		w->since_ns = now;
+		return true;
+	}
+	return now - w->since_ns < SW_STALL_NS;
+}
+
+/*
+ * Queue the frame @seg for @d's pair for sender pair @pair. With @may_wait
+ * (the frame has this one receiver), a full queue whose consumer moves
+ * leaves the frame with the sender. Return: 0, -ENOENT (@d left, or not of
+ * @vlan), -EAGAIN (full: wait and send it again), -ENOSPC (full: dropped,
+ * counted at @d)
  */
 static int sw_hand(struct sw_member *m, struct sw_member *d, unsigned int pair,
-		   const struct iovec *seg, unsigned int nseg, uint16_t vlan)
+		   const struct iovec *seg, unsigned int nseg, uint16_t vlan,
+		   bool may_wait)
 {
+	struct swq *q;
 	int ret = -ENOENT;
 
 	atomic_fetch_add(&d->users, 1);
 	if (!atomic_load(&d->active) || !atomic_load(&d->up) ||
 	    !switch_carries(d, vlan))
 		goto out;
-	ret = swq_push(&d->rxq[pair % d->npairs].q, seg, nseg, vlan);
-	if (ret)
-		atomic_fetch_add_explicit(&d->st.drop_full, 1, memory_order_relaxed);
-	else
+	q = &d->rxq[pair % d->npairs].q;
+	ret = swq_push(q, seg, nseg, vlan);
+	if (!ret) {
 		m->touched[pair] |= 1ULL << d->idx;
+	} else if (may_wait && sw_may_wait(m, pair, q)) {
+		m->touched[pair] |= 1ULL << d->idx;	/* wake it to drain */
+		ret = -EAGAIN;
+	} else {
+		atomic_fetch_add_explicit(&d->st.drop_full, 1, memory_order_relaxed);
+	}
 out:
 	atomic_fetch_sub_explicit(&d->users, 1, memory_order_release);
 	return ret;
@@ -516,13 +592,15 @@ out:
  *
  * Learns the source, then queues the frame (untagged, without the vnet
  * header) to the member the destination lives on, or floods it to every
- * other member of its VLAN. Never to @m itself. A full queue drops the
- * frame for that receiver (counted there). Call switch_flush() after the
- * burst.
+ * other member of its VLAN. Never to @m itself. A frame for one member
+ * whose queue is full waits with the sender while that member reads
+ * (sw_may_wait()); a flooded frame is dropped for a full receiver. Drops
+ * are counted at the receiver. Call switch_flush() after the burst.
  *
- * Return: the frame's bytes with header (taken), or -errno: dropped
+ * Return: the frame's bytes with header (taken), -EAGAIN (not taken: its
+ *	   receiver's queue is full, send it again), or -errno: dropped
  *	   (-EPROTO: VLAN not the member's, -EMSGSIZE: runt or too long,
- *	   -ENOBUFS: its one receiver's queue was full)
+ *	   -ENOBUFS: its one receiver's queue stayed full)
  */
 int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	      unsigned int iovcnt, unsigned int hdr_len, uint32_t now)
@@ -570,8 +648,10 @@ int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 			return (int)total;	/* never back to its source */
 		if (dst) {
 			int ret = sw_hand(m, &sw->m[dst - 1], pair, seg, nseg,
-					  vlan);
+					  vlan, true);
 
+			if (ret == -EAGAIN)
+				return ret;
 			return ret == -ENOSPC ? -ENOBUFS : (int)total;
 		}
 	}
@@ -579,7 +659,7 @@ int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	for (i = 0; i < SW_MAX_MEMBERS; i++) {
 		if (i != m->idx && atomic_load_explicit(&sw->m[i].active,
 						       memory_order_relaxed))
-			sw_hand(m, &sw->m[i], pair, seg, nseg, vlan);
+			sw_hand(m, &sw->m[i], pair, seg, nseg, vlan, false);
 	}
 	return (int)total;
 
@@ -698,7 +778,7 @@ int switch_rx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	f = swq_peek(&r->q, &vlan);
 	if (!f)
 		return -EAGAIN;
-	len = r->q.slots[r->q.head & r->q.mask].len;
+	len = swq_peek_len(&r->q);
 	total = hdr_len + len + (m->vlans.access ? 0 : 4);
 	if (iov_len(iov, iovcnt) < total || hdr_len > sizeof(zero)) {
 		swq_pop(&r->q);

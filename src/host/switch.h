@@ -33,6 +33,8 @@
 #define SW_QUEUE_SLOTS		256	/* hand-off queue, per receiving pair */
 #define SW_FRAME_MAX		9018	/* Ethernet frame, 802.1Q tag included */
 #define SW_IOV_MAX		64	/* pieces of one frame from the guest */
+#define SW_STALL_NS		5000000	/* a full queue whose consumer has not
+					 * moved this long drops, not waits */
 
 /**
  * struct sw_vlans - Which VLANs a member carries
@@ -86,6 +88,18 @@ struct sw_rxq {
 struct vswitch;
 
 /**
+ * struct sw_wait - What a sending pair waits on: a full queue
+ * @q:		The queue (NULL: none yet)
+ * @consumed:	Its consumer's position when the wait began
+ * @since_ns:	When it began (CLOCK_MONOTONIC)
+ */
+struct sw_wait {
+	const struct swq *q;
+	size_t consumed;
+	uint64_t since_ns;
+};
+
+/**
  * struct sw_member - One port on a switch (a slot of the switch's array,
  *		      never freed while the switch lives)
  * @sw:		Its switch
@@ -101,6 +115,7 @@ struct vswitch;
  * @rxq:	Per pair: its hand-off queue (allocated on join)
  * @touched:	Per sending pair: members queued to in this burst (bit =
  *		slot), for switch_flush()
+ * @wait:	Per sending pair: the full queue its next frame waits on
  * @nmacs:	MAC table entries pointing to it
  * @st:		Counters
  */
@@ -115,6 +130,7 @@ struct sw_member {
 	struct sw_vlans vlans;
 	struct sw_rxq *rxq;
 	uint64_t *touched;
+	struct sw_wait *wait;
 	_Atomic unsigned int nmacs;
 	struct sw_stats st;
 };
@@ -164,6 +180,7 @@ struct sw_member *switch_join(struct vswitch *sw, unsigned int npairs,
 void switch_leave(struct sw_member *m);
 void switch_reset(struct sw_member *m);
 void switch_set_up(struct sw_member *m, bool up);
+void switch_learn_port(struct sw_member *m, const uint8_t *mac, uint32_t now);
 int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	      unsigned int iovcnt, unsigned int hdr_len, uint32_t now);
 void switch_flush(struct sw_member *m, unsigned int pair);

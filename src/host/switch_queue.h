@@ -33,7 +33,8 @@ struct swq_slot {
 /**
  * struct swq - One hand-off queue
  * @tail:	Next position a producer claims (shared by producers)
- * @head:	Next position the consumer reads (consumer only)
+ * @head:	Next position the consumer reads (the consumer writes it;
+ *		producers read it to see that the consumer moves)
  * @mask:	Slots - 1 (slots are a power of two)
  * @slot_size:	Bytes per slot
  * @slots:	Bookkeeping per slot
@@ -41,7 +42,7 @@ struct swq_slot {
  */
 struct swq {
 	_Alignas(64) _Atomic size_t tail;
-	_Alignas(64) size_t head;
+	_Alignas(64) _Atomic size_t head;
 	size_t mask;
 	size_t slot_size;
 	struct swq_slot *slots;
@@ -65,12 +66,13 @@ void swq_drain(struct swq *q);
  */
 static inline const uint8_t *swq_peek(struct swq *q, uint32_t *meta)
 {
-	struct swq_slot *s = &q->slots[q->head & q->mask];
+	size_t h = atomic_load_explicit(&q->head, memory_order_relaxed);
+	struct swq_slot *s = &q->slots[h & q->mask];
 
-	if (atomic_load_explicit(&s->seq, memory_order_acquire) != q->head + 1)
+	if (atomic_load_explicit(&s->seq, memory_order_acquire) != h + 1)
 		return NULL;
 	*meta = s->meta;
-	return q->buf + (q->head & q->mask) * q->slot_size;
+	return q->buf + (h & q->mask) * q->slot_size;
 }
 
 /**
@@ -82,9 +84,10 @@ static inline const uint8_t *swq_peek(struct swq *q, uint32_t *meta)
  */
 static inline uint32_t swq_peek_len(struct swq *q)
 {
-	struct swq_slot *s = &q->slots[q->head & q->mask];
+	size_t h = atomic_load_explicit(&q->head, memory_order_relaxed);
+	struct swq_slot *s = &q->slots[h & q->mask];
 
-	if (atomic_load_explicit(&s->seq, memory_order_acquire) != q->head + 1)
+	if (atomic_load_explicit(&s->seq, memory_order_acquire) != h + 1)
 		return 0;
 	return s->len;
 }
@@ -97,11 +100,23 @@ static inline uint32_t swq_peek_len(struct swq *q)
  */
 static inline void swq_pop(struct swq *q)
 {
-	struct swq_slot *s = &q->slots[q->head & q->mask];
+	size_t h = atomic_load_explicit(&q->head, memory_order_relaxed);
+	struct swq_slot *s = &q->slots[h & q->mask];
 
-	atomic_store_explicit(&s->seq, q->head + q->mask + 1,
-			      memory_order_release);
-	q->head++;
+	atomic_store_explicit(&s->seq, h + q->mask + 1, memory_order_release);
+	atomic_store_explicit(&q->head, h + 1, memory_order_relaxed);
+}
+
+/**
+ * swq_consumed() - How far the consumer has read (it only grows)
+ * @q:		Queue
+ *
+ * Context: any thread; a producer that found the queue full compares two
+ *	    reads to tell a consumer that moves from one that stopped
+ */
+static inline size_t swq_consumed(struct swq *q)
+{
+	return atomic_load_explicit(&q->head, memory_order_relaxed);
 }
 
 #endif /* VNET_SWITCH_QUEUE_H */

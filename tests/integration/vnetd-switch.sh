@@ -51,7 +51,7 @@ start_refused "a bad switch name" "--switch a/b: must be letters" --switch a/b \
 
 "$VNETD" --switch s0 --ctl-socket "$C" \
 	--port "name=a,socket=$TMP/a.sock,switch=s0,vlan=10" \
-	--port "name=b,socket=$TMP/b.sock,switch=s0,vlan=10" \
+	--port "name=b,socket=$TMP/b.sock,switch=s0,vlan=10,mac=$MB" \
 	--port "name=d,socket=$TMP/d.sock,switch=s0,vlan=10" \
 	--port "name=c,socket=$TMP/c.sock,switch=s0,vlan=20" \
 	--port "name=t,socket=$TMP/t.sock,switch=s0,trunk=10:20" \
@@ -141,7 +141,23 @@ check "unicast: B got each of A's frames once, in order" once_in_order b
 check "unicast: D got none of A's frames ($(got d rx_frames))" [ "$(got d rx_frames)" -le 1 ]
 txt=$("$VNETCTL" status --socket "$C")
 check "status: B learned its MAC, then forgot it when its VM left (macs 0)" \
-	grep -q "switch s0: vlan 10, macs 0, learned 1," <<< "$txt"
+	grep -Eq "switch s0: vlan 10, macs 0, learned [1-9][0-9]*," <<< "$txt"
+
+# --- a port's own MAC (mac=) is known before its guest sends anything -----
+flooded() {
+	python3 -c 'import json, sys
+p = {x["name"]: x for x in json.loads(sys.argv[1])["ports"]}
+print(p[sys.argv[2]]["switch"]["flooded"])' "$("$VNETCTL" status --json --socket "$C")" "$1"
+}
+f0=$(flooded a)
+rx_vm b "$TMP/b.sock" --mode rx-only --check-seq
+rx_vm d "$TMP/d.sock" --mode rx-only --check-seq
+ready b d
+sender "$TMP/a.sock" --dst-mac "$MB"
+wait_vms
+check "port MAC: B (rx only, never sent) got each of A's frames once, in order" once_in_order b
+check "port MAC: D got none of them ($(got d rx_frames)), A flooded none ($(($(flooded a) - f0)))" \
+	[ "$(got d rx_frames)" = 0 ] && [ "$(flooded a)" = "$f0" ]
 
 # --- refused at run time; the other ports go on ----------------------------
 add_refused() {

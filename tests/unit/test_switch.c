@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <time.h>
 
 #include "testlib.h"
 #include "switch.h"
@@ -197,6 +198,69 @@ static void test_ageing(void)
 	switch_free(sw);
 }
 
+/*
+ * Workers read the clock before they take a frame; one preempted across a
+ * second boundary sweeps or looks up with a time older than an entry's.
+ * That entry is younger than the ageing time, not four billion seconds old.
+ */
+static void test_ageing_clock_behind(void)
+{
+	struct vswitch *sw = switch_new("s0");
+	struct sw_member *a, *b;
+	uint8_t ma[6];
+
+	CHECK(sw);
+	a = join(sw, 1);
+	b = join(sw, 1);
+	mac_of(ma, 1);
+	CHECK(tx(a, BCAST, ma, -1, 0, NOW + 1) > 0);
+	rx_count(b);
+	CHECK_EQ(switch_lookup(sw, ma, 1, NOW), (int)a->idx);
+	switch_age(sw, NOW);
+	CHECK_EQ(atomic_load(&a->nmacs), 1);
+	/* a refresh with the older time does not move the entry's back */
+	CHECK(tx(a, BCAST, ma, -1, 0, NOW) > 0);
+	rx_count(b);
+	CHECK_EQ(switch_lookup(sw, ma, 1, NOW + 1 + SW_AGEING_S), (int)a->idx);
+	CHECK_EQ(a->st.learned, 1);
+	switch_free(sw);
+}
+
+/* The port's own MAC is known before its guest sends: unicast, no flood */
+static void test_learn_port_mac(void)
+{
+	struct vswitch *sw = switch_new("s0");
+	struct sw_vlans tr;
+	struct sw_member *a, *b, *c, *t;
+	uint8_t ma[6], mb[6], mt[6];
+
+	CHECK(sw);
+	a = join(sw, 1);
+	b = join(sw, 1);
+	c = join(sw, 1);
+	memset(&tr, 0, sizeof(tr));
+	tr.trunk[0] = 0x02;	/* VLAN 1 */
+	t = switch_join(sw, 1, &tr, &(int){ 0 });
+	CHECK(t);
+	mac_of(ma, 1);
+	mac_of(mb, 2);
+	mac_of(mt, 3);
+	switch_learn_port(b, mb, NOW);
+	CHECK_EQ(switch_lookup(sw, mb, 1, NOW), (int)b->idx);
+	CHECK(tx(a, mb, ma, -1, 0, NOW) > 0);
+	CHECK_EQ(rx_count(b), 1);
+	CHECK_EQ(rx_count(c), 0);
+	CHECK_EQ(rx_count(t), 0);
+	CHECK_EQ(atomic_load(&a->st.flooded), 0);
+	/* a trunk's guest VLAN is unknown: nothing learned for it */
+	switch_learn_port(t, mt, NOW);
+	CHECK_EQ(switch_lookup(sw, mt, 1, NOW), -1);
+	/* within the port's limits: a second call is a refresh */
+	switch_learn_port(b, mb, NOW);
+	CHECK_EQ(atomic_load(&b->nmacs), 1);
+	switch_free(sw);
+}
+
 static void test_port_limit_no_evict(void)
 {
 	struct vswitch *sw = switch_new("s0");
@@ -315,14 +379,20 @@ static void test_trunk_tags(void)
 	switch_free(sw);
 }
 
+/*
+ * A frame for one receiver whose queue is full waits with the sender
+ * (-EAGAIN: it stays in the guest's ring) while the receiver reads; once
+ * the receiver has read nothing for SW_STALL_NS it is dropped and counted.
+ * A flooded frame never waits.
+ */
 static void test_queue_full(void)
 {
 	struct vswitch *sw = switch_new("s0");
-	struct sw_member *a, *b;
+	struct sw_member *a, *b, *c;
 	uint8_t ma[6], mb[6], f[64];
-	unsigned int i, ok = 0, full = 0;
+	struct timespec pause = { 0, SW_STALL_NS + 2000000 };
+	unsigned int i, ok = 0;
 	uint32_t seq;
-	int ret;
 
 	CHECK(sw);
 	a = join(sw, 1);
@@ -330,20 +400,41 @@ static void test_queue_full(void)
 	mac_of(ma, 1);
 	mac_of(mb, 2);
 	CHECK(tx(b, BCAST, mb, -1, 0, NOW) > 0);
-	for (i = 0; i < SW_QUEUE_SLOTS + 44; i++) {
-		ret = tx(a, mb, ma, -1, i, NOW);
-		ok += ret > 0;
-		full += ret == -ENOBUFS;
-	}
+	CHECK_EQ(rx_count(a), 1);
+	for (i = 0; i < SW_QUEUE_SLOTS; i++)
+		ok += tx(a, mb, ma, -1, i, NOW) > 0;
 	CHECK_EQ(ok, SW_QUEUE_SLOTS);
-	CHECK_EQ(full, 44);
-	CHECK_EQ(b->st.drop_full, 44);
-	for (i = 0; i < SW_QUEUE_SLOTS; i++) {
+	/* full, the receiver has not stalled yet: the frame waits */
+	CHECK_EQ(tx(a, mb, ma, -1, i, NOW), -EAGAIN);
+	CHECK_EQ(tx(a, mb, ma, -1, i, NOW), -EAGAIN);
+	CHECK_EQ(b->st.drop_full, 0);
+	/* the receiver reads one: the same frame goes in next */
+	CHECK(rx(b, f) > 0);
+	CHECK(tx(a, mb, ma, -1, i, NOW) > 0);
+	i++;
+	CHECK_EQ(tx(a, mb, ma, -1, i, NOW), -EAGAIN);
+	/* the receiver reads nothing for SW_STALL_NS: dropped, counted */
+	nanosleep(&pause, NULL);
+	CHECK_EQ(tx(a, mb, ma, -1, i, NOW), -ENOBUFS);
+	CHECK_EQ(tx(a, mb, ma, -1, i + 1, NOW), -ENOBUFS);
+	CHECK_EQ(b->st.drop_full, 2);
+	/* a flooded frame never waits: dropped at the full receiver */
+	c = join(sw, 1);
+	CHECK(tx(a, BCAST, ma, -1, 0, NOW) > 0);
+	CHECK_EQ(b->st.drop_full, 3);
+	CHECK_EQ(rx_count(c), 1);
+	for (i = 1; i <= SW_QUEUE_SLOTS; i++) {
 		CHECK(rx(b, f) > 0);
 		memcpy(&seq, f + HDR + 14, 4);
-		CHECK_EQ(seq, i);	/* in order, the first ones */
+		CHECK_EQ(seq, i);	/* in order, none lost while it read */
 	}
 	CHECK_EQ(rx(b, f), -EAGAIN);
+	/* it reads again: frames for it wait again */
+	for (i = 0; i < SW_QUEUE_SLOTS; i++)
+		CHECK(tx(a, mb, ma, -1, i, NOW) > 0);
+	CHECK_EQ(tx(a, mb, ma, -1, i, NOW), -EAGAIN);
+	CHECK(rx(b, f) > 0);
+	CHECK(tx(a, mb, ma, -1, i, NOW) > 0);
 	switch_free(sw);
 }
 
@@ -508,6 +599,8 @@ int main(void)
 	RUN(test_learn_flood_unicast);
 	RUN(test_never_back_to_source);
 	RUN(test_ageing);
+	RUN(test_ageing_clock_behind);
+	RUN(test_learn_port_mac);
 	RUN(test_port_limit_no_evict);
 	RUN(test_vlan_isolation);
 	RUN(test_trunk_tags);
