@@ -279,7 +279,7 @@ measure() {
 	if [ -n "$DST_MAC" ]; then
 		for ((i = 0; i < n; i++)); do
 			fe -s "$TMP/a$i.sock" --mode tx-only -d $((SECS + 3)) --dst-mac "$(mac_b "$i")" \
-				${src:+--src-mac "$(mac_a 0)"} > "$TMP/a$i.json" 2>&1 &
+				--src-mac "$(mac_a "$i")" > "$TMP/a$i.json" 2>&1 &
 			pids+=($!)
 		done
 	else
