@@ -8,6 +8,8 @@
 #   rx    guest RX: --backend gen, vnet-bench --mode rx-only
 #   tx    guest TX: --backend null, --mode tx-only
 #   loop  --backend loop, --mode bidirectional; per direction (both rings' packets)
+#   switch  two ports on one --switch: VM B (rx-only) connects first, VM A sends to B's
+#         port MAC (tx-only); per frame B received (A's TX and B's RX both counted)
 # Output: one line per case, "insn <ring> <case> <instructions per frame> <packets>",
 # then a table. The count includes vnetd's start, idle wakes and exit, spread over
 # millions of frames: repeat runs agree to 1-2 %.
@@ -36,7 +38,8 @@ one() {
 	rx) backend=gen mode=rx-only ;;
 	tx) backend=null mode=tx-only ;;
 	loop) backend=loop mode=bidirectional ;;
-	*) echo "insn-per-frame: unknown case $c (rx, tx, loop)" >&2; return 1 ;;
+	switch) switch_one "$ring"; return ;;
+	*) echo "insn-per-frame: unknown case $c (rx, tx, loop, switch)" >&2; return 1 ;;
 	esac
 	[ "$ring" = packed ] && extra=(--packed)
 	rm -f "$T/s" "$T/c"
@@ -59,6 +62,38 @@ print(sum(p["rx"]["packets"] + p["tx"]["packets"] for p in d["ports"][0]["pairs"
 	fi
 	RES[$ring.$c]=$(awk -v t="$tot" -v p="$pk" 'BEGIN { printf "%.1f", t / p }')
 	echo "insn $ring $c ${RES[$ring.$c]} $pk"
+}
+
+# switch_one RING: the switch case (see the header)
+switch_one() {
+	local ring=$1 extra=() pid bpid tot pk _ mb=02:5b:00:00:0b:01
+	[ "$ring" = packed ] && extra=(--packed)
+	rm -f "$T/a" "$T/b" "$T/c"
+	valgrind --tool=callgrind --callgrind-out-file="$OUT/cg.$ring.switch" "$VNETD" --switch s0 \
+		--port "name=a,socket=$T/a,switch=s0,mac=02:5b:00:00:0a:01" \
+		--port "name=b,socket=$T/b,switch=s0,mac=$mb" \
+		--sandbox off --vhost-net off --ctl-socket "$T/c" > "$T/vnetd.log" 2>&1 &
+	pid=$!
+	for _ in $(seq 150); do [ -S "$T/b" ] && [ -S "$T/c" ] && break; sleep 0.2; done
+	"$BENCH" --socket "$T/b" --mode rx-only -d $((SECS + 2)) --no-check-seq "${extra[@]}" > "$T/b.log" 2>&1 &
+	bpid=$!
+	sleep 1
+	"$BENCH" --socket "$T/a" --mode tx-only -d "$SECS" --no-check-seq --dst-mac "$mb" \
+		--src-mac 02:5b:00:00:0a:01 "${extra[@]}" > "$T/bench.log" 2>&1 ||
+		echo "insn-per-frame: $ring switch: vnet-bench A failed: $(tail -2 "$T/bench.log")" >&2
+	wait "$bpid"
+	"$CTL" status --socket "$T/c" --json > "$T/st.json" 2> /dev/null
+	kill -INT "$pid"; wait "$pid"
+	tot=$(sed -n 's/^summary: //p' "$OUT/cg.$ring.switch")
+	pk=$(python3 -c 'import json,sys
+d = {p["name"]: p for p in json.load(open(sys.argv[1]))["ports"]}
+print(sum(q["rx"]["packets"] for q in d["b"]["pairs"]))' "$T/st.json" 2> /dev/null)
+	if [ -z "$tot" ] || [ -z "$pk" ] || [ "$pk" = 0 ]; then
+		echo "insn-per-frame: $ring switch: no count (total '${tot:-}', packets '${pk:-}')" >&2
+		return 1
+	fi
+	RES[$ring.switch]=$(awk -v t="$tot" -v p="$pk" 'BEGIN { printf "%.1f", t / p }')
+	echo "insn $ring switch ${RES[$ring.switch]} $pk"
 }
 
 rc=0

@@ -20,6 +20,7 @@
  * a leaving member clears active first and waits until it has no users
  * before it frees its queues: no locks on the frame path.
  */
+#include <endian.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -39,11 +40,14 @@
 
 static inline uint64_t sw_key(const uint8_t *mac, uint16_t vlan)
 {
-	uint64_t k = 0;
-	unsigned int i;
+	uint32_t hi;
+	uint16_t lo;
+	uint64_t k;
 
-	for (i = 0; i < 6; i++)
-		k = k << 8 | mac[i];
+	/* the MAC as a big-endian number: two loads, not six */
+	memcpy(&hi, mac, 4);
+	memcpy(&lo, mac + 4, 2);
+	k = (uint64_t)be32toh(hi) << 16 | be16toh(lo);
 	return SW_KEY_VALID | k << 12 | vlan;
 }
 
@@ -617,7 +621,15 @@ int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	if (total < hdr_len + ETH_HLEN_ || iovcnt > SW_IOV_MAX)
 		goto bad;
 	len = total - hdr_len;
-	iov_to_buf(iov, iovcnt, hdr_len, eh, MIN(sizeof(eh), len));
+	/* the Ethernet header in one piece: after the vnet header in the
+	 * first buffer, or first in the second (a header-only first one) */
+	if (iov[0].iov_len >= hdr_len + sizeof(eh))
+		memcpy(eh, (const uint8_t *)iov[0].iov_base + hdr_len, sizeof(eh));
+	else if (iov[0].iov_len == hdr_len && iovcnt > 1 &&
+		 iov[1].iov_len >= sizeof(eh))
+		memcpy(eh, iov[1].iov_base, sizeof(eh));
+	else
+		iov_to_buf(iov, iovcnt, hdr_len, eh, MIN(sizeof(eh), len));
 	tpid = (uint16_t)(eh[12] << 8 | eh[13]);
 	tagged = tpid == ETH_P_8021Q_;
 	if (tagged) {
