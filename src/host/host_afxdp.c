@@ -36,14 +36,15 @@
  * Setup needs CAP_NET_ADMIN, CAP_BPF/CAP_SYS_ADMIN and locked memory: it
  * runs before the sandbox. A port added at run time comes with its
  * sockets (host_cfg.xdp_fds): a privileged process (vnetctl) made them
- * (socket(AF_XDP) needs CAP_NET_RAW), loaded the program and, once we
- * answered, puts them in the XSKMAP (bpf() needs CAP_BPF where
- * unprivileged BPF is off). Here they only get their UMEM registered, their
- * rings mapped and are bound: setsockopt, getsockopt, mmap and bind on an
- * fd we hold, which the sandbox allows and no capability guards; the
- * UMEM's pages count against RLIMIT_MEMLOCK (vnetd raises it at start).
- * Such a socket binds once: its UMEM cannot be registered a second time,
- * so auto means copy mode there (zerocopy is one zero-copy try). close() (port removed, exit) only unmaps and
+ * (socket(AF_XDP) needs CAP_NET_RAW), registered on each a UMEM of
+ * afxdp_layout.h's size in a memfd it passes along (the pinned pages are
+ * charged to it: CAP_IPC_LOCK, which we no longer have), loaded the program
+ * and, once we answered, puts them in the XSKMAP (bpf() needs CAP_BPF
+ * where unprivileged BPF is off). Here the memfd is mapped, the rings
+ * sized, mapped and the socket bound: mmap, setsockopt, getsockopt and
+ * bind on fds we hold, which the sandbox allows and no capability guards.
+ * Such a socket binds once (its rings cannot be sized twice), so auto
+ * means copy mode there; zerocopy is one zero-copy try. close() (port removed, exit) only unmaps and
  * closes (the socket leaves the XSKMAP as it closes), so the sandboxed
  * process needs no bpf() and no capability; the program stays on the
  * interface for the next start to reuse (host_afxdp_prog()).
@@ -59,12 +60,14 @@
 #include <net/if.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/if_xdp.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include <xdp/xsk.h>
 
+#include "afxdp_layout.h"
 #include "gso.h"
 #include "host.h"
 #include "host_priv.h"
@@ -75,18 +78,15 @@
 #include "xsk_ring.h"
 
 /* #syscalls: sendto recvfrom getsockopt munmap close
- * #syscalls: fcntl setsockopt mmap bind socket ioctl
+ * #syscalls: fcntl setsockopt mmap bind socket ioctl fstat newfstatat
  * (a port added at run time: its passed sockets set up under the sandbox;
  * socket and ioctl are if_nametoindex() inside libxdp) */
 
 /*
- * Per queue pair: AFXDP_RING entries in each ring, as many RX chunks and
- * as many TX chunks, AFXDP_CHUNK bytes each (the largest frame: a chunk
- * less the kernel's XDP headroom on RX). 8 MiB of locked UMEM per pair.
+ * Per queue pair (afxdp_layout.h): the largest frame is a chunk less the
+ * kernel's XDP headroom on RX; 8 MiB of locked UMEM per pair.
  */
-#define AFXDP_CHUNK	XSK_UMEM__DEFAULT_FRAME_SIZE
-#define AFXDP_RING	1024
-#define AFXDP_UMEM	((size_t)2 * AFXDP_RING * AFXDP_CHUNK)
+_Static_assert(AFXDP_CHUNK == XSK_UMEM__DEFAULT_FRAME_SIZE, "libxdp's chunk");
 /* sendto() calls per flush at most: a burst needs one in copy mode */
 #define AFXDP_KICKS	4
 
@@ -98,6 +98,7 @@
  * @area:	The UMEM's memory (AFXDP_UMEM bytes)
  * @fd:		Socket fd
  * @given_fd:	The socket passed in (host_cfg.xdp_fds, not ours), -1: none
+ * @given_umem:	Its UMEM's memfd (not ours)
  * @map:	A passed-in socket's rings as mapped (fill, completion, RX,
  *		TX; libxdp's own sockets leave these NULL)
  * @map_len:	Their lengths
@@ -112,6 +113,7 @@ struct afxdp_q {
 	void *area;
 	int fd;
 	int given_fd;
+	int given_umem;
 	void *map[4];
 	size_t map_len[4];
 	uint64_t kick_err;
@@ -353,14 +355,13 @@ static void *host_afxdp_map(struct afxdp_q *aq, unsigned int i,
 
 /*
  * A passed-in socket, set up by hand (libxdp 1.3 cannot take an fd made
- * elsewhere): register the UMEM, size and map the four rings, bind queue
+ * elsewhere): map its UMEM's memfd, size and map the four rings, bind queue
  * @qid with @flags (XDP_COPY, XDP_ZEROCOPY). Only calls on our duplicate of the fd: no
  * capability, nothing the sandbox refuses. Return: 0 or -errno
  */
 static int host_afxdp_bind_given(struct afxdp_priv *p, struct afxdp_q *aq,
 				 unsigned int qid, uint16_t flags)
 {
-	struct xdp_umem_reg mr = { .len = AFXDP_UMEM, .chunk_size = AFXDP_CHUNK };
 	struct sockaddr_xdp sa = { .sxdp_family = AF_XDP };
 	struct xdp_mmap_offsets off;
 	socklen_t olen = sizeof(off);
@@ -368,7 +369,7 @@ static int host_afxdp_bind_given(struct afxdp_priv *p, struct afxdp_q *aq,
 	uint8_t *f, *c, *r, *t;
 
 	aq->area = mmap(NULL, AFXDP_UMEM, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+			MAP_SHARED | MAP_POPULATE, aq->given_umem, 0);
 	if (aq->area == MAP_FAILED) {
 		aq->area = NULL;
 		return -errno;
@@ -376,9 +377,7 @@ static int host_afxdp_bind_given(struct afxdp_priv *p, struct afxdp_q *aq,
 	aq->fd = fcntl(aq->given_fd, F_DUPFD_CLOEXEC, 0);
 	if (aq->fd < 0)
 		return -errno;
-	mr.addr = (uint64_t)(uintptr_t)aq->area;
-	if (setsockopt(aq->fd, SOL_XDP, XDP_UMEM_REG, &mr, sizeof(mr)) ||
-	    setsockopt(aq->fd, SOL_XDP, XDP_UMEM_FILL_RING, &n, sizeof(n)) ||
+	if (setsockopt(aq->fd, SOL_XDP, XDP_UMEM_FILL_RING, &n, sizeof(n)) ||
 	    setsockopt(aq->fd, SOL_XDP, XDP_UMEM_COMPLETION_RING, &n, sizeof(n)) ||
 	    setsockopt(aq->fd, SOL_XDP, XDP_RX_RING, &n, sizeof(n)) ||
 	    setsockopt(aq->fd, SOL_XDP, XDP_TX_RING, &n, sizeof(n)) ||
@@ -479,25 +478,34 @@ static int host_afxdp_open_q(struct afxdp_priv *p, unsigned int i,
 static int host_afxdp_given(struct afxdp_priv *p, const struct host_cfg *cfg,
 			    struct reason *why)
 {
+	struct stat st;
 	socklen_t len;
 	unsigned int i;
 	int dom;
 
-	if (cfg->nxdp_fds != cfg->npairs)
-		return reason_set(why, -EINVAL, "af_xdp %s: %u sockets passed "
-				  "for %u queue pairs: pass one AF_XDP socket "
-				  "per pair", p->ifname, cfg->nxdp_fds,
-				  cfg->npairs);
-	for (i = 0; i < cfg->nxdp_fds; i++) {
+	if (cfg->nxdp_fds != 2 * cfg->npairs)
+		return reason_set(why, -EINVAL, "af_xdp %s: %u descriptors "
+				  "passed for %u queue pairs: pass an AF_XDP "
+				  "socket and its UMEM memfd per pair",
+				  p->ifname, cfg->nxdp_fds, cfg->npairs);
+	for (i = 0; i < cfg->npairs; i++) {
+		int sock = cfg->xdp_fds[2 * i], umem = cfg->xdp_fds[2 * i + 1];
+
 		len = sizeof(dom);
-		if (getsockopt(cfg->xdp_fds[i], SOL_SOCKET, SO_DOMAIN, &dom,
-			       &len) || dom != AF_XDP)
-			return reason_set(why, -EBADF, "af_xdp %s: passed "
-					  "descriptor %u is not an AF_XDP socket: "
-					  "pass sockets made with socket(AF_XDP, "
-					  "SOCK_RAW, 0) (vnetctl port add does)",
+		if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &dom, &len) ||
+		    dom != AF_XDP)
+			return reason_set(why, -EBADF, "af_xdp %s: pair %u: "
+					  "passed descriptor is not an AF_XDP "
+					  "socket (vnetctl port add makes them)",
 					  p->ifname, i);
-		p->qs[i].given_fd = cfg->xdp_fds[i];
+		if (fstat(umem, &st) || !S_ISREG(st.st_mode) ||
+		    (size_t)st.st_size < AFXDP_UMEM)
+			return reason_set(why, -EBADF, "af_xdp %s: pair %u: "
+					  "passed UMEM is not a memfd of %zu "
+					  "bytes (vnetctl port add makes it)",
+					  p->ifname, i, AFXDP_UMEM);
+		p->qs[i].given_fd = sock;
+		p->qs[i].given_umem = umem;
 	}
 	return 0;
 }
@@ -538,7 +546,7 @@ static int host_afxdp_open(struct host *host, const struct host_cfg *cfg,
 	p->first = cfg->xdp_queue;
 	p->map_fd = -1;
 	for (i = 0; i < VNET_MAX_PAIRS; i++)
-		p->qs[i].fd = p->qs[i].given_fd = -1;
+		p->qs[i].fd = p->qs[i].given_fd = p->qs[i].given_umem = -1;
 	libxdp_set_print(host_afxdp_print);
 	libbpf_set_print(host_afxdp_bpf_print);
 	if (cfg->xdp_fds) {

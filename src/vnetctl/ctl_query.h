@@ -6,7 +6,7 @@
 #ifndef VNETCTL_CTL_QUERY_H
 #define VNETCTL_CTL_QUERY_H
 
-#define CTL_QUERY_MAX_FDS	64	/* vnetd takes one per queue pair */
+#define CTL_QUERY_MAX_FDS	128	/* vnetd takes two per queue pair */
 
 int ctl_query(const char *who, const char *path, const char *req);
 int ctl_query_fds(const char *who, const char *path, const char *req,

@@ -8,9 +8,11 @@
  *
  * 1. loads libxdp's redirect program on the interface, or finds the one
  *    there (the same program vnetd loads at start), and keeps its XSKMAP;
- * 2. makes one AF_XDP socket per queue pair and sends them with the
- *    request (SCM_RIGHTS, ctl_query_fds());
- * 3. vnetd registers its UMEM on each, maps the rings, binds queue
+ * 2. makes one AF_XDP socket per queue pair and registers on it a UMEM
+ *    (afxdp_layout.h) in a memfd: the pages are pinned and charged to us
+ *    (CAP_IPC_LOCK), not to vnetd's RLIMIT_MEMLOCK; sends both per pair
+ *    with the request (SCM_RIGHTS, ctl_query_fds());
+ * 3. vnetd maps the memfd, sizes and maps the rings, binds queue
  *    xdp-queue + pair and answers;
  * 4. on "ok", vnetctl puts each socket (still open here: the same socket)
  *    in the XSKMAP at its queue id and closes its copies. Until then the
@@ -20,18 +22,24 @@
  * vnetctl and vnetd agree on how many sockets and which queues.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #ifdef VNET_HAVE_LIBXDP
+#include <linux/if_xdp.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
 #include <xdp/xsk.h>
 #endif
 
+#include "afxdp_layout.h"
 #include "xdp_socks.h"
 
 #ifndef AF_XDP
@@ -107,6 +115,72 @@ void xdp_socks_close(struct xdp_socks *xs)
 	xs->map_fd = -1;
 }
 
+#ifdef VNET_HAVE_LIBXDP
+/* libxdp's and libbpf's chatter (bpffs fallbacks): our errors say what failed */
+static int xdp_socks_quiet(enum libxdp_print_level level, const char *fmt,
+			   va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+static int xdp_socks_bpf_quiet(enum libbpf_print_level level, const char *fmt,
+			       va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+/*
+ * One pair's socket and UMEM memfd, appended to @xs->fds.
+ * Return: 0 or -errno with @err set
+ */
+static int xdp_socks_pair(struct xdp_socks *xs, char *err, size_t errlen)
+{
+	struct xdp_umem_reg mr = { .len = AFXDP_UMEM, .chunk_size = AFXDP_CHUNK };
+	int sock, mfd, ret;
+	void *m;
+
+	sock = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (sock < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "socket(AF_XDP): %s%s", strerror(-ret),
+			 ret == -EPERM ? " (run vnetctl as root: CAP_NET_RAW)" : "");
+		return ret;
+	}
+	xs->fds[xs->n++] = sock;
+	mfd = memfd_create("vnetd-umem", MFD_CLOEXEC);
+	if (mfd < 0 || ftruncate(mfd, (off_t)AFXDP_UMEM)) {
+		ret = -errno;
+		snprintf(err, errlen, "UMEM memfd of %zu bytes: %s", AFXDP_UMEM,
+			 strerror(-ret));
+		if (mfd >= 0)
+			close(mfd);
+		return ret;
+	}
+	xs->fds[xs->n++] = mfd;
+	m = mmap(NULL, AFXDP_UMEM, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_POPULATE, mfd, 0);
+	if (m == MAP_FAILED) {
+		ret = -errno;
+		snprintf(err, errlen, "mapping the UMEM: %s", strerror(-ret));
+		return ret;
+	}
+	/* the socket pins the pages; our mapping is no longer needed */
+	mr.addr = (uint64_t)(uintptr_t)m;
+	ret = setsockopt(sock, SOL_XDP, XDP_UMEM_REG, &mr, sizeof(mr)) ? -errno : 0;
+	munmap(m, AFXDP_UMEM);
+	if (ret)
+		snprintf(err, errlen, "registering the UMEM: %s%s", strerror(-ret),
+			 ret == -ENOBUFS ? " (locked memory: run vnetctl as root, CAP_IPC_LOCK, or raise RLIMIT_MEMLOCK)" : "");
+	return ret;
+}
+#endif
+
 /**
  * xdp_socks_make() - Load the program, make the sockets @spec needs
  * @spec:	The port spec; queues= and xdp-queue= are appended to @out
@@ -152,7 +226,7 @@ int xdp_socks_make(const char *spec, char *out, size_t outlen,
 	}
 #ifdef VNET_HAVE_LIBXDP
 	{
-		unsigned int ifindex = if_nametoindex(xs->ifname);
+		unsigned int ifindex = if_nametoindex(xs->ifname), i;
 		int ret;
 
 		if (!ifindex) {
@@ -160,6 +234,8 @@ int xdp_socks_make(const char *spec, char *out, size_t outlen,
 				 xs->ifname);
 			return -ENODEV;
 		}
+		libxdp_set_print(xdp_socks_quiet);
+		libbpf_set_print(xdp_socks_bpf_quiet);
 		ret = xsk_setup_xdp_prog((int)ifindex, &xs->map_fd);
 		if (ret) {
 			xs->map_fd = -1;
@@ -168,12 +244,9 @@ int xdp_socks_make(const char *spec, char *out, size_t outlen,
 				 ret == -EPERM ? " (run vnetctl as root: CAP_BPF, CAP_NET_ADMIN)" : "");
 			return ret < 0 ? ret : -EINVAL;
 		}
-		for (xs->n = 0; xs->n < xs->npairs; xs->n++) {
-			xs->fds[xs->n] = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
-			if (xs->fds[xs->n] < 0) {
-				ret = -errno;
-				snprintf(err, errlen, "socket(AF_XDP): %s%s", strerror(-ret),
-					 ret == -EPERM ? " (run vnetctl as root: CAP_NET_RAW)" : "");
+		for (i = 0; i < xs->npairs; i++) {
+			ret = xdp_socks_pair(xs, err, errlen);
+			if (ret) {
 				xdp_socks_close(xs);
 				return ret;
 			}
@@ -200,9 +273,9 @@ int xdp_socks_insert(struct xdp_socks *xs, char *err, size_t errlen)
 	unsigned int i;
 	uint32_t key;
 
-	for (i = 0; i < xs->n; i++) {
+	for (i = 0; i < xs->npairs; i++) {
 		key = xs->first + i;
-		if (bpf_map_update_elem(xs->map_fd, &key, &xs->fds[i], 0)) {
+		if (bpf_map_update_elem(xs->map_fd, &key, &xs->fds[2 * i], 0)) {
 			snprintf(err, errlen, "af_xdp %s queue %u: adding the socket to the XSKMAP: %s",
 				 xs->ifname, key, strerror(errno));
 			return -errno;

@@ -14,15 +14,15 @@
 
 /**
  * struct xdp_socks - One af_xdp port's sockets, on vnetctl's side
- * @fds:	One AF_XDP socket per queue pair
- * @n:		Sockets open
+ * @fds:	Per queue pair an AF_XDP socket, then its UMEM's memfd
+ * @n:		Descriptors open in @fds
  * @npairs:	Queue pairs (queues=)
  * @first:	Queue of pair 0 (xdp-queue=)
  * @map_fd:	The redirect program's XSKMAP, -1: none
  * @ifname:	Interface (xdp-if=)
  */
 struct xdp_socks {
-	int fds[XDP_SOCKS_MAX];
+	int fds[2 * XDP_SOCKS_MAX];
 	unsigned int n;
 	unsigned int npairs;
 	unsigned int first;

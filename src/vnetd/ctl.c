@@ -7,8 +7,9 @@
  *	status json	the same as one JSON document
  *	metrics		Prometheus text exposition (format 0.0.4)
  *	port add KEY=VAL,...	start a port (the keys of --port; reload.c);
- *			backend=af_xdp comes with its AF_XDP sockets, one
- *			per queue pair, as SCM_RIGHTS on the request bytes
+ *			backend=af_xdp comes with an AF_XDP socket and its
+ *			UMEM memfd per queue pair, as SCM_RIGHTS on the
+ *			request bytes
  *	port del NAME		stop a port (add, del: root or vnetd's uid only)
  *	port list		one line per running port
  *	upgrade			hand every port to a new vnetd (upgrade.c)
@@ -78,7 +79,7 @@ struct ctl_client {
 	pid_t pid;
 	char req[CTL_REQ_MAX];
 	size_t got;
-	int fds[VNET_MAX_PAIRS];
+	int fds[2 * VNET_MAX_PAIRS];
 	unsigned int nfds;
 	bool fds_lost;
 	struct sbuf reply;
@@ -204,8 +205,8 @@ static void ctl_answer(struct ctl_client *c, bool too_long)
 		sbuf_printf(b, "error: %.8s: refused: only root or vnetd's own user may change ports (--ctl-group members may read status and port list)\n",
 			       req);
 	else if (!strncmp(req, "port add ", 9) && c->fds_lost)
-		sbuf_printf(b, "error: port add: more than %u descriptors passed (one AF_XDP socket per queue pair, at most %u)\n",
-			       (unsigned int)VNET_MAX_PAIRS, (unsigned int)VNET_MAX_PAIRS);
+		sbuf_printf(b, "error: port add: more than %u descriptors passed (an AF_XDP socket and its UMEM per queue pair, at most %u pairs)\n",
+			       (unsigned int)(2 * VNET_MAX_PAIRS), (unsigned int)VNET_MAX_PAIRS);
 	else if (!strncmp(req, "port add ", 9))
 		reload_port_add(b, req + 9, c->fds, c->nfds);
 	else if (!strncmp(req, "port del ", 9))
@@ -256,7 +257,7 @@ static void ctl_client_take_fds(struct ctl_client *c, struct msghdr *m)
 		n = (unsigned int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
 		for (i = 0; i < n; i++) {
 			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(fd));
-			if (c->nfds < VNET_MAX_PAIRS) {
+			if (c->nfds < ARRAY_SIZE(c->fds)) {
 				c->fds[c->nfds++] = fd;
 			} else {
 				close(fd);
@@ -270,7 +271,7 @@ static void ctl_client_take_fds(struct ctl_client *c, struct msghdr *m)
 static int ctl_client_read(struct ctl_client *c, bool *too_long)
 {
 	union {
-		char buf[CMSG_SPACE(sizeof(int) * VNET_MAX_PAIRS)];
+		char buf[CMSG_SPACE(sizeof(int) * 2 * VNET_MAX_PAIRS)];
 		struct cmsghdr align;
 	} cbuf;
 	struct iovec iov;

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -176,21 +175,6 @@ static int main_setup(struct vnetd *v)
 	return 0;
 }
 
-/*
- * An af_xdp port added at run time registers its UMEM without
- * CAP_IPC_LOCK: the pages count against RLIMIT_MEMLOCK (8 MiB per queue
- * pair). Raise it while we may (root); the limit survives the sandbox and
- * --user. A failure only limits such ports (their error names the limit).
- */
-static void main_memlock(void)
-{
-	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
-
-	if (geteuid() == 0 && setrlimit(RLIMIT_MEMLOCK, &rl))
-		log_debug("RLIMIT_MEMLOCK: %s: af_xdp ports added at run time "
-			  "get the current limit", strerror(errno));
-}
-
 /* Sleep until the first deadline of a port or a control client, -1: none */
 static int main_timeout(struct vnetd *v)
 {
@@ -311,7 +295,6 @@ int main(int argc, char **argv)
 	}
 	log_max_level = (enum log_level)v->cfg.log_level;
 	port_set_stall_ms(v->cfg.frontend_stall_ms);
-	main_memlock();
 	if (svc_start(&v->cfg))
 		return 1;	/* svc_start() said why */
 	if (main_tap_io(&v->cfg))

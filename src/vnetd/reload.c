@@ -274,8 +274,8 @@ static void reload_stop(struct vnetd_port *p, const char *why)
 }
 
 /*
- * The descriptors that came with `port add`: AF_XDP sockets for an af_xdp
- * port, which needs them (after setup vnetd cannot make the sockets nor
+ * The descriptors that came with `port add`: AF_XDP sockets and their UMEM
+ * memfds for an af_xdp port, which needs them (after setup vnetd cannot make the sockets nor
  * load the program: no CAP_NET_RAW, no bpf()). Return: 0 or -errno, @why set
  */
 static int reload_take_fds(struct vnetd_port_cfg *pc, const int *fds,
@@ -286,8 +286,8 @@ static int reload_take_fds(struct vnetd_port_cfg *pc, const int *fds,
 	if (nfds && !xdp)
 		return reason_set(why, -EINVAL, "port %s: %u descriptors passed: only backend=af_xdp takes descriptors (its AF_XDP sockets)",
 				  pc->name, nfds);
-	if (xdp && nfds && nfds != pc->queues)
-		return reason_set(why, -EINVAL, "port %s: %u AF_XDP sockets passed for queues=%u: pass one per queue pair",
+	if (xdp && nfds && nfds != 2 * pc->queues)
+		return reason_set(why, -EINVAL, "port %s: %u descriptors passed for queues=%u: pass an AF_XDP socket and its UMEM memfd per queue pair",
 				  pc->name, nfds, pc->queues);
 	memcpy(pc->xdp_fds, fds, nfds * sizeof(*fds));
 	pc->nxdp_fds = nfds;
@@ -299,7 +299,8 @@ static int reload_take_fds(struct vnetd_port_cfg *pc, const int *fds,
  * @b:		Reply: "ok: ..." or "error: port add...: reason"
  * @spec:	The port spec, as for --port
  * @fds:	Descriptors passed with the request (the caller closes them)
- * @nfds:	How many: one AF_XDP socket per pair for backend=af_xdp, else 0
+ * @nfds:	How many: an AF_XDP socket and its UMEM memfd per pair for
+ *		backend=af_xdp, else 0
  *
  * Context: main thread (control socket)
  */
@@ -314,8 +315,8 @@ void reload_port_add(struct sbuf *b, const char *spec, const int *fds,
 		sbuf_printf(b, "error: port add%s\n", why.msg);
 		return;
 	}
-	if (nfds > VNET_MAX_PAIRS)
-		nfds = VNET_MAX_PAIRS;	/* ctl.c keeps no more */
+	if (nfds > 2 * VNET_MAX_PAIRS)
+		nfds = 2 * VNET_MAX_PAIRS;	/* ctl.c keeps no more */
 	slot = reload_free_slot();
 	if (slot < 0) {
 		sbuf_printf(b, "error: port add: too many ports (at most %d): remove one first (vnetctl port del NAME)\n",
