@@ -53,12 +53,13 @@ static void port_usage(FILE *f)
  */
 static int port_add_xdp(const char *path, const char *spec)
 {
-	char full[PORT_REQ_MAX], req[PORT_REQ_MAX + 16], err[256];
+	char full[PORT_REQ_MAX], req[PORT_REQ_MAX + 16];
+	struct reason why = { 0 };
 	struct xdp_socks xs;
 	int n, ret;
 
-	if (xdp_socks_make(spec, full, sizeof(full), &xs, err, sizeof(err))) {
-		fprintf(stderr, "vnetctl port add: %s\n", err);
+	if (xdp_socks_make(spec, full, sizeof(full), &xs, &why)) {
+		fprintf(stderr, "vnetctl port add: %s\n", why.msg);
 		return CMD_FAIL;
 	}
 	n = snprintf(req, sizeof(req), "port add %s\n", full);
@@ -69,9 +70,9 @@ static int port_add_xdp(const char *path, const char *spec)
 		return CMD_USAGE;
 	}
 	ret = ctl_query_fds("vnetctl port", path, req, xs.fds, xs.n);
-	if (ret == CMD_OK && xdp_socks_insert(&xs, err, sizeof(err))) {
+	if (ret == CMD_OK && xdp_socks_insert(&xs, &why)) {
 		fprintf(stderr, "vnetctl port add: the port runs but gets no frames: %s (remove it: vnetctl port del NAME)\n",
-			err);
+			why.msg);
 		ret = CMD_FAIL;
 	}
 	xdp_socks_close(&xs);

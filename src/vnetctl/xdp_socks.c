@@ -40,6 +40,7 @@
 #endif
 
 #include "afxdp_layout.h"
+#include "reason.h"
 #include "xdp_socks.h"
 
 #ifndef AF_XDP
@@ -137,9 +138,9 @@ static int xdp_socks_bpf_quiet(enum libbpf_print_level level, const char *fmt,
 
 /*
  * One pair's socket and UMEM memfd, appended to @xs->fds.
- * Return: 0 or -errno with @err set
+ * Return: 0 or -errno with @why set
  */
-static int xdp_socks_pair(struct xdp_socks *xs, char *err, size_t errlen)
+static int xdp_socks_pair(struct xdp_socks *xs, struct reason *why)
 {
 	struct xdp_umem_reg mr = { .len = AFXDP_UMEM, .chunk_size = AFXDP_CHUNK };
 	int sock, mfd, ret;
@@ -148,7 +149,7 @@ static int xdp_socks_pair(struct xdp_socks *xs, char *err, size_t errlen)
 	sock = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
 	if (sock < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "socket(AF_XDP): %s%s", strerror(-ret),
+		reason_set(why, ret, "socket(AF_XDP): %s%s", strerror(-ret),
 			 ret == -EPERM ? " (run vnetctl as root: CAP_NET_RAW)" : "");
 		return ret;
 	}
@@ -156,7 +157,7 @@ static int xdp_socks_pair(struct xdp_socks *xs, char *err, size_t errlen)
 	mfd = memfd_create("vnetd-umem", MFD_CLOEXEC);
 	if (mfd < 0 || ftruncate(mfd, (off_t)AFXDP_UMEM)) {
 		ret = -errno;
-		snprintf(err, errlen, "UMEM memfd of %zu bytes: %s", AFXDP_UMEM,
+		reason_set(why, -EINVAL, "UMEM memfd of %zu bytes: %s", AFXDP_UMEM,
 			 strerror(-ret));
 		if (mfd >= 0)
 			close(mfd);
@@ -167,7 +168,7 @@ static int xdp_socks_pair(struct xdp_socks *xs, char *err, size_t errlen)
 		 MAP_SHARED | MAP_POPULATE, mfd, 0);
 	if (m == MAP_FAILED) {
 		ret = -errno;
-		snprintf(err, errlen, "mapping the UMEM: %s", strerror(-ret));
+		reason_set(why, ret, "mapping the UMEM: %s", strerror(-ret));
 		return ret;
 	}
 	/* the socket pins the pages; our mapping is no longer needed */
@@ -175,7 +176,7 @@ static int xdp_socks_pair(struct xdp_socks *xs, char *err, size_t errlen)
 	ret = setsockopt(sock, SOL_XDP, XDP_UMEM_REG, &mr, sizeof(mr)) ? -errno : 0;
 	munmap(m, AFXDP_UMEM);
 	if (ret)
-		snprintf(err, errlen, "registering the UMEM: %s%s", strerror(-ret),
+		reason_set(why, ret, "registering the UMEM: %s%s", strerror(-ret),
 			 ret == -ENOBUFS ? " (locked memory: run vnetctl as root, CAP_IPC_LOCK, or raise RLIMIT_MEMLOCK)" : "");
 	return ret;
 }
@@ -188,13 +189,12 @@ static int xdp_socks_pair(struct xdp_socks *xs, char *err, size_t errlen)
  * @out:	The spec to send (@outlen bytes)
  * @outlen:	Its size
  * @xs:		Filled: one socket per queue pair, the XSKMAP
- * @err:	Why not, for the user (@errlen bytes)
- * @errlen:	Its size
+ * @why:	Why not, for the user
  *
- * Return: 0, or -errno with @err set (nothing left open)
+ * Return: 0, or -errno with @why set (nothing left open)
  */
 int xdp_socks_make(const char *spec, char *out, size_t outlen,
-		   struct xdp_socks *xs, char *err, size_t errlen)
+		   struct xdp_socks *xs, struct reason *why)
 {
 	char v[64];
 	int n;
@@ -204,24 +204,24 @@ int xdp_socks_make(const char *spec, char *out, size_t outlen,
 	xs->npairs = 1;
 	if (xdp_socks_key(spec, "queues", v, sizeof(v)) &&
 	    !xdp_socks_num(v, 1, XDP_SOCKS_MAX, &xs->npairs)) {
-		snprintf(err, errlen, "queues=%s: use 1..%u", v, XDP_SOCKS_MAX);
+		reason_set(why, -EINVAL, "queues=%s: use 1..%u", v, XDP_SOCKS_MAX);
 		return -EINVAL;
 	}
 	if (xdp_socks_key(spec, "xdp-queue", v, sizeof(v)) &&
 	    !xdp_socks_num(v, 0, 1023, &xs->first)) {
-		snprintf(err, errlen, "xdp-queue=%s: use 0..1023", v);
+		reason_set(why, -EINVAL, "xdp-queue=%s: use 0..1023", v);
 		return -EINVAL;
 	}
 	if (!xdp_socks_key(spec, "xdp-if", xs->ifname, sizeof(xs->ifname)) ||
 	    !xs->ifname[0]) {
-		snprintf(err, errlen, "backend=af_xdp needs xdp-if=IF, the interface to attach to");
+		reason_set(why, -EINVAL, "backend=af_xdp needs xdp-if=IF, the interface to attach to");
 		return -EINVAL;
 	}
 	n = snprintf(out, outlen, "%s%s%s", spec,
 		     xdp_socks_key(spec, "queues", v, sizeof(v)) ? "" : ",queues=1",
 		     xdp_socks_key(spec, "xdp-queue", v, sizeof(v)) ? "" : ",xdp-queue=0");
 	if (n < 0 || (size_t)n >= outlen) {
-		snprintf(err, errlen, "spec too long");
+		reason_set(why, -EINVAL, "spec too long");
 		return -E2BIG;
 	}
 #ifdef VNET_HAVE_LIBXDP
@@ -230,7 +230,7 @@ int xdp_socks_make(const char *spec, char *out, size_t outlen,
 		int ret;
 
 		if (!ifindex) {
-			snprintf(err, errlen, "xdp-if=%s: no such interface (ip link)",
+			reason_set(why, -ENODEV, "xdp-if=%s: no such interface (ip link)",
 				 xs->ifname);
 			return -ENODEV;
 		}
@@ -239,13 +239,13 @@ int xdp_socks_make(const char *spec, char *out, size_t outlen,
 		ret = xsk_setup_xdp_prog((int)ifindex, &xs->map_fd);
 		if (ret) {
 			xs->map_fd = -1;
-			snprintf(err, errlen, "af_xdp %s: loading the XDP redirect program: %s%s",
+			reason_set(why, -EINVAL, "af_xdp %s: loading the XDP redirect program: %s%s",
 				 xs->ifname, strerror(ret < 0 ? -ret : EINVAL),
 				 ret == -EPERM ? " (run vnetctl as root: CAP_BPF, CAP_NET_ADMIN)" : "");
 			return ret < 0 ? ret : -EINVAL;
 		}
 		for (i = 0; i < xs->npairs; i++) {
-			ret = xdp_socks_pair(xs, err, errlen);
+			ret = xdp_socks_pair(xs, why);
 			if (ret) {
 				xdp_socks_close(xs);
 				return ret;
@@ -254,7 +254,7 @@ int xdp_socks_make(const char *spec, char *out, size_t outlen,
 		return 0;
 	}
 #else
-	snprintf(err, errlen, "vnetctl built without libxdp/libbpf: it cannot make AF_XDP sockets (apt-get install libxdp-dev libbpf-dev; make)");
+	reason_set(why, -EOPNOTSUPP, "vnetctl built without libxdp/libbpf: it cannot make AF_XDP sockets (apt-get install libxdp-dev libbpf-dev; make)");
 	return -EOPNOTSUPP;
 #endif
 }
@@ -262,12 +262,11 @@ int xdp_socks_make(const char *spec, char *out, size_t outlen,
 /**
  * xdp_socks_insert() - Put the sockets vnetd bound in the XSKMAP
  * @xs:		From xdp_socks_make()
- * @err:	Why not (@errlen bytes)
- * @errlen:	Its size
+ * @why:	Why not
  *
- * Return: 0 or -errno with @err set
+ * Return: 0 or -errno with @why set
  */
-int xdp_socks_insert(struct xdp_socks *xs, char *err, size_t errlen)
+int xdp_socks_insert(struct xdp_socks *xs, struct reason *why)
 {
 #ifdef VNET_HAVE_LIBXDP
 	unsigned int i;
@@ -276,7 +275,7 @@ int xdp_socks_insert(struct xdp_socks *xs, char *err, size_t errlen)
 	for (i = 0; i < xs->npairs; i++) {
 		key = xs->first + i;
 		if (bpf_map_update_elem(xs->map_fd, &key, &xs->fds[2 * i], 0)) {
-			snprintf(err, errlen, "af_xdp %s queue %u: adding the socket to the XSKMAP: %s",
+			reason_set(why, -EINVAL, "af_xdp %s queue %u: adding the socket to the XSKMAP: %s",
 				 xs->ifname, key, strerror(errno));
 			return -errno;
 		}
@@ -284,7 +283,7 @@ int xdp_socks_insert(struct xdp_socks *xs, char *err, size_t errlen)
 	return 0;
 #else
 	(void)xs;
-	snprintf(err, errlen, "built without libxdp");
+	reason_set(why, -EOPNOTSUPP, "built without libxdp");
 	return -EOPNOTSUPP;
 #endif
 }

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "reason.h"
+
 #define XDP_SOCKS_MAX	64	/* vnetd's VNET_MAX_PAIRS */
 
 /**
@@ -32,8 +34,8 @@ struct xdp_socks {
 
 bool xdp_socks_wanted(const char *spec);
 int xdp_socks_make(const char *spec, char *out, size_t outlen,
-		   struct xdp_socks *xs, char *err, size_t errlen);
-int xdp_socks_insert(struct xdp_socks *xs, char *err, size_t errlen);
+		   struct xdp_socks *xs, struct reason *why);
+int xdp_socks_insert(struct xdp_socks *xs, struct reason *why);
 void xdp_socks_close(struct xdp_socks *xs);
 
 #endif /* VNETCTL_XDP_SOCKS_H */
