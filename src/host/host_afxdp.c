@@ -498,11 +498,15 @@ static int host_afxdp_given(struct afxdp_priv *p, const struct host_cfg *cfg,
 					  "passed descriptor is not an AF_XDP "
 					  "socket (vnetctl port add makes them)",
 					  p->ifname, i);
+		/* sealed against shrinking: a truncate by the sender
+		 * cannot turn the workers' accesses into SIGBUS */
 		if (fstat(umem, &st) || !S_ISREG(st.st_mode) ||
-		    (size_t)st.st_size < AFXDP_UMEM)
+		    (size_t)st.st_size < AFXDP_UMEM ||
+		    !(fcntl(umem, F_GET_SEALS) & F_SEAL_SHRINK))
 			return reason_set(why, -EBADF, "af_xdp %s: pair %u: "
 					  "passed UMEM is not a memfd of %zu "
-					  "bytes (vnetctl port add makes it)",
+					  "bytes sealed against shrinking "
+					  "(vnetctl port add makes it)",
 					  p->ifname, i, AFXDP_UMEM);
 		p->qs[i].given_fd = sock;
 		p->qs[i].given_umem = umem;

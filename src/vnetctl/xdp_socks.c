@@ -22,6 +22,7 @@
  * vnetctl and vnetd agree on how many sockets and which queues.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -154,8 +155,10 @@ static int xdp_socks_pair(struct xdp_socks *xs, struct reason *why)
 		return ret;
 	}
 	xs->fds[xs->n++] = sock;
-	mfd = memfd_create("vnetd-umem", MFD_CLOEXEC);
-	if (mfd < 0 || ftruncate(mfd, (off_t)AFXDP_UMEM)) {
+	mfd = memfd_create("vnetd-umem", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	/* vnetd maps it only sealed: its size cannot change under it */
+	if (mfd < 0 || ftruncate(mfd, (off_t)AFXDP_UMEM) ||
+	    fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
 		ret = -errno;
 		reason_set(why, -EINVAL, "UMEM memfd of %zu bytes: %s", AFXDP_UMEM,
 			 strerror(-ret));
