@@ -29,6 +29,12 @@ struct sw_vlans;
  * @xdp_if:	af_xdp: the existing interface to attach to
  * @xdp_queue:	af_xdp: its queue for pair 0 (pair k: @xdp_queue + k)
  * @xdp_mode:	af_xdp: copy, zero-copy, or auto (zero-copy, else copy)
+ * @xdp_fds:	af_xdp: per pair an AF_XDP socket made by a privileged
+ *		process (vnetctl), not yet bound, then the memfd of the UMEM
+ *		registered on it; NULL: make them and load the program here
+ *		(needs the capabilities). The host side uses duplicates and
+ *		mappings: the caller keeps and closes these
+ * @nxdp_fds:	af_xdp: how many in @xdp_fds (2 * @npairs when given)
  * @sw_name:	switch: the switch to join (--switch NAME declared it)
  * @sw_vlans:	switch: the VLANs the port carries (vlan=, trunk=)
  * @gen_size:	gen: bytes of the frame it generates (without FCS,
@@ -47,6 +53,8 @@ struct host_cfg {
 		HOST_XDP_COPY,
 		HOST_XDP_ZEROCOPY,
 	} xdp_mode;
+	const int *xdp_fds;
+	unsigned int nxdp_fds;
 	const char *sw_name;
 	const struct sw_vlans *sw_vlans;
 	unsigned int gen_size;

@@ -34,12 +34,23 @@
  * and falls back to copy, remembering why for the log (host_ops.mode).
  *
  * Setup needs CAP_NET_ADMIN, CAP_BPF/CAP_SYS_ADMIN and locked memory: it
- * runs before the sandbox. close() (port removed, exit) only unmaps and
+ * runs before the sandbox. A port added at run time comes with its
+ * sockets (host_cfg.xdp_fds): a privileged process (vnetctl) made them
+ * (socket(AF_XDP) needs CAP_NET_RAW), registered on each a UMEM of
+ * afxdp_layout.h's size in a memfd it passes along (the pinned pages are
+ * charged to it: CAP_IPC_LOCK, which we no longer have), loaded the program
+ * and, once we answered, puts them in the XSKMAP (bpf() needs CAP_BPF
+ * where unprivileged BPF is off). Here the memfd is mapped, the rings
+ * sized, mapped and the socket bound: mmap, setsockopt, getsockopt and
+ * bind on fds we hold, which the sandbox allows and no capability guards.
+ * Such a socket binds once (its rings cannot be sized twice), so auto
+ * means copy mode there; zerocopy is one zero-copy try. close() (port removed, exit) only unmaps and
  * closes (the socket leaves the XSKMAP as it closes), so the sandboxed
  * process needs no bpf() and no capability; the program stays on the
  * interface for the next start to reuse (host_afxdp_prog()).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -49,11 +60,14 @@
 #include <net/if.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <linux/if_xdp.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include <xdp/xsk.h>
 
+#include "afxdp_layout.h"
 #include "gso.h"
 #include "host.h"
 #include "host_priv.h"
@@ -63,16 +77,16 @@
 #include "util.h"
 #include "xsk_ring.h"
 
-/* #syscalls: sendto recvfrom getsockopt munmap close */
+/* #syscalls: sendto recvfrom getsockopt munmap close
+ * #syscalls: fcntl setsockopt mmap bind socket ioctl fstat newfstatat
+ * (a port added at run time: its passed sockets set up under the sandbox;
+ * socket and ioctl are if_nametoindex() inside libxdp) */
 
 /*
- * Per queue pair: AFXDP_RING entries in each ring, as many RX chunks and
- * as many TX chunks, AFXDP_CHUNK bytes each (the largest frame: a chunk
- * less the kernel's XDP headroom on RX). 8 MiB of locked UMEM per pair.
+ * Per queue pair (afxdp_layout.h): the largest frame is a chunk less the
+ * kernel's XDP headroom on RX; 8 MiB of locked UMEM per pair.
  */
-#define AFXDP_CHUNK	XSK_UMEM__DEFAULT_FRAME_SIZE
-#define AFXDP_RING	1024
-#define AFXDP_UMEM	((size_t)2 * AFXDP_RING * AFXDP_CHUNK)
+_Static_assert(AFXDP_CHUNK == XSK_UMEM__DEFAULT_FRAME_SIZE, "libxdp's chunk");
 /* sendto() calls per flush at most: a burst needs one in copy mode */
 #define AFXDP_KICKS	4
 
@@ -83,6 +97,11 @@
  * @xsk:	libxdp's socket
  * @area:	The UMEM's memory (AFXDP_UMEM bytes)
  * @fd:		Socket fd
+ * @given_fd:	The socket passed in (host_cfg.xdp_fds, not ours), -1: none
+ * @given_umem:	Its UMEM's memfd (not ours)
+ * @map:	A passed-in socket's rings as mapped (fill, completion, RX,
+ *		TX; libxdp's own sockets leave these NULL)
+ * @map_len:	Their lengths
  * @kick_err:	sendto()/recvfrom() failures other than "try again"
  * @bad_offload: Guest frames whose offload request gso refused (dropped)
  * @gso:	Scratch of the frame being segmented (worker-owned)
@@ -93,6 +112,10 @@ struct afxdp_q {
 	struct xsk_socket *xsk;
 	void *area;
 	int fd;
+	int given_fd;
+	int given_umem;
+	void *map[4];
+	size_t map_len[4];
 	uint64_t kick_err;
 	uint64_t bad_offload;
 	struct gso gso;
@@ -188,6 +211,15 @@ static int host_afxdp_prog(struct afxdp_priv *p, struct reason *why)
 
 static void host_afxdp_q_close(struct afxdp_q *aq)
 {
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(aq->map); i++) {
+		if (aq->map[i])
+			munmap(aq->map[i], aq->map_len[i]);
+		aq->map[i] = NULL;
+	}
+	if (!aq->xsk && aq->fd >= 0)	/* a passed-in socket's duplicate */
+		close(aq->fd);
 	if (aq->xsk)
 		xsk_socket__delete(aq->xsk);
 	if (aq->umem)
@@ -305,6 +337,88 @@ err_umem:
 	return ret;
 }
 
+/* Map ring @i of a passed-in socket: @entries of @esize bytes at @pgoff */
+static void *host_afxdp_map(struct afxdp_q *aq, unsigned int i,
+			    const struct xdp_ring_offset *o, size_t esize,
+			    off_t pgoff)
+{
+	size_t len = o->desc + (size_t)AFXDP_RING * esize;
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_POPULATE, aq->fd, pgoff);
+
+	if (m == MAP_FAILED)
+		return NULL;
+	aq->map[i] = m;
+	aq->map_len[i] = len;
+	return m;
+}
+
+/*
+ * A passed-in socket, set up by hand (libxdp 1.3 cannot take an fd made
+ * elsewhere): map its UMEM's memfd, size and map the four rings, bind queue
+ * @qid with @flags (XDP_COPY, XDP_ZEROCOPY). Only calls on our duplicate of the fd: no
+ * capability, nothing the sandbox refuses. Return: 0 or -errno
+ */
+static int host_afxdp_bind_given(struct afxdp_priv *p, struct afxdp_q *aq,
+				 unsigned int qid, uint16_t flags)
+{
+	struct sockaddr_xdp sa = { .sxdp_family = AF_XDP };
+	struct xdp_mmap_offsets off;
+	socklen_t olen = sizeof(off);
+	int n = AFXDP_RING;
+	uint8_t *f, *c, *r, *t;
+
+	aq->area = mmap(NULL, AFXDP_UMEM, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_POPULATE, aq->given_umem, 0);
+	if (aq->area == MAP_FAILED) {
+		aq->area = NULL;
+		return -errno;
+	}
+	aq->fd = fcntl(aq->given_fd, F_DUPFD_CLOEXEC, 0);
+	if (aq->fd < 0)
+		return -errno;
+	if (setsockopt(aq->fd, SOL_XDP, XDP_UMEM_FILL_RING, &n, sizeof(n)) ||
+	    setsockopt(aq->fd, SOL_XDP, XDP_UMEM_COMPLETION_RING, &n, sizeof(n)) ||
+	    setsockopt(aq->fd, SOL_XDP, XDP_RX_RING, &n, sizeof(n)) ||
+	    setsockopt(aq->fd, SOL_XDP, XDP_TX_RING, &n, sizeof(n)) ||
+	    getsockopt(aq->fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &olen))
+		return -errno;
+	f = host_afxdp_map(aq, 0, &off.fr, sizeof(uint64_t), XDP_UMEM_PGOFF_FILL_RING);
+	c = host_afxdp_map(aq, 1, &off.cr, sizeof(uint64_t),
+			   XDP_UMEM_PGOFF_COMPLETION_RING);
+	r = host_afxdp_map(aq, 2, &off.rx, sizeof(struct xdp_desc), XDP_PGOFF_RX_RING);
+	t = host_afxdp_map(aq, 3, &off.tx, sizeof(struct xdp_desc), XDP_PGOFF_TX_RING);
+	if (!f || !c || !r || !t)
+		return -ENOMEM;
+	sa.sxdp_ifindex = if_nametoindex(p->ifname);
+	sa.sxdp_queue_id = qid;
+	sa.sxdp_flags = flags | XDP_USE_NEED_WAKEUP;
+	if (!sa.sxdp_ifindex)
+		return -ENODEV;
+	if (bind(aq->fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return -errno;
+	host_afxdp_ring(&aq->q.fill, (uint32_t *)(f + off.fr.producer),
+			(uint32_t *)(f + off.fr.consumer),
+			(uint32_t *)(f + off.fr.flags), f + off.fr.desc,
+			AFXDP_RING - 1);
+	host_afxdp_ring(&aq->q.comp, (uint32_t *)(c + off.cr.producer),
+			(uint32_t *)(c + off.cr.consumer),
+			(uint32_t *)(c + off.cr.flags), c + off.cr.desc,
+			AFXDP_RING - 1);
+	host_afxdp_ring(&aq->q.rx, (uint32_t *)(r + off.rx.producer),
+			(uint32_t *)(r + off.rx.consumer),
+			(uint32_t *)(r + off.rx.flags), r + off.rx.desc,
+			AFXDP_RING - 1);
+	host_afxdp_ring(&aq->q.tx, (uint32_t *)(t + off.tx.producer),
+			(uint32_t *)(t + off.tx.consumer),
+			(uint32_t *)(t + off.tx.flags), t + off.tx.desc,
+			AFXDP_RING - 1);
+	if (xsk_queue_init(&aq->q, aq->area, AFXDP_CHUNK, AFXDP_RING, AFXDP_RING))
+		return -ENOMEM;
+	aq->q.fill_kick = true;
+	return 0;
+}
+
 /*
  * Open pair @i's socket in @mode. auto: pair 0 tries zero-copy, then copy;
  * the others follow pair 0.
@@ -317,6 +431,21 @@ static int host_afxdp_open_q(struct afxdp_priv *p, unsigned int i,
 	int ret, zc_err = 0;
 
 	aq->fd = -1;
+	if (aq->given_fd >= 0) {
+		/* one bind per passed socket (see the top of the file) */
+		if (mode == HOST_XDP_AUTO && !i)
+			snprintf(p->mode, sizeof(p->mode), "copy mode (auto, "
+				 "sockets passed in: no zero-copy try; "
+				 "xdp-mode=zerocopy asks for it)");
+		ret = host_afxdp_bind_given(p, aq, qid, mode == HOST_XDP_ZEROCOPY ?
+					    XDP_ZEROCOPY : XDP_COPY);
+		if (ret)
+			return reason_set(why, ret, "af_xdp %s queue %u: passed "
+					  "socket: %s: %s", p->ifname, qid,
+					  strerror(-ret), host_afxdp_hint(-ret));
+		p->zerocopy = mode == HOST_XDP_ZEROCOPY;
+		return 0;
+	}
 	if (mode == HOST_XDP_ZEROCOPY || (mode == HOST_XDP_AUTO && !i)) {
 		ret = host_afxdp_bind(p, aq, qid, XDP_ZEROCOPY);
 		if (!ret) {
@@ -339,6 +468,49 @@ static int host_afxdp_open_q(struct afxdp_priv *p, unsigned int i,
 	if (zc_err)
 		snprintf(p->mode, sizeof(p->mode), "copy mode (auto: zero-copy "
 			 "refused: %s)", strerror(-zc_err));
+	return 0;
+}
+
+/*
+ * Take the sockets of @cfg->xdp_fds (one per pair, checked here: they
+ * come from a control client): AF_XDP sockets, not yet bound
+ */
+static int host_afxdp_given(struct afxdp_priv *p, const struct host_cfg *cfg,
+			    struct reason *why)
+{
+	struct stat st;
+	socklen_t len;
+	unsigned int i;
+	int dom;
+
+	if (cfg->nxdp_fds != 2 * cfg->npairs)
+		return reason_set(why, -EINVAL, "af_xdp %s: %u descriptors "
+				  "passed for %u queue pairs: pass an AF_XDP "
+				  "socket and its UMEM memfd per pair",
+				  p->ifname, cfg->nxdp_fds, cfg->npairs);
+	for (i = 0; i < cfg->npairs; i++) {
+		int sock = cfg->xdp_fds[2 * i], umem = cfg->xdp_fds[2 * i + 1];
+
+		len = sizeof(dom);
+		if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &dom, &len) ||
+		    dom != AF_XDP)
+			return reason_set(why, -EBADF, "af_xdp %s: pair %u: "
+					  "passed descriptor is not an AF_XDP "
+					  "socket (vnetctl port add makes them)",
+					  p->ifname, i);
+		/* sealed against shrinking: a truncate by the sender
+		 * cannot turn the workers' accesses into SIGBUS */
+		if (fstat(umem, &st) || !S_ISREG(st.st_mode) ||
+		    (size_t)st.st_size < AFXDP_UMEM ||
+		    !(fcntl(umem, F_GET_SEALS) & F_SEAL_SHRINK))
+			return reason_set(why, -EBADF, "af_xdp %s: pair %u: "
+					  "passed UMEM is not a memfd of %zu "
+					  "bytes sealed against shrinking "
+					  "(vnetctl port add makes it)",
+					  p->ifname, i, AFXDP_UMEM);
+		p->qs[i].given_fd = sock;
+		p->qs[i].given_umem = umem;
+	}
 	return 0;
 }
 
@@ -377,9 +549,15 @@ static int host_afxdp_open(struct host *host, const struct host_cfg *cfg,
 	memcpy(p->ifname, cfg->xdp_if, strlen(cfg->xdp_if) + 1);
 	p->first = cfg->xdp_queue;
 	p->map_fd = -1;
+	for (i = 0; i < VNET_MAX_PAIRS; i++)
+		p->qs[i].fd = p->qs[i].given_fd = p->qs[i].given_umem = -1;
 	libxdp_set_print(host_afxdp_print);
 	libbpf_set_print(host_afxdp_bpf_print);
-	ret = host_afxdp_prog(p, why);
+	if (cfg->xdp_fds) {
+		ret = host_afxdp_given(p, cfg, why);
+	} else {
+		ret = host_afxdp_prog(p, why);
+	}
 	if (ret)
 		goto err_close;
 	for (i = 0; i < cfg->npairs; i++) {
@@ -391,7 +569,8 @@ static int host_afxdp_open(struct host *host, const struct host_cfg *cfg,
 	if (!p->mode[0])
 		snprintf(p->mode, sizeof(p->mode), "%s mode",
 			 p->zerocopy ? "zero-copy" : "copy");
-	close(p->map_fd);
+	if (p->map_fd >= 0)
+		close(p->map_fd);
 	p->map_fd = -1;
 	host->npairs = cfg->npairs;
 	return 0;

@@ -348,15 +348,16 @@ int plan_check_vm(const struct plan_vm *vm, const struct plan_policy_out *pol,
  * @ifname:	--if as given (checked by plan_check_vm())
  * @nic_queues:	Its RX queue count as the caller read it, or -errno
  *		(-ENOENT: no such interface)
+ * @first:	The queue of pair 0 (--xdp-queue)
  * @pairs:	Queue pairs the policy decided: vnetd binds one AF_XDP
- *		socket per pair, to queues 0..@pairs - 1
+ *		socket per pair, to queues @first..@first + @pairs - 1
  * @why:	Why not (output, on failure)
  *
  * Return: 0, -ENODEV if the interface does not exist or its queues cannot
- *	   be read, -ERANGE if it has fewer queues than @pairs
+ *	   be read, -ERANGE if it has fewer queues than @first + @pairs
  */
-int plan_xdp_check(const char *ifname, int nic_queues, unsigned int pairs,
-		   struct reason *why)
+int plan_xdp_check(const char *ifname, int nic_queues, unsigned int first,
+		   unsigned int pairs, struct reason *why)
 {
 	if (nic_queues == -ENOENT || nic_queues == -ENODEV)
 		return reason_set(why, -ENODEV, "--if %s: no such interface: --host af_xdp needs an existing one (ip link)",
@@ -364,6 +365,12 @@ int plan_xdp_check(const char *ifname, int nic_queues, unsigned int pairs,
 	if (nic_queues < 0)
 		return reason_set(why, -ENODEV, "--if %s: cannot read its queue count: %s",
 				  ifname, strerror(-nic_queues));
+	if (first && (unsigned int)nic_queues < first + pairs)
+		return reason_set(why, -ERANGE, "--if %s has %d queue%s, the VM's %u queue pair%s from --xdp-queue %u need%s %u: give it more (ethtool -L %s combined %u) or lower --xdp-queue",
+				  ifname, nic_queues, nic_queues == 1 ? "" : "s",
+				  pairs, pairs == 1 ? "" : "s", first,
+				  pairs == 1 ? "s" : "", first + pairs, ifname,
+				  first + pairs);
 	if ((unsigned int)nic_queues < pairs)
 		return reason_set(why, -ERANGE, "--if %s has %d queue%s, the VM's %u queue pairs need %u: give it more (ethtool -L %s combined %u) or plan fewer pairs (--queues %d)",
 				  ifname, nic_queues, nic_queues == 1 ? "" : "s",
@@ -570,7 +577,7 @@ int plan_ch_args(const struct plan_vm *vm, const struct plan_policy_in *in,
 int plan_vnetd_args(const struct plan_vm *vm, const struct plan_policy_out *pol,
 		    struct plan_args *a)
 {
-	char mtu[16] = "";
+	char mtu[16] = "", xq[24] = "";
 
 	memset(a, 0, sizeof(*a));
 	if (vm->backend != PLAN_BACKEND_VHOST_USER)
@@ -578,9 +585,11 @@ int plan_vnetd_args(const struct plan_vm *vm, const struct plan_policy_out *pol,
 	if (vm->xdp_if) {
 		if (vm->mtu)
 			snprintf(mtu, sizeof(mtu), ",mtu=%u", vm->mtu);
+		if (vm->xdp_queue)
+			snprintf(xq, sizeof(xq), ",xdp-queue=%u", vm->xdp_queue);
 		return plan_arg_add(a, "vnetd") ?: plan_arg_add(a, "--port") ?:
-		       plan_arg_add(a, "name=%s,socket=%s,backend=af_xdp,xdp-if=%s,queues=%u%s",
-				    vm->id, vm->socket, vm->xdp_if, pol->pairs, mtu);
+		       plan_arg_add(a, "name=%s,socket=%s,backend=af_xdp,xdp-if=%s%s,queues=%u%s",
+				    vm->id, vm->socket, vm->xdp_if, xq, pol->pairs, mtu);
 	}
 	return plan_arg_add(a, "vnetd") ?:
 	       plan_arg_add(a, "--socket") ?: plan_arg_add(a, "%s", vm->socket) ?:

@@ -98,7 +98,8 @@ struct plan_policy_out {
  *		(vnetd --features): Open vSwitch's userspace datapath drops
  *		offloaded frames it should tunnel
  * @xdp_if:	vnetd's host side is af_xdp on this existing interface, one
- *		NIC queue per queue pair from queue 0; NULL: a TAP
+ *		NIC queue per queue pair from @xdp_queue; NULL: a TAP
+ * @xdp_queue:	af_xdp: the NIC queue of pair 0 (vnetd's xdp-queue=)
  */
 struct plan_vm {
 	enum plan_backend backend;
@@ -115,6 +116,7 @@ struct plan_vm {
 	bool nic_only;
 	bool no_tx_offloads;
 	const char *xdp_if;
+	unsigned int xdp_queue;
 };
 
 /* What vnetd --features withholds for @no_tx_offloads */
@@ -142,8 +144,8 @@ int plan_qemu_version_parse(const char *text, unsigned int *major,
 			    unsigned int *minor);
 int plan_check_vm(const struct plan_vm *vm, const struct plan_policy_out *pol,
 		  struct reason *why);
-int plan_xdp_check(const char *ifname, int nic_queues, unsigned int pairs,
-		   struct reason *why);
+int plan_xdp_check(const char *ifname, int nic_queues, unsigned int first,
+		   unsigned int pairs, struct reason *why);
 int plan_qemu_args(const struct plan_vm *vm, const struct plan_policy_in *in,
 		   const struct plan_policy_out *pol, struct plan_args *a);
 int plan_ch_args(const struct plan_vm *vm, const struct plan_policy_in *in,

@@ -56,6 +56,8 @@ static const char plan_usage[] =
 	"                             frames go out --if IF, one NIC queue per queue pair\n"
 	"  --if IF                    --host af_xdp: the existing interface (its queue\n"
 	"                             count is read from --sysfs-net, default /sys/class/net)\n"
+	"  --xdp-queue Q              --host af_xdp: the NIC queue of pair 0 (default 0,\n"
+	"                             0..1023); the interface then needs Q + pairs queues\n"
 	"  --json                     everything as one JSON object\n";
 
 struct plan_opts {
@@ -64,7 +66,7 @@ struct plan_opts {
 	const char *vcpus, *max_queues, *backend, *vhost, *user, *dev;
 	const char *max_queues_name, *vhost_name;	/* flag or node variable */
 	const char *qemu_bin, *qemu_version, *output, *mtu, *underlay_mtu, *ovs_bridge,
-		   *ovs_datapath, *host, *xdp_if, *sysfs_net;
+		   *ovs_datapath, *host, *xdp_if, *sysfs_net, *xdp_queue;
 	int nic_queues;
 	bool json;
 	char tap[32];
@@ -114,6 +116,7 @@ static int plan_parse_flags(int argc, char **argv, struct plan_opts *o)
 		{ "--underlay-mtu", &o->underlay_mtu }, { "--ovs-bridge", &o->ovs_bridge },
 		{ "--ovs-datapath", &o->ovs_datapath }, { "--host", &o->host },
 		{ "--if", &o->xdp_if }, { "--sysfs-net", &o->sysfs_net },
+		{ "--xdp-queue", &o->xdp_queue },
 	};
 	bool missing;
 	size_t k;
@@ -215,6 +218,12 @@ static int plan_check_values(struct plan_opts *o)
 		return plan_usage_err("--host af_xdp needs --if IF, the interface the VM's frames go out%s%s", "", "");
 	if (!idx && o->xdp_if)
 		return plan_usage_err("--if %s: only with --host af_xdp%s", o->xdp_if, "");
+	if (o->xdp_queue && !idx)
+		return plan_usage_err("--xdp-queue %s: only with --host af_xdp%s",
+				      o->xdp_queue, "");
+	if (o->xdp_queue && plan_parse_uint("--xdp-queue", o->xdp_queue, 0, 1023,
+					    &o->vm.xdp_queue, &r))
+		return plan_usage_err("%s%s", r.msg, "");
 	o->vm.xdp_if = o->xdp_if;
 	if (o->output && plan_one_of("--output", o->output, outputs, &idx))
 		return CMD_USAGE;
@@ -458,10 +467,11 @@ static void plan_print_human(const struct plan_opts *o,
 	if (all && !o->vm.xdp_if)
 		plan_print_args(&r->tapc, "", true);
 	if ((all || !strcmp(o->output, "vnetd")) && o->vm.xdp_if)
-		printf("# %s: %d queue%s; the VM's %u queue pair%s use%s queues 0..%u (needs at least: ethtool -L %s combined %u)\n",
+		printf("# %s: %d queue%s; the VM's %u queue pair%s use%s queues %u..%u (needs at least: ethtool -L %s combined %u)\n",
 		       o->vm.xdp_if, o->nic_queues, o->nic_queues == 1 ? "" : "s",
 		       pol->pairs, pol->pairs > 1 ? "s" : "", pol->pairs > 1 ? "" : "s",
-		       pol->pairs - 1, o->vm.xdp_if, pol->pairs);
+		       o->vm.xdp_queue, o->vm.xdp_queue + pol->pairs - 1,
+		       o->vm.xdp_if, o->vm.xdp_queue + pol->pairs);
 	if (all && o->vm.no_tx_offloads)
 		printf("# %s is a userspace (netdev) bridge: it cannot tunnel checksum/TSO-offloaded frames, so vnetd withholds those offloads (--features %s) and the guest segments itself\n",
 		       o->ovs_bridge, PLAN_NO_TX_OFFLOADS);
@@ -534,7 +544,7 @@ static void plan_print_json(const struct plan_opts *o,
 		printf("  \"tap_create\": null,\n");
 		plan_json_str("xdp_if", o->vm.xdp_if, ",");
 		printf("  \"nic_queues\": %d,\n  \"nic_queues_needed\": %u,\n",
-		       o->nic_queues, pol->pairs);
+		       o->nic_queues, o->vm.xdp_queue + pol->pairs);
 	} else {
 		plan_json_array("tap_create", r->tapc.argc, r->tapc.argv);
 	}
@@ -614,8 +624,8 @@ int cmd_plan(int argc, char **argv)
 		return plan_usage_err("%s%s", o.in.queues ? "--queues: " : "", why.msg);
 	if (plan_check_vm(&o.vm, &pol, &why))
 		return plan_usage_err("%s%s", why.msg, "");
-	if (o.vm.xdp_if && plan_xdp_check(o.vm.xdp_if, o.nic_queues, pol.pairs,
-					  &why)) {
+	if (o.vm.xdp_if && plan_xdp_check(o.vm.xdp_if, o.nic_queues,
+					  o.vm.xdp_queue, pol.pairs, &why)) {
 		fprintf(stderr, "vnetctl plan: %s\n", why.msg);
 		return CMD_FAIL;
 	}

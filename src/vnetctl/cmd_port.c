@@ -21,6 +21,7 @@
 #include "cmds.h"
 #include "ctl_query.h"
 #include "ctl_path.h"
+#include "xdp_socks.h"
 
 #define PORT_REQ_MAX	1024	/* vnetd's CTL_REQ_MAX */
 
@@ -35,11 +36,47 @@ static void port_usage(FILE *f)
 "                     backend=, queues=, ...), checked the same way. After the\n"
 "                     sandbox: the socket must be in /run/vnetd, the control\n"
 "                     socket's directory or one used at start; backend=tap only\n"
-"                     attaches to an existing persistent TAP (vnetctl tap create)\n"
+"                     attaches to an existing persistent TAP (vnetctl tap create);\n"
+"                     backend=af_xdp: vnetctl (as root) loads the XDP program on\n"
+"                     xdp-if=, makes the AF_XDP sockets and passes them to vnetd,\n"
+"                     then adds them to the program's map (queues= and\n"
+"                     xdp-queue= default to 1 and 0)\n"
 "  del NAME           stop the port NAME and remove its socket\n"
 "  list               one line per running port\n"
 "  -s, --socket CTL   vnetd control socket (default: %s); also --ctl-socket\n"
 "  -h, --help         this text\n", ctl_default_path());
+}
+
+/*
+ * port add ...backend=af_xdp: make the sockets (xdp_socks.c), pass them
+ * with the request, and once vnetd bound them put them in the XSKMAP
+ */
+static int port_add_xdp(const char *path, const char *spec)
+{
+	char full[PORT_REQ_MAX], req[PORT_REQ_MAX + 16];
+	struct reason why = { 0 };
+	struct xdp_socks xs;
+	int n, ret;
+
+	if (xdp_socks_make(spec, full, sizeof(full), &xs, &why)) {
+		fprintf(stderr, "vnetctl port add: %s\n", why.msg);
+		return CMD_FAIL;
+	}
+	n = snprintf(req, sizeof(req), "port add %s\n", full);
+	if (n < 0 || n >= PORT_REQ_MAX) {
+		fprintf(stderr, "vnetctl port add: request too long (%d bytes, at most %d)\n",
+			n, PORT_REQ_MAX - 1);
+		xdp_socks_close(&xs);
+		return CMD_USAGE;
+	}
+	ret = ctl_query_fds("vnetctl port", path, req, xs.fds, xs.n);
+	if (ret == CMD_OK && xdp_socks_insert(&xs, &why)) {
+		fprintf(stderr, "vnetctl port add: the port runs but gets no frames: %s (remove it: vnetctl port del NAME)\n",
+			why.msg);
+		ret = CMD_FAIL;
+	}
+	xdp_socks_close(&xs);
+	return ret;
 }
 
 /**
@@ -91,6 +128,8 @@ int cmd_port(int argc, char **argv)
 			verb);
 		return CMD_USAGE;
 	}
+	if (!strcmp(verb, "add") && xdp_socks_wanted(arg))
+		return port_add_xdp(path, arg);
 	n = arg ? snprintf(req, sizeof(req), "port %s %s\n", verb, arg) :
 		  snprintf(req, sizeof(req), "port list\n");
 	if (n < 0 || n >= PORT_REQ_MAX) {

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 
 #include "cmd_opts.h"
@@ -26,6 +27,47 @@
  *	   CMD_USAGE (@path too long for a UNIX socket)
  */
 int ctl_query(const char *who, const char *path, const char *req)
+{
+	return ctl_query_fds(who, path, req, NULL, 0);
+}
+
+/* Send @req with @nfds descriptors (SCM_RIGHTS) on the first bytes */
+static ssize_t ctl_query_send(int fd, const char *req, const int *fds,
+			      unsigned int nfds)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * CTL_QUERY_MAX_FDS)];
+		struct cmsghdr align;
+	} cbuf;
+	struct iovec iov = { (void *)req, strlen(req) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+
+	if (nfds) {
+		memset(&cbuf, 0, sizeof(cbuf));
+		m.msg_control = cbuf.buf;
+		m.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+		cm = CMSG_FIRSTHDR(&m);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
+	}
+	return sendmsg(fd, &m, MSG_NOSIGNAL);
+}
+
+/**
+ * ctl_query_fds() - ctl_query() passing descriptors with the request
+ * @who:	Command for messages
+ * @path:	Control socket
+ * @req:	Request line
+ * @fds:	Descriptors to pass (SCM_RIGHTS), NULL: none
+ * @nfds:	How many (at most CTL_QUERY_MAX_FDS)
+ *
+ * Return: as ctl_query()
+ */
+int ctl_query_fds(const char *who, const char *path, const char *req,
+		  const int *fds, unsigned int nfds)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	bool error = false, first = true;
@@ -49,7 +91,13 @@ int ctl_query(const char *who, const char *path, const char *req)
 	}
 	/* EPIPE/ECONNRESET: vnetd refused us at accept (SO_PEERCRED, client
 	 * limit) and closed; its one-line reason may still be ours to read */
-	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0 &&
+	if (nfds > CTL_QUERY_MAX_FDS) {
+		fprintf(stderr, "%s: %u descriptors, at most %u\n", who, nfds,
+			(unsigned int)CTL_QUERY_MAX_FDS);
+		close(fd);
+		return CMD_USAGE;
+	}
+	if (ctl_query_send(fd, req, fds, nfds) < 0 &&
 	    errno != EPIPE && errno != ECONNRESET) {
 		fprintf(stderr, "%s: %s: %s\n", who, path, strerror(errno));
 		close(fd);

@@ -6,6 +6,10 @@
 #ifndef VNETCTL_CTL_QUERY_H
 #define VNETCTL_CTL_QUERY_H
 
+#define CTL_QUERY_MAX_FDS	128	/* vnetd takes two per queue pair */
+
 int ctl_query(const char *who, const char *path, const char *req);
+int ctl_query_fds(const char *who, const char *path, const char *req,
+		  const int *fds, unsigned int nfds);
 
 #endif /* VNETCTL_CTL_QUERY_H */

@@ -55,6 +55,10 @@
  * @xdp_if:		af_xdp: interface to attach to
  * @xdp_queue:		af_xdp: its queue for pair 0
  * @xdp_mode:		af_xdp: auto, copy or zerocopy
+ * @xdp_fds:		af_xdp: per pair an AF_XDP socket and its UMEM memfd,
+ *			passed with `port add` (the control client's, closed
+ *			after the port started)
+ * @nxdp_fds:		How many in @xdp_fds (0 once the port runs)
  * @gen_size:		gen: frame bytes, 0: the default
  * @queues:		Queue pairs (1..VNET_MAX_PAIRS)
  * @mac:		MAC for the config space
@@ -85,6 +89,8 @@ struct vnetd_port_cfg {
 	char xdp_if[VNETD_NAME_LEN];
 	unsigned int xdp_queue;
 	enum host_xdp_mode xdp_mode;
+	int xdp_fds[2 * VNET_MAX_PAIRS];
+	unsigned int nxdp_fds;
 	unsigned int gen_size;
 	unsigned int queues;
 	uint8_t mac[6];

@@ -6,7 +6,10 @@
  *	status		human-readable status of every port and queue
  *	status json	the same as one JSON document
  *	metrics		Prometheus text exposition (format 0.0.4)
- *	port add KEY=VAL,...	start a port (the keys of --port; reload.c)
+ *	port add KEY=VAL,...	start a port (the keys of --port; reload.c);
+ *			backend=af_xdp comes with an AF_XDP socket and its
+ *			UMEM memfd per queue pair, as SCM_RIGHTS on the
+ *			request bytes
  *	port del NAME		stop a port (add, del: root or vnetd's uid only)
  *	port list		one line per running port
  *	upgrade			hand every port to a new vnetd (upgrade.c)
@@ -50,7 +53,7 @@
 #include "util.h"
 #include "vnetd.h"
 
-/* #syscalls: accept4 recvfrom sendto setsockopt getsockopt geteuid close unlink
+/* #syscalls: accept4 recvfrom recvmsg sendto setsockopt getsockopt geteuid close unlink
  * #syscalls: poll ppoll */
 
 #define CTL_REQ_MAX		1024	/* "port add " and a --port spec */
@@ -64,6 +67,10 @@
  * @pid:	Client PID (SO_PEERCRED), 0: unknown
  * @req:	Request bytes so far
  * @got:	Bytes in @req
+ * @fds:	Descriptors that came with the request (SCM_RIGHTS), ours
+ *		to close
+ * @nfds:	How many in @fds
+ * @fds_lost:	More came than @fds holds (the kernel dropped the rest)
  * @reply:	Rendered reply, once the request is whole
  * @sent:	Bytes of @reply sent
  */
@@ -72,6 +79,9 @@ struct ctl_client {
 	pid_t pid;
 	char req[CTL_REQ_MAX];
 	size_t got;
+	int fds[2 * VNET_MAX_PAIRS];
+	unsigned int nfds;
+	bool fds_lost;
 	struct sbuf reply;
 	size_t sent;
 };
@@ -140,8 +150,17 @@ void ctl_close(int fd, const char *path)
 	unlink(path);
 }
 
+/* Close the descriptors @c passed that no port took */
+static void ctl_client_fds_close(struct ctl_client *c)
+{
+	while (c->nfds)
+		close(c->fds[--c->nfds]);
+	c->fds_lost = false;
+}
+
 static void ctl_client_close(struct ctl_client *c)
 {
+	ctl_client_fds_close(c);
 	client_set_del(&ctl.set, &c->h);
 	sbuf_free(&c->reply);
 	memset(&c->reply, 0, sizeof(c->reply));
@@ -185,8 +204,11 @@ static void ctl_answer(struct ctl_client *c, bool too_long)
 		  !strncmp(req, "port del ", 9)) && !ctl_may_change(c->h.fd))
 		sbuf_printf(b, "error: %.8s: refused: only root or vnetd's own user may change ports (--ctl-group members may read status and port list)\n",
 			       req);
+	else if (!strncmp(req, "port add ", 9) && c->fds_lost)
+		sbuf_printf(b, "error: port add: more than %u descriptors passed (an AF_XDP socket and its UMEM per queue pair, at most %u pairs)\n",
+			       (unsigned int)(2 * VNET_MAX_PAIRS), (unsigned int)VNET_MAX_PAIRS);
 	else if (!strncmp(req, "port add ", 9))
-		reload_port_add(b, req + 9);
+		reload_port_add(b, req + 9, c->fds, c->nfds);
 	else if (!strncmp(req, "port del ", 9))
 		reload_port_del(b, req + 9);
 	else if (!strcmp(req, "port list"))
@@ -200,6 +222,7 @@ static void ctl_answer(struct ctl_client *c, bool too_long)
 			       req);
 	if (b->oom)
 		sbuf_printf(b, "\nerror: out of memory, reply truncated\n");
+	ctl_client_fds_close(c);	/* a port took duplicates */
 	c->sent = 0;
 }
 
@@ -220,9 +243,39 @@ static int ctl_client_send(struct ctl_client *c)
 	return 0;
 }
 
+/* Keep the descriptors of an SCM_RIGHTS message @m in @c */
+static void ctl_client_take_fds(struct ctl_client *c, struct msghdr *m)
+{
+	struct cmsghdr *cm;
+	unsigned int i, n;
+	int fd;
+
+	c->fds_lost |= !!(m->msg_flags & MSG_CTRUNC);
+	for (cm = CMSG_FIRSTHDR(m); cm; cm = CMSG_NXTHDR(m, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (unsigned int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		for (i = 0; i < n; i++) {
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(fd));
+			if (c->nfds < ARRAY_SIZE(c->fds)) {
+				c->fds[c->nfds++] = fd;
+			} else {
+				close(fd);
+				c->fds_lost = true;
+			}
+		}
+	}
+}
+
 /* Read what the socket has. Return: 1 request whole, 0 not yet, -errno */
 static int ctl_client_read(struct ctl_client *c, bool *too_long)
 {
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * 2 * VNET_MAX_PAIRS)];
+		struct cmsghdr align;
+	} cbuf;
+	struct iovec iov;
+	struct msghdr m;
 	ssize_t n;
 
 	for (;;) {
@@ -230,8 +283,16 @@ static int ctl_client_read(struct ctl_client *c, bool *too_long)
 			*too_long = true;
 			return 1;
 		}
-		n = recv(c->h.fd, c->req + c->got, CTL_REQ_MAX - 1 - c->got,
-			 MSG_DONTWAIT);
+		iov.iov_base = c->req + c->got;
+		iov.iov_len = CTL_REQ_MAX - 1 - c->got;
+		memset(&m, 0, sizeof(m));
+		m.msg_iov = &iov;
+		m.msg_iovlen = 1;
+		m.msg_control = cbuf.buf;
+		m.msg_controllen = sizeof(cbuf.buf);
+		n = recvmsg(c->h.fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n >= 0)
+			ctl_client_take_fds(c, &m);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -323,7 +384,7 @@ static void ctl_accept_one(int fd)
 		return;
 	}
 	h = client_set_add(&ctl.set, fd, EV_CTL_CLIENT);
-	if (h)
+	if (h)	/* zeroed: no descriptors yet */
 		container_of(h, struct ctl_client, h)->pid = conn_peer_pid(fd);
 }
 

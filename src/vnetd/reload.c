@@ -197,6 +197,10 @@ static int reload_check(const struct vnetd_port_cfg *pc, bool skip_config,
 		return reason_set(why, -EINVAL, "port %s: %s: only at start (a descriptor number cannot be passed over the control socket or a reload)",
 				  pc->name, pc->fd >= 0 ? "fd=" : "tap-fd=");
 	}
+	if (!strcmp(pc->backend, "af_xdp") && !pc->nxdp_fds) {
+		return reason_set(why, -EPERM, "port %s: backend=af_xdp at run time needs its AF_XDP sockets, one per queue pair (vnetd cannot make them or load the XDP program after setup: no CAP_NET_RAW, no bpf()): add the port with vnetctl port add as root, which makes and passes them, or restart vnetd with the port",
+				  pc->name);
+	}
 	if (!strcmp(pc->backend, "tap") && !pc->tap[0]) {
 		return reason_set(why, -EPERM, "port %s: backend=tap at run time needs tap=NAME of an existing persistent TAP (vnetd cannot create one after setup: no CAP_NET_ADMIN); create it first: vnetctl tap create NAME --user USER",
 				  pc->name);
@@ -269,14 +273,39 @@ static void reload_stop(struct vnetd_port *p, const char *why)
 	port_cleanup(p);
 }
 
+/*
+ * The descriptors that came with `port add`: AF_XDP sockets and their UMEM
+ * memfds for an af_xdp port, which needs them (after setup vnetd cannot make the sockets nor
+ * load the program: no CAP_NET_RAW, no bpf()). Return: 0 or -errno, @why set
+ */
+static int reload_take_fds(struct vnetd_port_cfg *pc, const int *fds,
+			   unsigned int nfds, struct reason *why)
+{
+	bool xdp = !strcmp(pc->backend, "af_xdp");
+
+	if (nfds && !xdp)
+		return reason_set(why, -EINVAL, "port %s: %u descriptors passed: only backend=af_xdp takes descriptors (its AF_XDP sockets)",
+				  pc->name, nfds);
+	if (xdp && nfds && nfds != 2 * pc->queues)
+		return reason_set(why, -EINVAL, "port %s: %u descriptors passed for queues=%u: pass an AF_XDP socket and its UMEM memfd per queue pair",
+				  pc->name, nfds, pc->queues);
+	memcpy(pc->xdp_fds, fds, nfds * sizeof(*fds));
+	pc->nxdp_fds = nfds;
+	return 0;
+}
+
 /**
  * reload_port_add() - `port add KEY=VAL,...`: check, then start a port
  * @b:		Reply: "ok: ..." or "error: port add...: reason"
  * @spec:	The port spec, as for --port
+ * @fds:	Descriptors passed with the request (the caller closes them)
+ * @nfds:	How many: an AF_XDP socket and its UMEM memfd per pair for
+ *		backend=af_xdp, else 0
  *
  * Context: main thread (control socket)
  */
-void reload_port_add(struct sbuf *b, const char *spec)
+void reload_port_add(struct sbuf *b, const char *spec, const int *fds,
+		     unsigned int nfds)
 {
 	struct vnetd_port_cfg pc;
 	struct reason why = { 0 };
@@ -286,6 +315,8 @@ void reload_port_add(struct sbuf *b, const char *spec)
 		sbuf_printf(b, "error: port add%s\n", why.msg);
 		return;
 	}
+	if (nfds > 2 * VNET_MAX_PAIRS)
+		nfds = 2 * VNET_MAX_PAIRS;	/* ctl.c keeps no more */
 	slot = reload_free_slot();
 	if (slot < 0) {
 		sbuf_printf(b, "error: port add: too many ports (at most %d): remove one first (vnetctl port del NAME)\n",
@@ -293,12 +324,16 @@ void reload_port_add(struct sbuf *b, const char *spec)
 		return;
 	}
 	if (cli_port_check(&pc, (unsigned int)slot, &why) ||
+	    reload_take_fds(&pc, fds, nfds, &why) ||
 	    reload_check(&pc, false, &why) ||
 	    reload_start(&pc, (unsigned int)slot, &why)) {
 		log_warn("control socket: port add refused: %s", why.msg);
 		sbuf_printf(b, "error: port add: %s\n", why.msg);
 		return;
 	}
+	/* the host side holds duplicates; ctl.c closes these */
+	rl.cfg->ports[slot].nxdp_fds = 0;
+	rl.ports[slot].cfg.nxdp_fds = 0;
 	sbuf_printf(b, "ok: port %s added (%s %s)\n", pc.name,
 		       pc.client ? "connecting to" : "listening on", pc.socket);
 }

@@ -12,7 +12,8 @@ struct vnetd_cfg;
 struct vnetd_port;
 
 void reload_init(struct vnetd_cfg *cfg, struct vnetd_port *ports, int epfd);
-void reload_port_add(struct sbuf *b, const char *spec);
+void reload_port_add(struct sbuf *b, const char *spec, const int *fds,
+		     unsigned int nfds);
 void reload_port_del(struct sbuf *b, const char *name);
 void reload_port_list(struct sbuf *b);
 void reload_config(void);

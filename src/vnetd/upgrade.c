@@ -473,6 +473,25 @@ static int upgrade_hello(int fd, uint64_t deadline)
 	return upgrade_send_frame(fd, UPG_HELLO, buf, (uint32_t)len, deadline);
 }
 
+/*
+ * Ports whose host side cannot be handed over: af_xdp. Its sockets could
+ * pass, but the UMEM is anonymous memory of this process holding the
+ * frames the kernel filled and those queued for TX, and the free-chunk
+ * lists are the workers'; re-made sockets would drop what the rings hold.
+ * Refused before anything stops. Return: 0 or -EOPNOTSUPP with @why set
+ */
+static int upgrade_check_ports(struct reason *why)
+{
+	unsigned int i, n;
+	struct vnetd_port *ports = ports_get(&n);
+
+	for (i = 0; i < n; i++)
+		if (ports[i].used && !strcmp(ports[i].cfg.backend, "af_xdp"))
+			return reason_set(why, -EOPNOTSUPP, "port %s: backend af_xdp cannot be handed over (its UMEM and rings hold frames in flight; re-made sockets would lose them): remove the port (vnetctl port del %s), upgrade, then add it again, or restart vnetd",
+					  ports[i].cfg.name, ports[i].cfg.name);
+	return 0;
+}
+
 /**
  * upgrade_serve() - Hand every port to the process at the other end of a
  *		     control connection (its "upgrade" request)
@@ -492,6 +511,8 @@ void upgrade_serve(int fd, struct sbuf *b)
 	int ret;
 
 	log_info("upgrade: pid %d asks to take over", (int)pid);
+	if (upgrade_check_ports(&why))
+		goto out;
 	ret = upgrade_hello(fd, t0 + UPGRADE_STEP_MS);
 	if (ret) {
 		reason_set(&why, ret, "sending the command line: %s", strerror(-ret));

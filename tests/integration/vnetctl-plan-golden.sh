@@ -90,6 +90,11 @@ CASES=(
 	"refuse-xdp-if-alone|--vcpus 4 $VU --if nic8"
 	"refuse-xdp-host-word|--vcpus 4 $VU --host xdp --if nic8"
 	"refuse-xdp-tap-backend|--vcpus 4 --backend tap --vhost off --host af_xdp --sysfs-net $SYSFS --if nic8"
+	"xdp-2-queue-4-vnetd|--vcpus 2 $XDP --if nic8 --xdp-queue 4 --output vnetd"
+	"xdp-2-queue-6-exact-json|--vcpus 2 $XDP --if nic8 --xdp-queue 6 --json"
+	"refuse-xdp-queue-few|--vcpus 2 $XDP --if nic8 --xdp-queue 7"
+	"refuse-xdp-queue-range|--vcpus 2 $XDP --if nic8 --xdp-queue 1024"
+	"refuse-xdp-queue-tap-host|--vcpus 2 $VU --xdp-queue 1"
 	"refuse-xdp-comma-socket|--vcpus 2 --socket /tmp/a,b.sock --qemu-version 7.2 --host af_xdp --sysfs-net $SYSFS --if nic8"
 )
 

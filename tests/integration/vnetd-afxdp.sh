@@ -19,6 +19,13 @@
 # - vnetctl status names the interface, queues, mode and what was refused;
 # - SIGTERM: exit 0, no syscall blocked by the sandbox (setup ran before it,
 #   the data path and close need only what the #syscalls: tags list).
+# - at run time, into a sandboxed vnetd that started with no af_xdp port:
+#   a raw `port add ...backend=af_xdp` without sockets is refused, saying
+#   to use vnetctl as root; `vnetctl port add` makes the sockets, vnetd
+#   binds them, vnetctl fills the XSKMAP; guest TX arrives at the peer and
+#   guest RX (injected on the peer) arrives once and in order
+#   (--check-seq); port del and add again on the same queue; `vnetctl
+#   upgrade` is refused naming the af_xdp port, which keeps forwarding.
 #
 # Skips, saying why, without libxdp in the build (--backend af_xdp absent)
 # or without XDP on veth. bpffs is mounted if it is not (libxdp works
@@ -283,4 +290,102 @@ else
 	not_ok "vnetd --queues 2 on a 2-queue veth did not start: $(tail -n 2 "$LOG")"
 	VPID=
 fi
+
+# ---- at run time, into a sandboxed vnetd ----------------------------------------
+veth 1 || { not_ok "cannot make a veth pair"; exit 1; }
+RSOCK=/tmp/vnetd-afxdp-rt-$$.sock
+cleanup_path "$RSOCK"
+rm -f "$SOCK"
+ip netns exec "$NS" "$VNETD" --socket "$SOCK" --ctl-socket "$CTL" --backend null \
+	> "$LOG" 2>&1 &
+VPID=$!
+if ! wait_sock "$SOCK" 10 "$VPID"; then
+	not_ok "vnetd --backend null did not start: $(tail -n 2 "$LOG")"
+	exit 1
+fi
+RSPEC="name=xr,socket=$RSOCK,backend=af_xdp,xdp-if=xa"
+# a control client that passes no sockets: what vnetctl would do as a user
+raw=$(python3 - "$CTL" "port add $RSPEC" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.sendall((sys.argv[2] + "\n").encode())
+s.shutdown(socket.SHUT_WR)
+print(s.makefile().read().strip())
+PY
+)
+if grep -q "port xr: backend=af_xdp at run time needs its AF_XDP sockets.*vnetctl port add as root" <<< "$raw"; then
+	ok "run time: port add without sockets refused: $(cut -c1-120 <<< "$raw")"
+else
+	not_ok "run time: port add without sockets: '$raw'"
+fi
+add=$(nsx "$VNETCTL" port add "$RSPEC" --socket "$CTL" 2>&1); rc=$?
+if [ "$rc" = 0 ] && grep -q 'ok: port xr added' <<< "$add" &&
+   grep -q 'port xr: backend af_xdp: af_xdp on xa queues 0..0, copy mode (auto, sockets passed in' "$LOG"; then
+	ok "run time: vnetctl port add backend=af_xdp: sockets passed, bound by the sandboxed vnetd"
+else
+	not_ok "run time: vnetctl port add: rc=$rc: $add"
+	sed 's/^/# vnetd: /' "$LOG" | tail -n 4
+fi
+before=$(rx_packets)
+res=$(nsx "$BENCH" --socket "$RSOCK" --mode tx-only -d 1 --json 2>&1)
+sleep 0.5
+got=$(( $(rx_packets) - before ))
+sent=$(bench_field tx_frames "$res")
+if [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "$got" -ge "$sent" ] && [ "$got" -le $((sent + 256)) ]; then
+	ok "run time: guest TX: $sent frames sent, $got arrived at the peer"
+else
+	not_ok "run time: guest TX: ${sent:-?} frames sent, $got arrived at the peer"
+	sed 's/^/# /' <<< "$res" | tail -n 6
+fi
+rx_check() {	# NAME: inject COUNT frames on the peer, all must reach the guest in order
+	ip netns exec "$NS" "$BENCH" --socket "$RSOCK" --mode rx-only --check-seq --json -d 60 \
+		> "$out" 2>&1 &
+	BPID=$!
+	sleep 1
+	inject
+	sleep 1
+	kill -INT $BPID
+	wait $BPID
+	rc=$?
+	res=$(cat "$out")
+	why=
+	[ "$rc" = 0 ] || why="exit $rc"
+	rx=$(bench_field rx_frames "$res"); foreign=$(bench_field foreign "$res")
+	ours=$(( ${rx:-0} - ${foreign:-0} ))
+	[ "$ours" = "$COUNT" ] || why="$why, $ours of $COUNT frames arrived"
+	for f in lost dup_or_reordered wrong_queue; do
+		[ "$(bench_field $f "$res")" = 0 ] || why="$why, $f=$(bench_field $f "$res")"
+	done
+	if [ -z "$why" ]; then
+		ok "$1: $COUNT frames injected on the peer received once, in order"
+	else
+		not_ok "$1:$why"
+		sed 's/^/# /' <<< "$res" | tail -n 8
+		sed 's/^/# vnetd: /' "$LOG" | tail -n 5
+	fi
+}
+rx_check "run time: guest RX"
+# the queue is free again once the port is gone: del, add, frames flow
+del=$("$VNETCTL" port del xr --socket "$CTL" 2>&1)
+add=$(nsx "$VNETCTL" port add "$RSPEC,xdp-mode=copy" --socket "$CTL" 2>&1); rc=$?
+if [ "$rc" = 0 ] && grep -q 'removed' <<< "$del"; then
+	ok "run time: port del, then add again on queue 0"
+	rx_check "run time, added again: guest RX"
+else
+	not_ok "run time: del then add: $del / rc=$rc $add"
+fi
+# upgrade: refused with the reason; the port keeps forwarding
+up=$(nsx "$VNETCTL" upgrade --socket "$CTL" 2>&1); rc=$?
+if [ "$rc" != 0 ] && grep -q 'port xr: backend af_xdp cannot be handed over.*vnetctl port del xr' <<< "$up" &&
+   kill -0 "$VPID" 2>/dev/null; then
+	ok "upgrade refused with an af_xdp port, vnetd serves on: $(grep -o 'port xr: backend af_xdp cannot.*' <<< "$up" | cut -c1-90)"
+	rx_check "after the refused upgrade: guest RX"
+else
+	not_ok "upgrade with an af_xdp port: rc=$rc: $up"
+	# a hand-over that went through leaves the new process serving
+	np=$(grep -o 'ok pid [0-9]*' <<< "$up" | cut -d' ' -f3)
+	[ -n "$np" ] && kill "$np" 2>/dev/null
+fi
+stop "run time"
 exit $FAILED

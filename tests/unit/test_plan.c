@@ -471,14 +471,23 @@ static void test_xdp(void)
 	CHECK_EQ(plan_check_vm(&vm, &pol, &why), 0);
 	CHECK_EQ(plan_vnetd_args(&vm, &pol, &a), 0);
 	CHECK(args_eq(&a, want, (int)ARRAY_SIZE(want)));
-	CHECK_EQ(plan_xdp_check("eth1", 4, 4, &why), 0);
-	CHECK_EQ(plan_xdp_check("eth1", 64, 4, &why), 0);
-	CHECK_EQ(plan_xdp_check("eth1", 3, 4, &why), -ERANGE);
+	CHECK_EQ(plan_xdp_check("eth1", 4, 0, 4, &why), 0);
+	CHECK_EQ(plan_xdp_check("eth1", 64, 0, 4, &why), 0);
+	CHECK_EQ(plan_xdp_check("eth1", 3, 0, 4, &why), -ERANGE);
 	CHECK(strstr(why.msg, "ethtool -L eth1 combined 4"));
 	CHECK(strstr(why.msg, "--queues 3"));
-	CHECK_EQ(plan_xdp_check("eth1", -ENOENT, 4, &why), -ENODEV);
+	CHECK_EQ(plan_xdp_check("eth1", -ENOENT, 0, 4, &why), -ENODEV);
 	CHECK(strstr(why.msg, "no such interface"));
-	CHECK_EQ(plan_xdp_check("eth1", -EACCES, 1, &why), -ENODEV);
+	CHECK_EQ(plan_xdp_check("eth1", -EACCES, 0, 1, &why), -ENODEV);
+	/* from queue 4: 4 + 4 queues needed */
+	CHECK_EQ(plan_xdp_check("eth1", 8, 4, 4, &why), 0);
+	CHECK_EQ(plan_xdp_check("eth1", 7, 4, 4, &why), -ERANGE);
+	CHECK(strstr(why.msg, "ethtool -L eth1 combined 8"));
+	CHECK(strstr(why.msg, "--xdp-queue 4"));
+	vm.xdp_queue = 4;
+	CHECK_EQ(plan_vnetd_args(&vm, &pol, &a), 0);
+	CHECK(a.argc == 3 && strstr(a.argv[2], ",xdp-queue=4,queues=4"));
+	vm.xdp_queue = 0;
 	vm.socket = "/run/a,b.sock";		/* cannot go into a port group */
 	CHECK_EQ(plan_check_vm(&vm, &pol, &why), -EINVAL);
 	vm = mkvm(PLAN_BACKEND_TAP);
