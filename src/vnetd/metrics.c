@@ -20,6 +20,7 @@
 #include "metrics.h"
 #include "net_features.h"
 #include "sbuf.h"
+#include "switch_status.h"
 #include "vnetd.h"
 
 /*
@@ -62,8 +63,14 @@ static const char *const metrics_ctl_names[CTL_REFUSE_MAX] = {
 };
 #undef METRICS_LABEL
 
-/* Append @s quoted for JSON (or, @prom, for a Prometheus label value) */
-static void metrics_quote(struct sbuf *b, const char *s, bool prom)
+/**
+ * metrics_quote() - Append @s quoted for JSON (or, @prom, for a Prometheus
+ *		     label value)
+ * @b:		Output
+ * @s:		Text
+ * @prom:	Prometheus label value rules instead of JSON's
+ */
+void metrics_quote(struct sbuf *b, const char *s, bool prom)
 {
 	const unsigned char *c;
 
@@ -580,4 +587,5 @@ void metrics_prometheus(struct sbuf *b, struct vnetd_port *ports,
 	metrics_prom_ports(b, ports, nports, group, ctl_refusals);
 	for (f = 0; f <= ARRAY_SIZE(metrics_ctrs); f++)	/* <=: the drops */
 		metrics_prom_family(b, ports, nports, f);
+	switch_status_prometheus(b, ports, nports);
 }
