@@ -7,7 +7,9 @@
 # tagged; once B's MAC is learned, A's frames to it reach B only; the
 # per-port counters say so; the bad inputs are refused with their reason
 # (at start and by vnetctl port add) and the other ports go on; a switch
-# port added at run time (sandboxed) carries traffic.
+# port added at run time (sandboxed) carries traffic; vnetctl switch show
+# and list (text, JSON) and the Prometheus switch families show the members,
+# the MAC table and the counters (promtool checks the exposition if present).
 # The receivers run until the sender is done (then SIGINT); the sender
 # starts once they are connected. Senders are paced (--pps) so that on a busy machine the receivers keep
 # up: a full hand-off queue drops by design, which this test is not about.
@@ -142,6 +144,63 @@ check "unicast: D got none of A's frames ($(got d rx_frames))" [ "$(got d rx_fra
 txt=$("$VNETCTL" status --socket "$C")
 check "status: B learned its MAC, then forgot it when its VM left (macs 0)" \
 	grep -q "switch s0: vlan 10, macs 0, learned 1," <<< "$txt"
+
+# --- vnetctl switch show: after A->B traffic, A's and B's MACs on their ports
+# both VMs stay connected (a port whose VM leaves forgets its MACs)
+MA=02:00:00:00:00:0a
+rx_vm b "$TMP/b.sock" --mode tx-only --frames 1 --src-mac "$MB"
+ready b
+sleep 0.3	# B's one frame: B learned
+rx_vm a "$TMP/a.sock" --mode tx-only --frames 5 --src-mac "$MA" --dst-mac "$MB"
+ready a b
+sleep 0.3	# A's frames to B: A learned
+show=$("$VNETCTL" switch show s0 --socket "$C")
+showj=$("$VNETCTL" switch show s0 --json --socket "$C")
+list=$("$VNETCTL" switch list --socket "$C")
+listj=$("$VNETCTL" switch list --json --socket "$C")
+prom=$("$VNETCTL" status --prometheus --socket "$C")
+wait_vms
+check "switch show: A's MAC on port a, B's on port b, vlan 10" \
+	grep -q "^mac $MA vlan 10 port a age [0-9]*$" <<< "$show" &&
+	grep -q "^mac $MB vlan 10 port b age [0-9]*$" <<< "$show"
+check "switch show: the members with their VLANs, up, counters" \
+	grep -q "^port a: vlan 10, up, macs 1, learned [1-9][0-9]*, mac_limit 0, flooded $N_FRAMES, drops queue_full=0 vlan=0 bad=0$" <<< "$show" &&
+	grep -q "^port t: trunk 10,20, down, macs 0," <<< "$show" &&
+	grep -q "^switch s0: ports 5, macs 2 (at most 4096, 256 per port), ageing 300 s$" <<< "$show"
+check "switch show --json: the same table and members" python3 -c '
+import json, sys
+s = json.loads(sys.argv[1])
+t = {(e["mac"], e["vlan"]): e["port"] for e in s["table"]}
+p = {x["name"]: x for x in s["ports"]}
+sys.exit(not (s["name"] == "s0" and t == {(sys.argv[2], 10): "a", (sys.argv[3], 10): "b"}
+	      and all(e["age_s"] >= 0 for e in s["table"]) and p["a"]["up"] and p["a"]["macs"] == 1
+	      and p["b"]["learned"] >= 1 and p["c"]["vlans"] == "vlan 20" and not p["c"]["up"]
+	      and p["a"]["drops"] == {"queue_full": 0, "vlan": 0, "bad": 0}))' "$showj" "$MA" "$MB"
+check "switch list: s0 with its ports and MACs" \
+	grep -q "^switch s0: ports 5, macs 2 (a b d c t)$" <<< "$list"
+check "switch list --json" python3 -c '
+import json, sys
+s = json.loads(sys.argv[1])["switches"]
+sys.exit(not (s == [{"name": "s0", "macs": 2, "ports": ["a", "b", "d", "c", "t"]}]))' "$listj"
+check "Prometheus: the switch's counters by switch and port" \
+	grep -q "^vnetd_switch_macs{switch=\"s0\"} 2$" <<< "$prom" &&
+	grep -q "^vnetd_switch_port_macs{switch=\"s0\",port=\"a\"} 1$" <<< "$prom" &&
+	grep -q "^vnetd_switch_learned_total{switch=\"s0\",port=\"b\"} [1-9]" <<< "$prom" &&
+	grep -q "^vnetd_switch_flooded_total{switch=\"s0\",port=\"a\"} $N_FRAMES$" <<< "$prom" &&
+	grep -q "^vnetd_switch_drops_total{switch=\"s0\",port=\"c\",reason=\"vlan\"} 0$" <<< "$prom"
+if command -v promtool > /dev/null; then
+	out=$(promtool check metrics <<< "$prom" 2>&1)
+	check "promtool check metrics: clean with the switch's families${out:+ ($out)}" [ -z "$out" ]
+else
+	ok_skip "promtool check metrics with the switch's families" "promtool not installed"
+fi
+out=$("$VNETCTL" switch show nope --socket "$C" 2>&1)
+check "switch show of an unknown switch: refused naming it and the declared ones ($out)" \
+	[ "$out" = "error: switch show nope: no such switch (declared: s0)" ]
+"$VNETCTL" switch show nope --socket "$C" > /dev/null 2>&1
+check "switch show of an unknown switch: exit 1" [ $? = 1 ]
+"$VNETCTL" switch show --socket "$C" > /dev/null 2>&1
+check "switch show without NAME: usage error (exit 2)" [ $? = 2 ]
 
 # --- refused at run time; the other ports go on ----------------------------
 add_refused() {
