@@ -9,7 +9,9 @@
 # (at start and by vnetctl port add) and the other ports go on; a switch
 # port added at run time (sandboxed) carries traffic; vnetctl switch show
 # and list (text, JSON) and the Prometheus switch families show the members,
-# the MAC table and the counters (promtool checks the exposition if present).
+# the MAC table and the counters (promtool checks the exposition if present);
+# "--switch NAME" lines of --config declare switches, SIGHUP adds and removes
+# them, and refuses to remove one a port still uses.
 # The receivers run until the sender is done (then SIGINT); the sender
 # starts once they are connected. Senders are paced (--pps) so that on a busy machine the receivers keep
 # up: a full hand-off queue drops by design, which this test is not about.
@@ -239,4 +241,44 @@ check "run-time port E got each of C's frames once, in order" once_in_order e
 check "VLAN isolation: B (vlan 10) got none of vlan 20's ($(got b rx_frames))" [ "$(got b rx_frames)" = 0 ]
 check "vnetd still running" kill -0 "$VPID"
 stop_pid "$VPID"
+
+# --- "--switch NAME" lines of --config; SIGHUP adds and removes switches ---
+CF=$TMP/ports.conf
+C2=$TMP/ctl2.sock
+printf -- '--switch s1 # a switch of the config file\nname=x,socket=%s,switch=s1,vlan=5\n' \
+	"$TMP/x.sock" > "$CF"
+printf -- '--switch a/b\n' > "$TMP/bad.conf"
+start_refused "a bad --switch line in --config" "bad.conf:1: --switch a/b: must be letters" \
+	--config "$TMP/bad.conf"
+"$VNETD" --switch s0 --ctl-socket "$C2" --config "$CF" \
+	--port "name=p,socket=$TMP/p.sock,switch=s0" 2> "$TMP/vnetd2.log" &
+V2=$!
+cleanup_pid "$V2"
+wait_sock "$C2" 5 "$V2" || { echo "Bail out! vnetd --config did not start"; cat "$TMP/vnetd2.log"; exit 1; }
+sw_list() { "$VNETCTL" switch list --socket "$C2" | tr '\n' ';'; }
+hup() {	# write the config, SIGHUP, wait for the log line PATTERN
+	local _
+	printf -- "$2" "${@:3}" > "$CF"
+	kill -HUP "$V2"
+	for _ in $(seq 50); do grep -qF -- "$1" "$TMP/vnetd2.log" && return 0; sleep 0.1; done
+	echo "# no log line '$1' after 5 s"; tail -3 "$TMP/vnetd2.log"
+}
+check "config: --switch s1 declared, port x on it ($(sw_list))" \
+	[ "$(sw_list)" = "switch s0: ports 1, macs 0 (p);switch s1: ports 1, macs 0 (x);" ]
+hup "error: SIGHUP: --switch s1: removed, but port y of --config still joins it (switch=s1)" \
+	'name=y,socket=%s,switch=s1\n' "$TMP/y.sock"
+check "SIGHUP removing s1 while a config port still joins it: refused, nothing changed ($(sw_list))" \
+	[ "$(sw_list)" = "switch s0: ports 1, macs 0 (p);switch s1: ports 1, macs 0 (x);" ]
+hup "SIGHUP: --switch s1: removed" '--switch s2\nname=y,socket=%s,switch=s2,vlan=7\n' "$TMP/y.sock"
+check "SIGHUP: s2 declared, y on it, s1 and x gone ($(sw_list))" \
+	[ "$(sw_list)" = "switch s0: ports 1, macs 0 (p);switch s2: ports 1, macs 0 (y);" ]
+out=$("$VNETCTL" port add "name=z,socket=$TMP/z.sock,switch=s2,vlan=7" --socket "$C2" 2>&1)
+check "port add z with switch=s2 (a switch of the config): $out" \
+	grep -q "^port z: vlan 7, down," <<< "$("$VNETCTL" switch show s2 --socket "$C2")"
+hup "error: SIGHUP: --switch s2: removed, but port z (command line or port add) is on it: remove it first (vnetctl port del z)" \
+	'name=y,socket=%s\n' "$TMP/y.sock"
+check "SIGHUP removing s2 while port z is on it: refused, nothing changed ($(sw_list))" \
+	[ "$(sw_list)" = "switch s0: ports 1, macs 0 (p);switch s2: ports 2, macs 0 (y z);" ]
+check "vnetd --config still running" kill -0 "$V2"
+stop_pid "$V2"
 exit "$FAILED"
