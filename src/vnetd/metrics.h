@@ -6,7 +6,6 @@
 #ifndef VNETD_METRICS_H
 #define VNETD_METRICS_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 struct sbuf;
@@ -20,6 +19,5 @@ void metrics_status_json(struct sbuf *b, struct vnetd_port *ports,
 void metrics_prometheus(struct sbuf *b, struct vnetd_port *ports,
 			unsigned int nports, const struct worker_pool *group,
 			const uint64_t *ctl_refusals);
-void metrics_quote(struct sbuf *b, const char *s, bool prom);
 
 #endif /* VNETD_METRICS_H */

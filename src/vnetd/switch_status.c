@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "host_switch.h"
-#include "metrics.h"
 #include "sbuf.h"
 #include "switch.h"
 #include "switch_status.h"
@@ -72,9 +71,9 @@ static void ss_member_out(struct sbuf *b, const struct sw_member *m,
 		return;
 	}
 	sbuf_printf(b, "{\"name\":");
-	metrics_quote(b, name, false);
+	sbuf_quote(b, name, false);
 	sbuf_printf(b, ",\"vlans\":");
-	metrics_quote(b, v, false);
+	sbuf_quote(b, v, false);
 	sbuf_printf(b, ",\"up\":%s,\"macs\":%llu,\"learned\":%llu,\"mac_limit\":%llu,\"flooded\":%llu,\"drops\":{\"queue_full\":%llu,\"vlan\":%llu,\"bad\":%llu}}",
 		    atomic_load(&m->up) ? "true" : "false",
 		    SS_LD(m->nmacs), SS_LD(m->st.learned),
@@ -107,7 +106,7 @@ static void ss_table_out(struct sbuf *b, struct vnetd_port *ports,
 		}
 		sbuf_printf(b, "%s{\"mac\":\"%s\",\"vlan\":%u,\"port\":", n++ ? "," : "",
 			    mac, e.vlan);
-		metrics_quote(b, port, false);
+		sbuf_quote(b, port, false);
 		sbuf_printf(b, ",\"age_s\":%u}", e.age_s);
 	}
 }
@@ -131,7 +130,7 @@ static void ss_summary(struct sbuf *b, struct vnetd_port *ports,
 
 	if (json) {
 		sbuf_printf(b, "{\"name\":");
-		metrics_quote(b, sw->name, false);
+		sbuf_quote(b, sw->name, false);
 		sbuf_printf(b, ",\"macs\":%llu,\"ports\":[", SS_LD(sw->nmacs));
 	} else {
 		sbuf_printf(b, "switch %s: ports %u, macs %llu", sw->name,
@@ -142,7 +141,7 @@ static void ss_summary(struct sbuf *b, struct vnetd_port *ports,
 			continue;
 		if (json) {
 			sbuf_printf(b, "%s", n++ ? "," : "");
-			metrics_quote(b, ss_port(ports, nports, &sw->m[i])->cfg.name,
+			sbuf_quote(b, ss_port(ports, nports, &sw->m[i])->cfg.name,
 				      false);
 		} else {
 			sbuf_printf(b, "%s%s", n++ ? " " : " (",
@@ -212,7 +211,7 @@ int switch_status_show(struct sbuf *b, struct vnetd_port *ports,
 			    sw->ageing_s);
 	} else {
 		sbuf_printf(b, "{\"name\":");
-		metrics_quote(b, sw->name, false);
+		sbuf_quote(b, sw->name, false);
 		sbuf_printf(b, ",\"macs\":%llu,\"macs_max\":%u,\"macs_port\":%u,\"ageing_s\":%u,\"ports\":[",
 			    SS_LD(sw->nmacs), sw->macs_max, sw->macs_port,
 			    sw->ageing_s);
@@ -239,10 +238,10 @@ static void ss_prom_labels(struct sbuf *b, const char *fam,
 			   const struct vswitch *sw, const char *port)
 {
 	sbuf_printf(b, "%s{switch=", fam);
-	metrics_quote(b, sw->name, true);
+	sbuf_quote(b, sw->name, true);
 	if (port) {
 		sbuf_printf(b, ",port=");
-		metrics_quote(b, port, true);
+		sbuf_quote(b, port, true);
 	}
 }
 
