@@ -245,8 +245,10 @@ static void ss_prom_labels(struct sbuf *b, const char *fam,
 	}
 }
 
-/* The per-port counters of one family, every switch's members */
+/* The per-port families of the exposition */
 enum ss_ctr { SS_MACS, SS_LEARNED, SS_MAC_LIMIT, SS_FLOODED, SS_DROPS };
+
+/* Each family's name, type and help line */
 
 static const struct {
 	const char *family;
@@ -265,6 +267,7 @@ static const struct {
 		       "Frames dropped by a switch, by port and reason (queue_full: for the port, its hand-off queue full; vlan, bad: sent by the port)" },
 };
 
+/* One per-port family (HELP, TYPE, a series per member of every switch) */
 static void ss_prom_family(struct sbuf *b, struct vnetd_port *ports,
 			   unsigned int nports, enum ss_ctr f)
 {

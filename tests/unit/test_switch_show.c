@@ -34,6 +34,7 @@ static int tx_from(struct sw_member *m, const uint8_t *src, uint32_t now)
 	return switch_tx(m, 0, &iov, 1, HDR, now);
 }
 
+/* A member with one pair, an access port of @vlan */
 static struct sw_member *join(struct vswitch *sw, uint16_t vlan)
 {
 	struct sw_vlans v = { .access = vlan };
@@ -42,7 +43,7 @@ static struct sw_member *join(struct vswitch *sw, uint16_t vlan)
 	return switch_join(sw, 1, &v, &err);
 }
 
-/* Entries the reader returns at @now: how many; each checked against @want */
+/* Entries the reader returns at @now: how many; the first @max into @out */
 static unsigned int walk(const struct vswitch *sw, uint32_t now,
 			 struct sw_mac *out, unsigned int max)
 {
