@@ -50,16 +50,14 @@ struct switch_priv {
 };
 
 /**
- * host_switch_declare() - Make a switch (--switch NAME)
- * @name:	Its name: 1..31 bytes of letters, digits, '-', '_', '.'
+ * host_switch_name_check() - Is @name a valid switch name?
+ * @name:	Name
  * @why:	On failure, the reason (to follow "--switch NAME: ")
  *
- * Context: control thread, at start
- * Return: 0 (also if it exists already), -EINVAL, -ENOSPC, -ENOMEM
+ * Return: 0, or -EINVAL with @why set
  */
-int host_switch_declare(const char *name, struct reason *why)
+int host_switch_name_check(const char *name, struct reason *why)
 {
-	unsigned int i;
 	const char *c;
 
 	if (!*name || strlen(name) >= SW_NAME_LEN)
@@ -71,6 +69,23 @@ int host_switch_declare(const char *name, struct reason *why)
 		      *c == '.'))
 			return reason_set(why, -EINVAL, "must be letters, digits, '-', '_' or '.'");
 	}
+	return 0;
+}
+
+/**
+ * host_switch_declare() - Make a switch (--switch NAME)
+ * @name:	Its name: 1..31 bytes of letters, digits, '-', '_', '.'
+ * @why:	On failure, the reason (to follow "--switch NAME: ")
+ *
+ * Context: control thread, at start
+ * Return: 0 (also if it exists already), -EINVAL, -ENOSPC, -ENOMEM
+ */
+int host_switch_declare(const char *name, struct reason *why)
+{
+	unsigned int i;
+
+	if (host_switch_name_check(name, why))
+		return -EINVAL;
 	if (host_switch_find(name))
 		return 0;
 	for (i = 0; i < HOST_SWITCH_MAX; i++) {
@@ -83,6 +98,30 @@ int host_switch_declare(const char *name, struct reason *why)
 	}
 	return reason_set(why, -ENOSPC, "too many switches (at most %d)",
 			  HOST_SWITCH_MAX);
+}
+
+/**
+ * host_switch_remove() - Free a switch no port is a member of (a --switch
+ *			  line gone from --config at SIGHUP)
+ * @name:	Its name
+ *
+ * Context: control thread
+ * Return: 0 (also if none has that name), -EBUSY if a port is a member
+ */
+int host_switch_remove(const char *name)
+{
+	unsigned int i, m;
+
+	for (i = 0; i < HOST_SWITCH_MAX; i++) {
+		if (!host_switches[i] || strcmp(host_switches[i]->name, name))
+			continue;
+		for (m = 0; m < SW_MAX_MEMBERS; m++)
+			if (host_switches[i]->m[m].used)
+				return -EBUSY;
+		switch_free(host_switches[i]);
+		host_switches[i] = NULL;
+	}
+	return 0;
 }
 
 /**

@@ -17,6 +17,8 @@
 #define HOST_SWITCH_MAX		16	/* switches per process */
 
 int host_switch_declare(const char *name, struct reason *why);
+int host_switch_name_check(const char *name, struct reason *why);
+int host_switch_remove(const char *name);
 struct vswitch *host_switch_find(const char *name);
 struct vswitch *host_switch_at(unsigned int i);
 const char *host_switch_names(void);

@@ -196,4 +196,23 @@ const char *switch_vlans_parse(struct sw_vlans *v, const char *text,
 			       bool trunk, char sep);
 char *switch_vlans_format(const struct sw_vlans *v, char *buf, size_t len);
 
+/**
+ * struct sw_mac - One MAC table entry as the control plane reads it
+ *		   (switch_table_next(), switch_show.c)
+ * @mac:	MAC
+ * @vlan:	VLAN
+ * @member:	Member slot it lives on
+ * @age_s:	Seconds since it last sent there
+ */
+struct sw_mac {
+	uint8_t mac[6];
+	uint16_t vlan;
+	unsigned int member;
+	uint32_t age_s;
+};
+
+uint32_t switch_now_s(void);
+bool switch_table_next(const struct vswitch *sw, size_t *pos, uint32_t now,
+		       struct sw_mac *out);
+
 #endif /* VNET_SWITCH_H */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cmd_opts.h"
+#include "cmd_plan_switch.h"
 #include "cmds.h"
 #include "mac.h"
 #include "netif.h"
@@ -58,7 +59,12 @@ static const char plan_usage[] =
 	"                             count is read from --sysfs-net, default /sys/class/net)\n"
 	"  --xdp-queue Q              --host af_xdp: the NIC queue of pair 0 (default 0,\n"
 	"                             0..1023); the interface then needs Q + pairs queues\n"
-	"  --json                     everything as one JSON object\n";
+	"  --json                     everything as one JSON object\n"
+	"  --switch NAME --vms N [--vlan V]   N VMs (1..64) on one switch of vnetd:\n"
+	"                             vnetd's line (ports vm1..vmN, sockets\n"
+	"                             /run/vnetd/vmK.sock, access VLAN V), then each VM's\n"
+	"                             QEMU and libvirt lines (MAC: --mac or\n"
+	"                             52:54:00:00:00:01, plus K-1 for VM K)\n";
 
 struct plan_opts {
 	struct plan_policy_in in;
@@ -67,6 +73,7 @@ struct plan_opts {
 	const char *max_queues_name, *vhost_name;	/* flag or node variable */
 	const char *qemu_bin, *qemu_version, *output, *mtu, *underlay_mtu, *ovs_bridge,
 		   *ovs_datapath, *host, *xdp_if, *sysfs_net, *xdp_queue;
+	const char *sw, *vms, *vlan;	/* --switch NAME --vms N --vlan V */
 	int nic_queues;
 	bool json;
 	char tap[32];
@@ -117,6 +124,7 @@ static int plan_parse_flags(int argc, char **argv, struct plan_opts *o)
 		{ "--ovs-datapath", &o->ovs_datapath }, { "--host", &o->host },
 		{ "--if", &o->xdp_if }, { "--sysfs-net", &o->sysfs_net },
 		{ "--xdp-queue", &o->xdp_queue },
+		{ "--switch", &o->sw }, { "--vms", &o->vms }, { "--vlan", &o->vlan },
 	};
 	bool missing;
 	size_t k;
@@ -262,6 +270,44 @@ static int plan_check_values(struct plan_opts *o)
 				    &o->vm.qemu_minor))
 		return plan_usage_err("--qemu-version '%s' is not a version like %s",
 				      o->qemu_version, "7.2 or 9.2.0");
+	return 0;
+}
+
+/*
+ * --switch NAME --vms N [--vlan V] into @sw: only with vhost-user to vnetd
+ * and its TAP-less host side, the sockets the plan names. Return: 0 or
+ * CMD_USAGE (printed)
+ */
+static int plan_switch_values(struct plan_opts *o, struct plan_switch *sw)
+{
+	struct reason r = { 0 };
+
+	if (!o->sw) {
+		if (o->vms || o->vlan)
+			return plan_usage_err("%s: only with --switch NAME%s",
+					      o->vms ? "--vms" : "--vlan", "");
+		return 0;
+	}
+	if (!o->vms)
+		return plan_usage_err("--switch %s: give --vms N, the VMs on it (1..64)%s",
+				      o->sw, "");
+	if (o->vm.backend != PLAN_BACKEND_VHOST_USER || o->xdp_if || o->vm.socket ||
+	    o->json || o->vm.tap || o->vm.tap_fds || o->vm.bridge || o->ovs_bridge ||
+	    o->vm.nic_only)
+		return plan_usage_err("--switch %s: the VMs' NICs are vnetd's switch ports (vhost-user, sockets /run/vnetd/vmK.sock): not with --backend tap, --host af_xdp, --socket, --tap, --tap-fds, --bridge, --ovs-bridge, --nic-only or --json%s",
+				      o->sw, "");
+	if (strcmp(o->output, "all") && strcmp(o->output, "vnetd") &&
+	    strcmp(o->output, "qemu") && strcmp(o->output, "libvirt"))
+		return plan_usage_err("--output %s: with --switch one of all, vnetd, qemu, libvirt%s",
+				      o->output, "");
+	sw->name = o->sw;
+	sw->mac = o->vm.mac;
+	if (plan_parse_uint("--vms", o->vms, 1, PLAN_SWITCH_MAX_VMS, &sw->vms, &r) ||
+	    (o->vlan && plan_parse_uint("--vlan", o->vlan, 1, PLAN_SWITCH_VLAN_MAX,
+					&sw->vlan, &r)) ||
+	    plan_switch_check(sw, &r))
+		return plan_usage_err("%s%s", r.msg, "");
+	o->vm.socket = "/run/vnetd/vm1.sock";	/* each VM's: plan_switch_vm() */
 	return 0;
 }
 
@@ -597,6 +643,7 @@ int cmd_plan(int argc, char **argv)
 		.output = "all",
 	};
 	struct plan_policy_out pol;
+	struct plan_switch sw = { .sock_dir = "/run/vnetd" };
 	struct reason why = { 0 };
 	int ret;
 
@@ -607,7 +654,7 @@ int cmd_plan(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? CMD_OK : ret;
 	plan_node_defaults(&o);
-	ret = plan_check_values(&o);
+	ret = plan_check_values(&o) ?: plan_switch_values(&o, &sw);
 	if (ret)
 		return ret;
 	if (!o.vm.tap) {
@@ -629,5 +676,7 @@ int cmd_plan(int argc, char **argv)
 		fprintf(stderr, "vnetctl plan: %s\n", why.msg);
 		return CMD_FAIL;
 	}
+	if (o.sw)
+		return plan_switch_print(&sw, &o.vm, &o.in, &pol, o.output);
 	return plan_output(&o, &pol);
 }

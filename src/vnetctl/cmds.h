@@ -13,5 +13,6 @@ int cmd_probe(int argc, char **argv);
 int cmd_status(int argc, char **argv);	/* src/vnetctl/cmd_status.c */
 int cmd_port(int argc, char **argv);	/* src/vnetctl/cmd_port.c */
 int cmd_upgrade(int argc, char **argv);	/* src/vnetctl/cmd_upgrade.c */
+int cmd_switch(int argc, char **argv);	/* src/vnetctl/cmd_switch.c */
 
 #endif /* VNETCTL_CMDS_H */

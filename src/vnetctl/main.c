@@ -27,6 +27,8 @@ static const char vnetctl_usage[] =
 	"  status ...           ask a running vnetd\n"
 	"  port add KEY=VAL,... | port del NAME | port list\n"
 	"                       ports of a running vnetd, without a restart\n"
+	"  switch list | switch show NAME [--json]\n"
+	"                       switches of a running vnetd: ports, counters, MAC table\n"
 	"  upgrade [--binary PATH] [--socket CTL]\n"
 	"                       replace the running vnetd by a new binary; VMs stay connected\n"
 	"  --version            print the version and exit\n"
@@ -60,9 +62,11 @@ int main(int argc, char **argv)
 		return cmd_status(argc - 2, argv + 2);
 	if (!strcmp(cmd, "port"))
 		return cmd_port(argc - 2, argv + 2);
+	if (!strcmp(cmd, "switch"))
+		return cmd_switch(argc - 2, argv + 2);
 	if (!strcmp(cmd, "upgrade"))
 		return cmd_upgrade(argc - 2, argv + 2);
-	fprintf(stderr, "vnetctl: unknown command '%s' (plan, tap, probe, status, port, upgrade)\n%s",
+	fprintf(stderr, "vnetctl: unknown command '%s' (plan, tap, probe, status, port, switch, upgrade)\n%s",
 		cmd, vnetctl_usage);
 	return CMD_USAGE;
 }

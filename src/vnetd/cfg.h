@@ -23,6 +23,7 @@
 
 #define VNETD_MAX_PORTS		64
 #define VNETD_NAME_LEN		32
+#define VNETD_MAX_SWITCHES	16	/* host_switch.h's HOST_SWITCH_MAX */
 #define VNETD_PATH_LEN		sizeof(((struct sockaddr_un *)0)->sun_path)
 #define VNETD_EXIT_USAGE	2	/* bad command line or config file */
 
@@ -136,6 +137,10 @@ struct vnetd_port_cfg {
  *			0: each port its own (worker_opts.nthreads)
  * @tap_io:		--tap-io: how guest TX is written into TAPs
  * @frontend_stall_ms:	--frontend-stall-ms (port_set_stall_ms())
+ * @sw_cli:		--switch names of the command line
+ * @nsw_cli:		How many
+ * @sw_conf:		--switch lines of --config (SIGHUP may change them)
+ * @nsw_conf:		How many
  */
 struct vnetd_cfg {
 	struct vnetd_port_cfg ports[VNETD_MAX_PORTS];
@@ -157,6 +162,10 @@ struct vnetd_cfg {
 	unsigned int worker_threads;
 	enum tap_io tap_io;
 	unsigned int frontend_stall_ms;
+	char sw_cli[VNETD_MAX_SWITCHES][VNETD_NAME_LEN];
+	unsigned int nsw_cli;
+	char sw_conf[VNETD_MAX_SWITCHES][VNETD_NAME_LEN];
+	unsigned int nsw_conf;
 };
 
 #endif /* VNETD_CFG_H */

@@ -98,7 +98,8 @@ void cli_usage(FILE *f)
 "      --port KEY=VAL,...   one more port; keys are the port options above without\n"
 "                           the dashes (socket=,backend=,tap=,queues=,...; client=1);\n"
 "                           list values (features=, tap-fd=) use ':' between items\n"
-"      --config FILE        ports from FILE, one per line, same KEY=VAL syntax\n"
+"      --config FILE        ports from FILE, one per line, same KEY=VAL syntax;\n"
+"                           a line \"--switch NAME\" declares a switch\n"
 "      --ctl-socket PATH    control socket (default: %s)\n"
 "      --ctl-group GROUP    may use the control socket besides root (default: none)\n"
 "      --metrics-listen ADDR:PORT  serve GET /metrics (Prometheus) over HTTP on\n"
@@ -353,6 +354,9 @@ static int cli_options(struct vnetd_cfg *cfg, struct vnetd_port_cfg *tmpl,
 				cli_err("--switch %s: %s", optarg, rwhy.msg);
 				return -EINVAL;
 			}
+			if (cfg->nsw_cli < VNETD_MAX_SWITCHES)
+				snprintf(cfg->sw_cli[cfg->nsw_cli++],
+					 VNETD_NAME_LEN, "%s", optarg);
 			break;
 		case OPT_PORT:
 			if (*ngroups >= VNETD_MAX_PORTS) {
@@ -429,6 +433,13 @@ int cli_parse(struct vnetd_cfg *cfg, int argc, char **argv)
 	if (config && cli_config_read(cfg, tmpl, config, &why)) {
 		cli_err("%s", why.msg);
 		return VNETD_EXIT_USAGE;
+	}
+	for (i = 0; i < cfg->nsw_conf; i++) {
+		if (host_switch_declare(cfg->sw_conf[i], &why)) {
+			cli_err("--config %s: --switch %s: %s", config,
+				cfg->sw_conf[i], why.msg);
+			return VNETD_EXIT_USAGE;
+		}
 	}
 	if (!cfg->nports) {
 		cli_err("--socket: missing (give --socket PATH, --port or --config; see --help)");

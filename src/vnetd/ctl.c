@@ -12,6 +12,8 @@
  *			request bytes
  *	port del NAME		stop a port (add, del: root or vnetd's uid only)
  *	port list		one line per running port
+ *	switch list [json]	one line per switch (switch_status.c)
+ *	switch show NAME [json]	a switch's members, counters and MAC table
  *	upgrade			hand every port to a new vnetd (upgrade.c)
  *	pid			the serving process (changes with upgrade)
  *
@@ -49,6 +51,7 @@
 #include "reload.h"
 #include "sbuf.h"
 #include "sockets.h"
+#include "switch_status.h"
 #include "upgrade.h"
 #include "util.h"
 #include "vnetd.h"
@@ -180,6 +183,17 @@ static bool ctl_may_change(int fd)
 	return uc.uid == 0 || uc.uid == geteuid();
 }
 
+/* "switch show NAME [json]": @arg is what follows "switch show " */
+static void ctl_switch_show(struct sbuf *b, char *arg)
+{
+	size_t n = strlen(arg);
+	bool json = n > 5 && !strcmp(arg + n - 5, " json");
+
+	if (json)
+		arg[n - 5] = '\0';
+	switch_status_show(b, ctl.ports, ctl.nports, arg, json);
+}
+
 /* Render the answer to the whole request in @c->req */
 static void ctl_answer(struct ctl_client *c, bool too_long)
 {
@@ -213,12 +227,16 @@ static void ctl_answer(struct ctl_client *c, bool too_long)
 		reload_port_del(b, req + 9);
 	else if (!strcmp(req, "port list"))
 		reload_port_list(b);
+	else if (!strcmp(req, "switch list") || !strcmp(req, "switch list json"))
+		switch_status_list(b, ctl.ports, ctl.nports, req[11] != '\0');
+	else if (!strncmp(req, "switch show ", 12))
+		ctl_switch_show(b, req + 12);
 	else if (!strcmp(req, "pid"))	/* SO_PEERCRED names the socket's creator */
 		sbuf_printf(b, "%d\n", (int)getpid());
 	else if (!strcmp(req, "upgrade"))	/* returns only if it failed */
 		upgrade_serve(c->h.fd, b);
 	else
-		sbuf_printf(b, "error: unknown request \"%.64s\" (try: status, status json, metrics, port add|del|list)\n",
+		sbuf_printf(b, "error: unknown request \"%.64s\" (try: status, status json, metrics, port add|del|list, switch list|show)\n",
 			       req);
 	if (b->oom)
 		sbuf_printf(b, "\nerror: out of memory, reply truncated\n");

@@ -20,6 +20,7 @@
 #include "metrics.h"
 #include "net_features.h"
 #include "sbuf.h"
+#include "switch_status.h"
 #include "vnetd.h"
 
 /*
@@ -65,22 +66,7 @@ static const char *const metrics_ctl_names[CTL_REFUSE_MAX] = {
 /* Append @s quoted for JSON (or, @prom, for a Prometheus label value) */
 static void metrics_quote(struct sbuf *b, const char *s, bool prom)
 {
-	const unsigned char *c;
-
-	sbuf_printf(b, "\"");
-	for (c = (const unsigned char *)s; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			sbuf_printf(b, "\\%c", *c);
-		else if (*c == '\n')
-			sbuf_printf(b, "\\n");
-		else if (*c < 0x20 && !prom)
-			sbuf_printf(b, "\\u%04x", *c);
-		else if (*c < 0x20)
-			sbuf_printf(b, " ");
-		else
-			sbuf_printf(b, "%c", *c);
-	}
-	sbuf_printf(b, "\"");
+	sbuf_quote(b, s, prom);
 }
 
 static uint64_t metrics_ld(const uint64_t *p)
@@ -580,4 +566,5 @@ void metrics_prometheus(struct sbuf *b, struct vnetd_port *ports,
 	metrics_prom_ports(b, ports, nports, group, ctl_refusals);
 	for (f = 0; f <= ARRAY_SIZE(metrics_ctrs); f++)	/* <=: the drops */
 		metrics_prom_family(b, ports, nports, f);
+	switch_status_prometheus(b, ports, nports);
 }

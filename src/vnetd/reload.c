@@ -20,6 +20,11 @@
  * command line or from `port add` is left alone (a config line with its
  * name or socket is refused, and the reload with it). A port whose line
  * is unchanged is not disturbed: its connection and workers stay up.
+ * SIGHUP declares the switches of new "--switch NAME" lines before it
+ * checks the ports (which may join them) and frees the switches of
+ * removed lines after the ports stopped; removing a switch that a port
+ * keeps using (a command line or `port add` port, or a config line) is
+ * refused, and the reload with it. A switch of the command line stays.
  *
  * After the sandbox (sandbox.c) vnetd has no capabilities and Landlock
  * lets it create sockets only in the directories known at start: that of
@@ -35,6 +40,7 @@
 
 #include "cfg.h"
 #include "config.h"
+#include "host_switch.h"
 #include "log.h"
 #include "port.h"
 #include "port_spec.h"
@@ -401,7 +407,92 @@ static bool reload_same(const struct vnetd_port_cfg *a,
 	       a->wopts.nthreads == b->wopts.nthreads &&
 	       a->config_space == b->config_space && a->fd == b->fd &&
 	       a->sock_uid == b->sock_uid && a->sock_gid == b->sock_gid &&
-	       a->sock_mode == b->sock_mode;
+	       a->sock_mode == b->sock_mode && !strcmp(a->sw, b->sw) &&
+	       a->vlan == b->vlan && a->trunk_set == b->trunk_set &&
+	       !memcmp(&a->trunk, &b->trunk, sizeof(a->trunk));
+}
+
+/* Is @name one of the @n names of @list? */
+static bool reload_sw_in(const char (*list)[VNETD_NAME_LEN], unsigned int n,
+			 const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(list[i], name))
+			return true;
+	return false;
+}
+
+/* Is switch @name gone after the reload to @n (a config line, not cli)? */
+static bool reload_sw_gone(const struct vnetd_cfg *n, const char *name)
+{
+	return !reload_sw_in((const char (*)[VNETD_NAME_LEN])n->sw_conf,
+			     n->nsw_conf, name) &&
+	       !reload_sw_in((const char (*)[VNETD_NAME_LEN])rl.cfg->sw_cli,
+			     rl.cfg->nsw_cli, name);
+}
+
+/*
+ * SIGHUP step 0: the --switch lines. A removed switch that a port keeps
+ * using after the reload refuses it; the new ones are declared (so the
+ * ports' check finds them), their names in @added. Return: 0 or -errno
+ * with @why set (then nothing changed)
+ */
+static int reload_switches(const struct vnetd_cfg *n, struct reason *why,
+			   char (*added)[VNETD_NAME_LEN], unsigned int *nadded)
+{
+	struct reason inner = { 0 };
+	unsigned int i, k;
+	const char *s;
+	int ret;
+
+	*nadded = 0;
+	for (i = 0; i < rl.cfg->nsw_conf; i++) {
+		s = rl.cfg->sw_conf[i];
+		if (!reload_sw_gone(n, s))
+			continue;
+		for (k = 0; k < n->nports; k++)
+			if (!strcmp(n->ports[k].sw, s))
+				return reason_set(why, -EBUSY, "--switch %s: removed, but port %s of --config still joins it (switch=%s): move or remove the port too",
+						  s, n->ports[k].name, s);
+		for (k = 0; k < VNETD_MAX_PORTS; k++)
+			if (rl.ports[k].used && !rl.ports[k].cfg.from_config &&
+			    !strcmp(rl.ports[k].cfg.sw, s))
+				return reason_set(why, -EBUSY, "--switch %s: removed, but port %s (command line or port add) is on it: remove it first (vnetctl port del %s)",
+						  s, rl.ports[k].cfg.name, rl.ports[k].cfg.name);
+	}
+	for (i = 0; i < n->nsw_conf; i++) {
+		if (host_switch_find(n->sw_conf[i]))
+			continue;
+		ret = host_switch_declare(n->sw_conf[i], &inner);
+		if (ret) {
+			while (*nadded)
+				host_switch_remove(added[--*nadded]);
+			return reason_set(why, ret, "--switch %s: %s", n->sw_conf[i],
+					  inner.msg);
+		}
+		snprintf(added[(*nadded)++], VNETD_NAME_LEN, "%s", n->sw_conf[i]);
+	}
+	return 0;
+}
+
+/* SIGHUP after the ports changed: free the switches whose lines went */
+static void reload_switches_done(const struct vnetd_cfg *n)
+{
+	unsigned int i;
+
+	for (i = 0; i < rl.cfg->nsw_conf; i++) {
+		if (!reload_sw_gone(n, rl.cfg->sw_conf[i]))
+			continue;
+		if (host_switch_remove(rl.cfg->sw_conf[i]))
+			log_warn("SIGHUP: --switch %s: removed from --config, but a port is still on it: kept",
+				 rl.cfg->sw_conf[i]);
+		else
+			log_info("SIGHUP: --switch %s: removed", rl.cfg->sw_conf[i]);
+	}
+	memcpy(rl.cfg->sw_conf, n->sw_conf, sizeof(n->sw_conf));
+	rl.cfg->nsw_conf = n->nsw_conf;
 }
 
 /*
@@ -514,8 +605,10 @@ static void reload_apply(const struct vnetd_cfg *n)
  */
 void reload_config(void)
 {
+	static char added[VNETD_MAX_SWITCHES][VNETD_NAME_LEN];
 	struct vnetd_cfg *n = &reload_next;
 	struct reason why = { 0 };
+	unsigned int nadded = 0;
 
 	if (!rl.cfg->config_path) {
 		log_warn("SIGHUP: no --config to re-read: nothing changed");
@@ -523,9 +616,16 @@ void reload_config(void)
 	}
 	memset(n, 0, sizeof(*n));
 	if (cli_config_read(n, &rl.cfg->defaults, rl.cfg->config_path, &why) ||
-	    reload_plan(n, &why)) {
+	    reload_switches(n, &why, added, &nadded)) {
+		log_err("SIGHUP: %s: nothing changed", why.msg);
+		return;
+	}
+	if (reload_plan(n, &why)) {
+		while (nadded)
+			host_switch_remove(added[--nadded]);
 		log_err("SIGHUP: %s: nothing changed", why.msg);
 		return;
 	}
 	reload_apply(n);
+	reload_switches_done(n);
 }

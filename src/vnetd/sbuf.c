@@ -59,3 +59,30 @@ void sbuf_free(struct sbuf *b)
 	free(b->s);
 	memset(b, 0, sizeof(*b));
 }
+
+/**
+ * sbuf_quote() - Append @s quoted for JSON (or, @prom, for a Prometheus
+ *		  label value)
+ * @b:		Output
+ * @s:		Text
+ * @prom:	Prometheus label value rules instead of JSON's
+ */
+void sbuf_quote(struct sbuf *b, const char *s, bool prom)
+{
+	const unsigned char *c;
+
+	sbuf_printf(b, "\"");
+	for (c = (const unsigned char *)s; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			sbuf_printf(b, "\\%c", *c);
+		else if (*c == '\n')
+			sbuf_printf(b, "\\n");
+		else if (*c < 0x20 && !prom)
+			sbuf_printf(b, "\\u%04x", *c);
+		else if (*c < 0x20)
+			sbuf_printf(b, " ");
+		else
+			sbuf_printf(b, "%c", *c);
+	}
+	sbuf_printf(b, "\"");
+}

@@ -25,5 +25,6 @@ struct sbuf {
 void sbuf_printf(struct sbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void sbuf_free(struct sbuf *b);
+void sbuf_quote(struct sbuf *b, const char *s, bool prom);
 
 #endif /* VNETD_SBUF_H */

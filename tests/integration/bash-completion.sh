@@ -32,7 +32,10 @@ t _vnetd "--version --help --socket" vnetd --
 t _vnetd "auto" vnetd --worker-threads ""
 t _vnetd "--frontend-stall-ms" vnetd --frontend
 t _vnetd "auto copy zerocopy" vnetd --xdp-mode ""
-t _vnetctl "plan tap probe status port upgrade" vnetctl ""
+t _vnetctl "plan tap probe status port switch upgrade" vnetctl ""
+t _vnetctl "list show" vnetctl switch ""
+t _vnetctl "--json --socket" vnetctl switch show s0 --
+t _vnetctl "--switch --vms --vlan" vnetctl plan --
 t _vnetctl "add del list" vnetctl port ""
 t _vnetctl "create delete" vnetctl tap ""
 t _vnetctl "vhost-net" vnetctl probe ""

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # vnetctl-plan-golden.sh - golden tests of every `vnetctl plan` output format
-# (QEMU, libvirt XML, cloud-hypervisor, vnetd command line, guest hint, JSON)
-# and of its refusals (message and exit status).
+# (QEMU, libvirt XML, cloud-hypervisor, vnetd command line, guest hint, JSON;
+# N VMs on one vnetd switch: --switch NAME --vms N) and of its refusals
+# (message and exit status).
 #
 # Each case runs build/vnetctl with fixed inputs (--qemu-version and
 # --vhost-net-dev pin everything the host would otherwise decide) and
@@ -95,6 +96,16 @@ CASES=(
 	"refuse-xdp-queue-few|--vcpus 2 $XDP --if nic8 --xdp-queue 7"
 	"refuse-xdp-queue-range|--vcpus 2 $XDP --if nic8 --xdp-queue 1024"
 	"refuse-xdp-queue-tap-host|--vcpus 2 $VU --xdp-queue 1"
+	"switch-3-vlan-all|--vcpus 2 --switch s0 --vms 3 --vlan 10 --qemu-version 7.2"
+	"switch-2-vnetd|--vcpus 1 --switch s0 --vms 2 --output vnetd --qemu-version 7.2"
+	"switch-2-qemu-mac|--vcpus 4 --switch br.0 --vms 2 --mac 52:54:00:00:00:ff --output qemu --qemu-version 7.2"
+	"refuse-switch-no-vms|--vcpus 2 --switch s0 --qemu-version 7.2"
+	"refuse-switch-vms-65|--vcpus 2 --switch s0 --vms 65 --qemu-version 7.2"
+	"refuse-switch-vlan-4095|--vcpus 2 --switch s0 --vms 2 --vlan 4095 --qemu-version 7.2"
+	"refuse-switch-name|--vcpus 2 --switch s/0 --vms 2 --qemu-version 7.2"
+	"refuse-switch-socket|--vcpus 2 --switch s0 --vms 2 $VU"
+	"refuse-switch-output|--vcpus 2 --switch s0 --vms 2 --output hint --qemu-version 7.2"
+	"refuse-vms-without-switch|--vcpus 2 --vms 2 $VU"
 	"refuse-xdp-comma-socket|--vcpus 2 --socket /tmp/a,b.sock --qemu-version 7.2 --host af_xdp --sysfs-net $SYSFS --if nic8"
 )
 

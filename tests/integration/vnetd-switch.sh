@@ -7,7 +7,11 @@
 # tagged; once B's MAC is learned, A's frames to it reach B only; the
 # per-port counters say so; the bad inputs are refused with their reason
 # (at start and by vnetctl port add) and the other ports go on; a switch
-# port added at run time (sandboxed) carries traffic.
+# port added at run time (sandboxed) carries traffic; vnetctl switch show
+# and list (text, JSON) and the Prometheus switch families show the members,
+# the MAC table and the counters (promtool checks the exposition if present);
+# "--switch NAME" lines of --config declare switches, SIGHUP adds and removes
+# them, and refuses to remove one a port still uses.
 # The receivers run until the sender is done (then SIGINT); the sender
 # starts once they are connected. Senders are paced (--pps) so that on a busy machine the receivers keep
 # up: a full hand-off queue drops by design, which this test is not about.
@@ -159,6 +163,64 @@ check "port MAC: B (rx only, never sent) got each of A's frames once, in order" 
 check "port MAC: D got none of them ($(got d rx_frames)), A flooded none ($(($(flooded a) - f0)))" \
 	[ "$(got d rx_frames)" = 0 ] && [ "$(flooded a)" = "$f0" ]
 
+# --- vnetctl switch show: after A->B traffic, A's and B's MACs on their ports
+# both VMs stay connected (a port whose VM leaves forgets its MACs)
+MA=02:00:00:00:00:0a
+rx_vm b "$TMP/b.sock" --mode tx-only --frames 1 --src-mac "$MB"
+ready b
+sleep 0.3	# B's one frame: B learned
+rx_vm a "$TMP/a.sock" --mode tx-only --frames 5 --src-mac "$MA" --dst-mac "$MB"
+ready a b
+sleep 0.3	# A's frames to B: A learned
+show=$("$VNETCTL" switch show s0 --socket "$C")
+showj=$("$VNETCTL" switch show s0 --json --socket "$C")
+list=$("$VNETCTL" switch list --socket "$C")
+listj=$("$VNETCTL" switch list --json --socket "$C")
+prom=$("$VNETCTL" status --prometheus --socket "$C")
+wait_vms
+check "switch show: A's MAC on port a, B's on port b, vlan 10" \
+	grep -q "^mac $MA vlan 10 port a age [0-9]*$" <<< "$show" &&
+	grep -q "^mac $MB vlan 10 port b age [0-9]*$" <<< "$show"
+check "switch show: the members with their VLANs, up, counters" \
+	grep -q "^port a: vlan 10, up, macs [1-9][0-9]*, learned [1-9][0-9]*, mac_limit 0, flooded $N_FRAMES, drops queue_full=0 vlan=0 bad=0$" <<< "$show" &&
+	grep -q "^port t: trunk 10,20, down, macs 0," <<< "$show" &&
+	grep -q "^switch s0: ports 5, macs [2-9][0-9]* (at most 4096, 256 per port), ageing 300 s$" <<< "$show"
+check "switch show --json: the same table and members" python3 -c '
+import json, sys
+s = json.loads(sys.argv[1])
+t = {(e["mac"], e["vlan"]): e["port"] for e in s["table"]}
+p = {x["name"]: x for x in s["ports"]}
+sys.exit(not (s["name"] == "s0" and t.get((sys.argv[2], 10)) == "a" and t.get((sys.argv[3], 10)) == "b"
+	      and len(t) == s["macs"] and all(e["age_s"] >= 0 for e in s["table"]) and p["a"]["up"] and p["a"]["macs"] >= 1
+	      and p["b"]["learned"] >= 1 and p["c"]["vlans"] == "vlan 20" and not p["c"]["up"]
+	      and p["a"]["drops"] == {"queue_full": 0, "vlan": 0, "bad": 0}))' "$showj" "$MA" "$MB"
+check "switch list: s0 with its ports and MACs" \
+	grep -q "^switch s0: ports 5, macs [2-9][0-9]* (a b d c t)$" <<< "$list"
+check "switch list --json" python3 -c '
+import json, sys
+s = json.loads(sys.argv[1])["switches"]
+sys.exit(not (len(s) == 1 and s[0]["name"] == "s0" and s[0]["macs"] >= 2
+	      and s[0]["ports"] == ["a", "b", "d", "c", "t"]))' "$listj"
+check "Prometheus: the switch's counters by switch and port" \
+	grep -q "^vnetd_switch_macs{switch=\"s0\"} [2-9][0-9]*$" <<< "$prom" &&
+	grep -q "^vnetd_switch_port_macs{switch=\"s0\",port=\"a\"} [1-9][0-9]*$" <<< "$prom" &&
+	grep -q "^vnetd_switch_learned_total{switch=\"s0\",port=\"b\"} [1-9]" <<< "$prom" &&
+	grep -q "^vnetd_switch_flooded_total{switch=\"s0\",port=\"a\"} $N_FRAMES$" <<< "$prom" &&
+	grep -q "^vnetd_switch_drops_total{switch=\"s0\",port=\"c\",reason=\"vlan\"} 0$" <<< "$prom"
+if command -v promtool > /dev/null; then
+	out=$(promtool check metrics <<< "$prom" 2>&1)
+	check "promtool check metrics: clean with the switch's families${out:+ ($out)}" [ -z "$out" ]
+else
+	ok_skip "promtool check metrics with the switch's families" "promtool not installed"
+fi
+out=$("$VNETCTL" switch show nope --socket "$C" 2>&1)
+check "switch show of an unknown switch: refused naming it and the declared ones ($out)" \
+	[ "$out" = "error: switch show nope: no such switch (declared: s0)" ]
+"$VNETCTL" switch show nope --socket "$C" > /dev/null 2>&1
+check "switch show of an unknown switch: exit 1" [ $? = 1 ]
+"$VNETCTL" switch show --socket "$C" > /dev/null 2>&1
+check "switch show without NAME: usage error (exit 2)" [ $? = 2 ]
+
 # --- refused at run time; the other ports go on ----------------------------
 add_refused() {
 	local name=$1 want=$2 out
@@ -196,4 +258,44 @@ check "run-time port E got each of C's frames once, in order" once_in_order e
 check "VLAN isolation: B (vlan 10) got none of vlan 20's ($(got b rx_frames))" [ "$(got b rx_frames)" = 0 ]
 check "vnetd still running" kill -0 "$VPID"
 stop_pid "$VPID"
+
+# --- "--switch NAME" lines of --config; SIGHUP adds and removes switches ---
+CF=$TMP/ports.conf
+C2=$TMP/ctl2.sock
+printf -- '--switch s1 # a switch of the config file\nname=x,socket=%s,switch=s1,vlan=5\n' \
+	"$TMP/x.sock" > "$CF"
+printf -- '--switch a/b\n' > "$TMP/bad.conf"
+start_refused "a bad --switch line in --config" "bad.conf:1: --switch a/b: must be letters" \
+	--config "$TMP/bad.conf"
+"$VNETD" --switch s0 --ctl-socket "$C2" --config "$CF" \
+	--port "name=p,socket=$TMP/p.sock,switch=s0" 2> "$TMP/vnetd2.log" &
+V2=$!
+cleanup_pid "$V2"
+wait_sock "$C2" 5 "$V2" || { echo "Bail out! vnetd --config did not start"; cat "$TMP/vnetd2.log"; exit 1; }
+sw_list() { "$VNETCTL" switch list --socket "$C2" | tr '\n' ';'; }
+hup() {	# write the config, SIGHUP, wait for the log line PATTERN
+	local _
+	printf -- "$2" "${@:3}" > "$CF"
+	kill -HUP "$V2"
+	for _ in $(seq 50); do grep -qF -- "$1" "$TMP/vnetd2.log" && return 0; sleep 0.1; done
+	echo "# no log line '$1' after 5 s"; tail -3 "$TMP/vnetd2.log"
+}
+check "config: --switch s1 declared, port x on it ($(sw_list))" \
+	[ "$(sw_list)" = "switch s0: ports 1, macs 0 (p);switch s1: ports 1, macs 0 (x);" ]
+hup "error: SIGHUP: --switch s1: removed, but port y of --config still joins it (switch=s1)" \
+	'name=y,socket=%s,switch=s1\n' "$TMP/y.sock"
+check "SIGHUP removing s1 while a config port still joins it: refused, nothing changed ($(sw_list))" \
+	[ "$(sw_list)" = "switch s0: ports 1, macs 0 (p);switch s1: ports 1, macs 0 (x);" ]
+hup "SIGHUP: --switch s1: removed" '--switch s2\nname=y,socket=%s,switch=s2,vlan=7\n' "$TMP/y.sock"
+check "SIGHUP: s2 declared, y on it, s1 and x gone ($(sw_list))" \
+	[ "$(sw_list)" = "switch s0: ports 1, macs 0 (p);switch s2: ports 1, macs 0 (y);" ]
+out=$("$VNETCTL" port add "name=z,socket=$TMP/z.sock,switch=s2,vlan=7" --socket "$C2" 2>&1)
+check "port add z with switch=s2 (a switch of the config): $out" \
+	grep -q "^port z: vlan 7, down," <<< "$("$VNETCTL" switch show s2 --socket "$C2")"
+hup "error: SIGHUP: --switch s2: removed, but port z (command line or port add) is on it: remove it first (vnetctl port del z)" \
+	'name=y,socket=%s\n' "$TMP/y.sock"
+check "SIGHUP removing s2 while port z is on it: refused, nothing changed ($(sw_list))" \
+	[ "$(sw_list)" = "switch s0: ports 1, macs 0 (p);switch s2: ports 2, macs 0 (y z);" ]
+check "vnetd --config still running" kill -0 "$V2"
+stop_pid "$V2"
 exit "$FAILED"

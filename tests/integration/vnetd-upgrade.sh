@@ -15,7 +15,9 @@
 # vnetd keeps serving (one log line each where it saw the attempt), the
 # bench sees nothing. An idle port's socket and a half-received vhost-user
 # message are handed over. A TAP port (tx-only traffic) keeps its TAP and its
-# traffic across an upgrade. Last, 64 ports with `vnet-bench --vms 64`: the whole
+# traffic across an upgrade. A switch (--switch, two switch ports) survives
+# it: frames from A reach B through it before and after, B connected
+# throughout. Last, 64 ports with `vnet-bench --vms 64`: the whole
 # traffic gap (workers parked) must be < 1 s
 # (UPGRADE_MAX_MS); the whole hand-over time is printed.
 # needs: python3
@@ -66,6 +68,8 @@ bench_ok() {	# FILE: ok, nothing lost, duplicated or reordered
 "$VNETD" --port "name=split,socket=$TMP/split.sock,backend=loop,queues=2" \
 	--port "name=packed,socket=$TMP/packed.sock,backend=loop,queues=2" \
 	--port "name=idle,socket=$TMP/idle.sock,backend=loop" \
+	--switch s0 --port "name=sa,socket=$TMP/sa.sock,switch=s0" \
+	--port "name=sb,socket=$TMP/sb.sock,switch=s0" \
 	--ctl-socket "$C" "${SB[@]}" 2>"$LOG" &
 VPID=$!
 echo "$VPID" >> "$TMP/pids"
@@ -208,6 +212,31 @@ wait "$B3"; r3=$?
 check "refusals: vnet-bench unaffected, every frame back once, in order (rc $r3)" \
 	eval '[ $r3 = 0 ] && bench_ok "$TMP/refuse.json"'
 check "no seccomp trap in the log" eval '! grep -q "seccomp" "$LOG"'
+
+# --- the switch and its ports survive the hand-over -------------------------
+# B (rx-only) stays connected across the upgrade; A sends 300 frames through
+# the switch before it and 300 after it (a new session on the new process)
+"$BENCH" --socket "$TMP/sb.sock" --mode rx-only --no-check-seq --duration 40 --json \
+	> "$TMP/sw.b.json" 2>"$TMP/sw.b.err" &
+BSW=$!
+sw_send() {
+	"$BENCH" --socket "$TMP/sa.sock" --mode tx-only --no-check-seq --duration 1 \
+		--frames 300 --pps 1000 --json > "$TMP/sw.$1.json" 2>"$TMP/sw.$1.err"
+}
+for _ in $(seq 50); do grep -q "port sb: frontend pid .* connected" "$LOG" && break; sleep 0.1; done
+sleep 0.3
+sw_send a1
+upgrade
+[ -n "$NEWPID" ] && PID_C=$NEWPID
+show=$("$VNETCTL" switch show s0 --socket "$C" 2>&1)
+check "switch: upgrade exits 0; the new vnetd has s0 with sa and sb, B's port up" \
+	eval '[ "$UP_RC" = 0 ] && grep -q "^switch s0: ports 2," <<< "$show" && grep -q "^port sb: vlan 1, up," <<< "$show"'
+sw_send a2
+sleep 0.5
+kill -INT "$BSW"
+wait "$BSW"; rb=$?
+check "switch: A's 300 frames before and 300 after the upgrade reached B, connected throughout (rc $rb, $(json "$TMP/sw.b.json" "d['total']['rx_frames']") frames)" \
+	eval '[ $rb = 0 ] && [ "$(json "$TMP/sw.b.json" "d['"'"'total'"'"']['"'"'rx_frames'"'"']")" = 600 ] && [ "$(grep -c "port sb: frontend pid .* connected" "$LOG")" = 1 ]'
 kill -TERM "${PID_C:-0}"
 for _ in $(seq 50); do kill -0 "${PID_C:-0}" 2>/dev/null || break; sleep 0.1; done
 check "the last vnetd exits on SIGTERM and removes its sockets" \
