@@ -13,7 +13,7 @@
 # and B's reached A (the ring counters match), no frame was dropped for a full queue or a
 # foreign VLAN, A and B learned their MACs.
 # A guest that does not boot (a TCG panic under load) is booted once more; the others wait.
-# needs: root qemu busybox cpio python3
+# needs: root tun qemu busybox cpio python3
 . "$(dirname "$0")/lib/vu-test.sh"
 . "$VT_LIB/guests.sh"
 MEM=${VNET_SWITCH_GUEST_MEM:-128}
