@@ -99,7 +99,7 @@ done
 vt_step "3 guests up in $((SECONDS - t0))s (${MEM} MB, 1 vCPU each; load before: $load0)"
 js0=$("$VT_TOP/build/vnetctl" status --json --socket "$CTL" 2>&1)
 for g in a b c; do gs_send $g go; done
-for g in a b c; do gs_mark_wait $g done 120 || echo "# guest $g did not reach its end"; done
+for g in a b c; do gs_mark_wait $g "done" 120 || echo "# guest $g did not reach its end"; done
 js=$("$VT_TOP/build/vnetctl" status --json --socket "$CTL" 2>&1)
 "$VT_TOP/build/vnetctl" status --socket "$CTL" 2>&1 | grep -E '^port|switch s0:|    (rx|tx):' | cut -c1-140 | sed 's/^/# status: /'
 for g in a b c; do gs_send $g end; done

@@ -46,6 +46,7 @@ gs_start() {
 		cat "$VT_LIB/prelude.sh"
 		[ -n "$ctl" ] && gs_ctl_prelude
 		cat
+		# shellcheck disable=SC2016  # expands in the guest
 		echo 'exit $GFAILS'
 	} > "$VT_W/$id.script"
 	: > "$VT_W/$id.console"
@@ -104,6 +105,7 @@ gs_mark_wait() {
 	return 1
 }
 
+# shellcheck disable=SC2016  # sh's own arguments
 gs_send() { timeout 5 sh -c 'echo "$1" > "$2"' sh "$2" "$VT_W/$1.ser.in"; }
 
 gs_kill() {
