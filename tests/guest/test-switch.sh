@@ -9,9 +9,9 @@
 # count while A and B are up, and everyone waits for "end" until the host has read
 # vnetctl status. Checks: A and B ping each other, iperf3 A -> B (rate printed); C
 # reaches neither (ping), A does not reach C; vnetctl status agrees: C received no frame,
-# its own ARP requests were flooded (in vlan 20, to nobody), every frame A sent reached B
-# and B's reached A (the ring counters match), no frame was dropped for a full queue or a
-# foreign VLAN, A and B learned their MACs.
+# its own ARP requests were flooded (in vlan 20, to nobody), since "go" the frames A sent
+# reached B and B's reached A (the ring counters match but for frames in flight), no
+# frame was dropped for a full queue or a foreign VLAN, A and B learned their MACs.
 # A guest that does not boot (a TCG panic under load) is booted once more; the others wait.
 # needs: root tun qemu busybox cpio python3
 . "$(dirname "$0")/lib/vu-test.sh"
@@ -124,8 +124,12 @@ for p in json.loads(sys.argv[1])["ports"]:
           " ".join("%s=%d" % kv for kv in sw["drops"].items())))' "$js" "$js0")"
 vt_check "status: C (vlan 20) received no frame, sent ${tx_c:-?}" test "${rx_c:-1}" = 0 -a "${tx_c:-0}" -gt 0
 vt_check "status: C's frames were flooded (in vlan 20: to nobody)" test "${flooded_c:-0}" -gt 0
-vt_check "status: since go, every frame A sent reached B once, and B's reached A (A tx ${dtx_a:-?} = B rx ${drx_b:-?}, B tx ${dtx_b:-?} = A rx ${drx_a:-?})" \
-	test "${dtx_a:-0}" -gt 0 -a "${dtx_a:-0}" = "${drx_b:-}" -a "${dtx_b:-0}" = "${drx_a:-}"
+# the two readings are not atomic: a frame between the rings at either may be counted on
+# one side only, so the counts may differ by up to 2
+near2() { [ "$1" -gt 0 ] && [ $(($1 - $2)) -le 2 ] && [ $(($2 - $1)) -le 2 ]; }
+ab_match() { near2 "${dtx_a:-0}" "${drx_b:-0}" && near2 "${dtx_b:-0}" "${drx_a:-0}"; }
+vt_check "status: since go, the frames A sent reached B, and B's reached A (A tx ${dtx_a:-?}, B rx ${drx_b:-?}; B tx ${dtx_b:-?}, A rx ${drx_a:-?}; within 2 in flight)" \
+	ab_match
 vt_check "status: A and B each learned their MAC" test "${learned_a:-0}" -ge 1 -a "${learned_b:-0}" -ge 1
 vt_check "status: no drops for a full queue, a foreign VLAN or a bad frame on any port" \
 	test "${drops_a:-1}${drops_b:-1}${drops_c:-1}" = 000
