@@ -8,8 +8,8 @@
 # vnetctl status says no offload was refused.
 # Then the same guest script through a `--backend tap` port (its TAP in the same peer
 # netns, 10.77.0.1/24, the veth gone): both iperf3 rates and their ratio are printed.
-# The target is "af_xdp not slower than tap". TCG timing on a shared machine is noisy
-# (the ratio, guest -> peer, was 0.26, 0.41, 1.24 and 0.43 in four runs at load 12-14), and
+# The target is "af_xdp not slower than tap". TCG timing on a shared machine is noisy (the
+# ratio, guest -> peer, was 0.26 to 1.24, median 0.43, in five runs at load 12-14), and
 # on a veth the two are not alike: the TAP hands the peer's stack the guest's 64 KiB TSO
 # frames whole, af_xdp segments them (vnetd in software, one skb per segment on the
 # veth). Asserted only af_xdp >= 0.15 x tap (a collapse, e.g. frames dropped for bad
