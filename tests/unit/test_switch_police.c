@@ -6,11 +6,15 @@
  * together hold the tighter one, a long idle time refills to the burst
  * and no further (no overflow, even at the largest rates and times),
  * the rate is shared between pairs, the rate parser's ranges and
- * suffixes, and no allocation per frame.
+ * suffixes, no allocation per frame, and through the switch: a policed
+ * member's frames over its rate are dropped before they are switched
+ * (counted as drop_police), with the clock read once per burst.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "testlib.h"
+#include "switch.h"
 #include "switch_police.h"
 #ifndef VNET_SANITIZED
 #include "alloc_count.h"
@@ -197,6 +201,85 @@ static void test_rate_parse(void)
 	CHECK(strstr(switch_police_rate_parse("x", false, &v), "1..100000000"));
 }
 
+static uint64_t fake_ns = T0;
+static unsigned int fake_reads;
+
+static uint64_t fake_clock(void)
+{
+	fake_reads++;
+	return fake_ns;
+}
+
+/* @n broadcast frames from @m's pair 0 in bursts of 32; Return: passed */
+static unsigned int sw_send(struct sw_member *m, unsigned int n)
+{
+	uint8_t f[12 + 60] = { 0 };
+	struct iovec iov = { f, sizeof(f) };
+	unsigned int i, passed = 0;
+	int ret;
+
+	memset(f + 12, 0xff, 6);
+	f[18] = 0x02;
+	f[23] = 0x01;
+	for (i = 0; i < n; i++) {
+		ret = switch_tx(m, 0, &iov, 1, 12, 1000);
+		if (ret > 0)
+			passed++;
+		else if (ret != -EDQUOT)
+			return 0;
+		if (i % 32 == 31)
+			switch_flush(m, 0);
+	}
+	switch_flush(m, 0);
+	return passed;
+}
+
+static unsigned int sw_drain(struct sw_member *m)
+{
+	uint8_t f[128];
+	struct iovec iov = { f, sizeof(f) };
+	unsigned int n = 0;
+
+	while (switch_rx_peek_len(m, 0, 12) > 0 && switch_rx(m, 0, &iov, 1, 12) > 0)
+		n++;
+	return n;
+}
+
+static void test_switch_polices(void)
+{
+	struct sw_police_cfg cfg = { .pps = 1000 };	/* burst: 100 frames */
+	struct vswitch *sw = switch_new("s0");
+	struct sw_vlans v;
+	struct sw_member *a, *b;
+	unsigned int reads;
+	int err;
+
+	CHECK(sw);
+	sw->clock_ns = fake_clock;
+	memset(&v, 0, sizeof(v));
+	v.access = 1;
+	a = switch_join(sw, 1, &v, &err);
+	b = switch_join(sw, 1, &v, &err);
+	CHECK(a && b);
+	switch_set_police(a, &cfg);
+	/* an unpoliced member is not held */
+	CHECK_EQ(sw_send(b, 200), 200);
+	CHECK_EQ(sw_drain(a), 200);
+	/* 256 frames at one instant: the burst passes, the rest is dropped */
+	reads = fake_reads;
+	CHECK_EQ(sw_send(a, 256), 100);
+	CHECK_EQ(fake_reads - reads, 8);	/* once per burst of 32 */
+	CHECK_EQ(a->st.drop_police, 156);
+	CHECK_EQ(sw_drain(b), 100);
+	/* 50 ms later: 50 more */
+	fake_ns += NS / 20;
+	CHECK_EQ(sw_send(a, 200), 50);
+	CHECK_EQ(sw_drain(b), 50);
+	CHECK_EQ(a->st.drop_police, 306);
+	CHECK_EQ(b->st.drop_police, 0);
+	switch_free(sw);
+}
+
 #ifndef VNET_SANITIZED
 static void test_no_alloc(void)
 {
@@ -227,6 +310,7 @@ int main(void)
 	RUN(test_idle_refill_no_overflow);
 	RUN(test_pairs_share);
 	RUN(test_rate_parse);
+	RUN(test_switch_polices);
 	RUN(test_no_alloc);
 	return test_exit();
 }
