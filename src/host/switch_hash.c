@@ -21,6 +21,7 @@
 #define ETH_P_8021Q_	0x8100
 #define ETH_P_8021AD_	0x88a8
 
+/* 4 bytes at @p as they lie (any alignment) */
 static inline uint32_t rd32(const uint8_t *p)
 {
 	uint32_t v;
@@ -52,6 +53,7 @@ static inline uint32_t fmix(uint32_t h)
 	return h;
 }
 
+/* Does IP protocol @proto start with two 16-bit ports? */
 static inline int l4_ports(uint8_t proto)
 {
 	return proto == 6 || proto == 17 || proto == 132 || proto == 136;
