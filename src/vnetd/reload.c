@@ -366,7 +366,9 @@ static bool reload_same(const struct vnetd_port_cfg *a,
 	       a->wopts.nthreads == b->wopts.nthreads &&
 	       a->config_space == b->config_space && a->fd == b->fd &&
 	       a->sock_uid == b->sock_uid && a->sock_gid == b->sock_gid &&
-	       a->sock_mode == b->sock_mode;
+	       a->sock_mode == b->sock_mode &&
+	       a->police.pps == b->police.pps && a->police.bps == b->police.bps &&
+	       a->police.burst_ms == b->police.burst_ms;
 }
 
 /*
