@@ -17,6 +17,7 @@
 #include "util.h"
 
 struct sw_vlans;
+struct sw_police_cfg;
 
 /**
  * struct host_cfg - What a port asks of its host side
@@ -37,6 +38,7 @@ struct sw_vlans;
  * @nxdp_fds:	af_xdp: how many in @xdp_fds (2 * @npairs when given)
  * @sw_name:	switch: the switch to join (--switch NAME declared it)
  * @sw_vlans:	switch: the VLANs the port carries (vlan=, trunk=)
+ * @sw_police:	switch: its ingress policer (police-*=), NULL: none
  * @gen_size:	gen: bytes of the frame it generates (without FCS,
  *		HOST_GEN_SIZE_MIN..HOST_GEN_SIZE_MAX), 0: HOST_GEN_SIZE_DEF
  */
@@ -57,6 +59,7 @@ struct host_cfg {
 	unsigned int nxdp_fds;
 	const char *sw_name;
 	const struct sw_vlans *sw_vlans;
+	const struct sw_police_cfg *sw_police;
 	unsigned int gen_size;
 };
 

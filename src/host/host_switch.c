@@ -44,7 +44,7 @@ static struct vswitch *host_switches[HOST_SWITCH_MAX];
  */
 struct switch_priv {
 	struct sw_member *m;
-	char mode[96];
+	char mode[160];
 	uint8_t mac[6];
 	bool has_mac;
 };
@@ -189,6 +189,24 @@ const struct sw_member *host_switch_member(const struct host *host)
 	return p->m;
 }
 
+/* Add the policer's limits to the mode line */
+static void host_switch_police_mode(struct switch_priv *p)
+{
+	const struct sw_police_cfg *c = &p->m->police;
+	size_t off = strlen(p->mode);
+
+	off += (size_t)snprintf(p->mode + off, sizeof(p->mode) - off, ", police");
+	if (c->pps && off < sizeof(p->mode))
+		off += (size_t)snprintf(p->mode + off, sizeof(p->mode) - off,
+					" %llu frames/s", (unsigned long long)c->pps);
+	if (c->bps && off < sizeof(p->mode))
+		off += (size_t)snprintf(p->mode + off, sizeof(p->mode) - off,
+					" %llu bits/s", (unsigned long long)c->bps);
+	if (off < sizeof(p->mode))
+		snprintf(p->mode + off, sizeof(p->mode) - off, " burst %u ms",
+			 c->burst_ms ? c->burst_ms : SW_POLICE_BURST_DEF);
+}
+
 static void host_switch_close(struct host *host)
 {
 	struct switch_priv *p = host->priv;
@@ -233,11 +251,15 @@ static int host_switch_open(struct host *host, const struct host_cfg *cfg,
 		memcpy(p->mac, cfg->mac, sizeof(p->mac));
 		p->has_mac = true;
 	}
+	if (cfg->sw_police)
+		switch_set_police(p->m, cfg->sw_police);
 	if (cfg->sw_vlans->access)
 		snprintf(p->mode, sizeof(p->mode), "switch %s, vlan %u (access)",
 			 sw->name, cfg->sw_vlans->access);
 	else
 		snprintf(p->mode, sizeof(p->mode), "switch %s, trunk", sw->name);
+	if (p->m->police.pps || p->m->police.bps)
+		host_switch_police_mode(p);
 	host->priv = p;
 	host->npairs = cfg->npairs;
 	return 0;

@@ -32,11 +32,22 @@
 
 #include "iov.h"
 #include "switch.h"
+#include "switch_hash.h"
 #include "util.h"
 
 #define SW_KEY_VALID	(1ULL << 63)
 #define ETH_HLEN_	14
 #define ETH_P_8021Q_	0x8100
+#define SW_CLK_FRAMES	64	/* the policer's clock: re-read within a burst */
+
+/* The policers' clock: a vDSO read, no syscall */
+static uint64_t sw_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 static inline uint64_t sw_key(const uint8_t *mac, uint16_t vlan)
 {
@@ -82,6 +93,7 @@ struct vswitch *switch_new(const char *name)
 	sw->macs_port = SW_MACS_PORT;
 	sw->macs_max = SW_MACS_SWITCH;
 	sw->nbuckets = 2 * SW_MACS_SWITCH / SW_WAYS;
+	sw->clock_ns = sw_clock_ns;
 	sw->table = calloc((size_t)sw->nbuckets * SW_WAYS, sizeof(*sw->table));
 	if (!sw->table) {
 		free(sw);
@@ -139,10 +151,10 @@ static void sw_member_free(struct sw_member *m)
 	}
 	free(m->rxq);
 	free(m->touched);
-	free(m->wait);
+	free(m->txp);
 	m->rxq = NULL;
 	m->touched = NULL;
-	m->wait = NULL;
+	m->txp = NULL;
 	m->npairs = 0;
 	m->used = false;
 }
@@ -186,8 +198,9 @@ struct sw_member *switch_join(struct vswitch *sw, unsigned int npairs,
 	atomic_store(&m->nmacs, 0);
 	m->rxq = calloc(npairs, sizeof(*m->rxq));
 	m->touched = calloc(npairs, sizeof(*m->touched));
-	m->wait = calloc(npairs, sizeof(*m->wait));
-	if (!m->rxq || !m->touched || !m->wait) {
+	m->txp = calloc(npairs, sizeof(*m->txp));
+	memset(&m->police, 0, sizeof(m->police));
+	if (!m->rxq || !m->touched || !m->txp) {
 		ret = -ENOMEM;
 		goto err;
 	}
@@ -271,6 +284,28 @@ void switch_set_up(struct sw_member *m, bool up)
 }
 
 /**
+ * switch_set_police() - Set a member's ingress policer
+ * @m:		Member, before its guest sends (its workers do not run)
+ * @cfg:	Limits (checked where they entered); all 0: no policer
+ *
+ * Each sending pair gets its share of the rate (switch_police_init()),
+ * its bucket full.
+ *
+ * Context: control thread
+ */
+void switch_set_police(struct sw_member *m, const struct sw_police_cfg *cfg)
+{
+	uint64_t now = m->sw->clock_ns();
+	unsigned int i;
+
+	m->police = *cfg;
+	for (i = 0; i < m->npairs; i++) {
+		switch_police_init(&m->txp[i].pol, cfg, m->npairs, now);
+		m->txp[i].clk_left = 0;
+	}
+}
+
+/**
  * switch_reset() - A member's session ended: forget its MACs and drop the
  *		    frames queued for it; it is down until switch_set_up()
  * @m:		Member; its workers are paused, other members go on
@@ -293,7 +328,10 @@ void switch_reset(struct sw_member *m)
 		atomic_store(&m->rxq[i].need_wakeup, 1);
 		m->rxq[i].kicks_seen = atomic_load(&m->rxq[i].kicks);
 		m->touched[i] = 0;
-		memset(&m->wait[i], 0, sizeof(m->wait[i]));
+		memset(&m->txp[i].wait, 0, sizeof(m->txp[i].wait));
+		m->txp[i].held = false;
+		memset(m->txp[i].touchq, 0, sizeof(m->txp[i].touchq));
+		m->txp[i].clk_left = 0;
 	}
 }
 
@@ -523,6 +561,48 @@ static unsigned int sw_slice(struct iovec *out, const struct iovec *iov,
 	return n;
 }
 
+/**
+ * struct sw_flow - A frame's flow hash, made when a receiver first needs it
+ * @iov:	The frame, vnet header first
+ * @iovcnt:	Entries in @iov
+ * @hdr_len:	vnet header bytes
+ * @len:	Frame bytes after the header (a tag included)
+ * @vlan:	Its VLAN
+ * @hashed:	@hash is made
+ * @hash:	switch_flow_hash()
+ */
+struct sw_flow {
+	const struct iovec *iov;
+	unsigned int iovcnt;
+	unsigned int hdr_len;
+	size_t len;
+	uint16_t vlan;
+	bool hashed;
+	uint32_t hash;
+};
+
+/* The pair of @npairs that takes the frame of @fl: its flow's (one pair:
+ * no hash) */
+static unsigned int sw_flow_pair(struct sw_flow *fl, unsigned int npairs)
+{
+	uint8_t buf[SW_HASH_BYTES];
+	const uint8_t *p = buf;
+	size_t n;
+
+	if (npairs == 1)
+		return 0;
+	if (!fl->hashed) {
+		n = MIN(fl->len, (size_t)SW_HASH_BYTES);
+		if (fl->iov[0].iov_len >= fl->hdr_len + n)
+			p = (const uint8_t *)fl->iov[0].iov_base + fl->hdr_len;
+		else
+			iov_to_buf(fl->iov, fl->iovcnt, fl->hdr_len, buf, n);
+		fl->hash = switch_flow_hash(p, n, fl->vlan);
+		fl->hashed = true;
+	}
+	return switch_hash_pick(fl->hash, npairs);
+}
+
 /*
  * A full queue @q holds the sending pair's next frame: may it wait in the
  * guest's TX ring (true) or is it dropped? It waits while @q's consumer
@@ -535,7 +615,7 @@ static unsigned int sw_slice(struct iovec *out, const struct iovec *iov,
 static bool sw_may_wait(struct sw_member *m, unsigned int pair,
 			const struct swq *q)
 {
-	struct sw_wait *w = &m->wait[pair];
+	struct sw_wait *w = &m->txp[pair].wait;
 	size_t consumed = swq_consumed((struct swq *)q);
 	struct timespec ts;
 	uint64_t now;
@@ -552,36 +632,58 @@ static bool sw_may_wait(struct sw_member *m, unsigned int pair,
 }
 
 /*
- * Queue the frame @seg for @d's pair for sender pair @pair. With @may_wait
- * (the frame has this one receiver), a full queue whose consumer moves
- * leaves the frame with the sender. Return: 0, -ENOENT (@d left, or not of
+ * Queue the frame @seg for @d's pair of its flow @fl, for sender pair
+ * @pair. With @may_wait (the frame has this one receiver), a full queue
+ * whose consumer moves leaves the frame with the sender. Return: 0, -ENOENT (@d left, or not of
  * @vlan), -EAGAIN (full: wait and send it again), -ENOSPC (full: dropped,
  * counted at @d)
  */
 static int sw_hand(struct sw_member *m, struct sw_member *d, unsigned int pair,
 		   const struct iovec *seg, unsigned int nseg, uint16_t vlan,
-		   bool may_wait)
+		   bool may_wait, struct sw_flow *fl)
 {
 	struct swq *q;
 	int ret = -ENOENT;
+	unsigned int qi;
 
 	atomic_fetch_add(&d->users, 1);
 	if (!atomic_load(&d->active) || !atomic_load(&d->up) ||
 	    !switch_carries(d, vlan))
 		goto out;
-	q = &d->rxq[pair % d->npairs].q;
+	qi = sw_flow_pair(fl, d->npairs);
+	q = &d->rxq[qi].q;
 	ret = swq_push(q, seg, nseg, vlan);
-	if (!ret) {
+	if (!ret || (may_wait && sw_may_wait(m, pair, q))) {
+		/* queued, or waiting: wake its consumer either way */
 		m->touched[pair] |= 1ULL << d->idx;
-	} else if (may_wait && sw_may_wait(m, pair, q)) {
-		m->touched[pair] |= 1ULL << d->idx;	/* wake it to drain */
-		ret = -EAGAIN;
+		m->txp[pair].touchq[d->idx] |= 1ULL << qi;
+		if (ret)
+			ret = -EAGAIN;
 	} else {
 		atomic_fetch_add_explicit(&d->st.drop_full, 1, memory_order_relaxed);
 	}
 out:
 	atomic_fetch_sub_explicit(&d->users, 1, memory_order_release);
 	return ret;
+}
+
+/* @m's policer for pair @pair: may a frame of @len bytes pass? (counted
+ * if not). The clock is read at a burst's first frame and every
+ * SW_CLK_FRAMES frames, not per frame */
+static bool sw_police(struct sw_member *m, unsigned int pair, size_t len)
+{
+	struct sw_txp *t = &m->txp[pair];
+
+	if (!t->clk_left) {
+		t->now_ns = m->sw->clock_ns();
+		t->clk_left = SW_CLK_FRAMES;
+	}
+	t->clk_left--;
+	if (switch_police_pass(&t->pol, (uint32_t)MIN(len, (size_t)SW_FRAME_MAX + 4),
+			       t->now_ns))
+		return true;
+	atomic_fetch_add_explicit(&m->st.drop_police, 1, memory_order_relaxed);
+	return false;
 }
 
 /**
@@ -596,21 +698,26 @@ out:
  *
  * Learns the source, then queues the frame (untagged, without the vnet
  * header) to the member the destination lives on, or floods it to every
- * other member of its VLAN. Never to @m itself. A frame for one member
- * whose queue is full waits with the sender while that member reads
- * (sw_may_wait()); a flooded frame is dropped for a full receiver. Drops
- * are counted at the receiver. Call switch_flush() after the burst.
+ * other member of its VLAN. Never to @m itself. A receiver with several
+ * pairs gets it on the pair of its flow (switch_hash.h). A frame for one
+ * member whose queue is full waits with the sender while that member
+ * reads (sw_may_wait()); a flooded frame is dropped for a full receiver.
+ * Drops are counted at the receiver. With a policer (switch_set_police())
+ * a frame over the rate is dropped first, before it is learned; a frame
+ * that waits is policed once. Call switch_flush() after the burst.
  *
  * Return: the frame's bytes with header (taken), -EAGAIN (not taken: its
  *	   receiver's queue is full, send it again), or -errno: dropped
  *	   (-EPROTO: VLAN not the member's, -EMSGSIZE: runt or too long,
- *	   -ENOBUFS: its one receiver's queue stayed full)
+ *	   -ENOBUFS: its one receiver's queue stayed full, -EDQUOT: over the
+ *	   policer's rate)
  */
 int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	      unsigned int iovcnt, unsigned int hdr_len, uint32_t now)
 {
 	struct vswitch *sw = m->sw;
 	struct iovec seg[SW_IOV_MAX + 1];
+	struct sw_flow fl;
 	uint8_t eh[18];
 	size_t total = iov_len(iov, iovcnt), len;
 	uint32_t sweep, dst;
@@ -621,6 +728,10 @@ int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	if (total < hdr_len + ETH_HLEN_ || iovcnt > SW_IOV_MAX)
 		goto bad;
 	len = total - hdr_len;
+	if (switch_police_on(&m->txp[pair].pol) && !m->txp[pair].held &&
+	    !sw_police(m, pair, len))
+		return -EDQUOT;
+	m->txp[pair].held = false;
 	/* the Ethernet header in one piece: after the vnet header in the
 	 * first buffer, or first in the second (a header-only first one) */
 	if (iov[0].iov_len >= hdr_len + sizeof(eh))
@@ -652,6 +763,8 @@ int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 		switch_age(sw, now);
 	sw_learn(m, eh + 6, vlan, now);
 	nseg = sw_slice(seg, iov, iovcnt, hdr_len, tagged);
+	fl = (struct sw_flow){ .iov = iov, .iovcnt = iovcnt, .hdr_len = hdr_len,
+			       .len = total - hdr_len, .vlan = vlan };
 	if (!(eh[0] & 1)) {
 		struct sw_entry *e;
 
@@ -660,10 +773,12 @@ int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 			return (int)total;	/* never back to its source */
 		if (dst) {
 			int ret = sw_hand(m, &sw->m[dst - 1], pair, seg, nseg,
-					  vlan, true);
+					  vlan, true, &fl);
 
-			if (ret == -EAGAIN)
+			if (ret == -EAGAIN) {
+				m->txp[pair].held = true;	/* policed */
 				return ret;
+			}
 			return ret == -ENOSPC ? -ENOBUFS : (int)total;
 		}
 	}
@@ -671,7 +786,7 @@ int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	for (i = 0; i < SW_MAX_MEMBERS; i++) {
 		if (i != m->idx && atomic_load_explicit(&sw->m[i].active,
 						       memory_order_relaxed))
-			sw_hand(m, &sw->m[i], pair, seg, nseg, vlan, false);
+			sw_hand(m, &sw->m[i], pair, seg, nseg, vlan, false, &fl);
 	}
 	return (int)total;
 
@@ -685,16 +800,20 @@ bad:
 
 /**
  * switch_flush() - A sending pair's burst is over: wake each receiving
- *		    pair it queued to that said it may sleep, once
+ *		    pair it queued to that said it may sleep, once (and the
+ *		    next burst reads the policer's clock afresh)
  * @m:		Sending member
  * @pair:	Its pair (the calling worker owns it)
  */
 void switch_flush(struct sw_member *m, unsigned int pair)
 {
-	uint64_t t = m->touched[pair], one = 1;
+	uint64_t t = m->touched[pair], one = 1, qs;
+	struct sw_txp *tp = &m->txp[pair];
 	struct sw_member *d;
 	struct sw_rxq *r;
+	unsigned int q;
 
+	tp->clk_left = 0;	/* the next burst reads the clock */
 	if (!t)
 		return;
 	m->touched[pair] = 0;
@@ -702,9 +821,15 @@ void switch_flush(struct sw_member *m, unsigned int pair)
 	while (t) {
 		d = &m->sw->m[__builtin_ctzll(t)];
 		t &= t - 1;
+		qs = tp->touchq[d->idx];
+		tp->touchq[d->idx] = 0;
 		atomic_fetch_add(&d->users, 1);
-		if (atomic_load(&d->active)) {
-			r = &d->rxq[pair % d->npairs];
+		while (atomic_load(&d->active) && qs) {
+			q = (unsigned int)__builtin_ctzll(qs);
+			qs &= qs - 1;
+			if (q >= d->npairs)
+				continue;	/* left and joined again since */
+			r = &d->rxq[q];
 			if (atomic_load_explicit(&r->need_wakeup,
 						 memory_order_relaxed) &&
 			    atomic_exchange(&r->need_wakeup, 0)) {

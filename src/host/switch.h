@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "switch_police.h"
 #include "switch_queue.h"
 
 #define SW_NAME_LEN		32	/* with the NUL */
@@ -58,6 +59,7 @@ struct sw_vlans {
  *		port, none or a foreign one on a trunk)
  * @drop_bad:	Frames it sent dropped: shorter than an Ethernet header,
  *		longer than SW_FRAME_MAX, or in too many pieces
+ * @drop_police: Frames it sent dropped: over its policer's rate
  */
 struct sw_stats {
 	_Atomic uint64_t learned;
@@ -66,6 +68,40 @@ struct sw_stats {
 	_Atomic uint64_t drop_full;
 	_Atomic uint64_t drop_vlan;
 	_Atomic uint64_t drop_bad;
+	_Atomic uint64_t drop_police;
+};
+
+/**
+ * struct sw_wait - What a sending pair waits on: a full queue
+ * @q:		The queue (NULL: none yet)
+ * @consumed:	Its consumer's position when the wait began
+ * @since_ns:	When it began (CLOCK_MONOTONIC)
+ */
+struct sw_wait {
+	const struct swq *q;
+	size_t consumed;
+	uint64_t since_ns;
+};
+
+/**
+ * struct sw_txp - One sending pair's state (its worker's alone)
+ * @pol:	Its policer's buckets (off unless switch_set_police())
+ * @now_ns:	The policer's clock, read once per burst
+ * @clk_left:	Frames until @now_ns is read again (0: at the next frame;
+ *		switch_flush() zeroes it)
+ * @held:	Its next frame was policed and waits on a full queue (it is
+ *		not policed again when it is sent again)
+ * @wait:	The full queue that frame waits on
+ * @touchq:	Per receiving member slot: its pairs queued to in this
+ *		burst (bit = pair), for switch_flush()
+ */
+struct sw_txp {
+	struct sw_police pol;
+	uint64_t now_ns;
+	unsigned int clk_left;
+	bool held;
+	struct sw_wait wait;
+	uint64_t touchq[SW_MAX_MEMBERS];
 };
 
 /**
@@ -88,18 +124,6 @@ struct sw_rxq {
 struct vswitch;
 
 /**
- * struct sw_wait - What a sending pair waits on: a full queue
- * @q:		The queue (NULL: none yet)
- * @consumed:	Its consumer's position when the wait began
- * @since_ns:	When it began (CLOCK_MONOTONIC)
- */
-struct sw_wait {
-	const struct swq *q;
-	size_t consumed;
-	uint64_t since_ns;
-};
-
-/**
  * struct sw_member - One port on a switch (a slot of the switch's array,
  *		      never freed while the switch lives)
  * @sw:		Its switch
@@ -115,7 +139,9 @@ struct sw_wait {
  * @rxq:	Per pair: its hand-off queue (allocated on join)
  * @touched:	Per sending pair: members queued to in this burst (bit =
  *		slot), for switch_flush()
- * @wait:	Per sending pair: the full queue its next frame waits on
+ * @txp:	Per sending pair: policer, the queue it waits on, the pairs
+ *		queued to
+ * @police:	Its policer's limits, as set (status)
  * @nmacs:	MAC table entries pointing to it
  * @st:		Counters
  */
@@ -130,7 +156,8 @@ struct sw_member {
 	struct sw_vlans vlans;
 	struct sw_rxq *rxq;
 	uint64_t *touched;
-	struct sw_wait *wait;
+	struct sw_txp *txp;
+	struct sw_police_cfg police;
 	_Atomic unsigned int nmacs;
 	struct sw_stats st;
 };
@@ -157,6 +184,7 @@ struct sw_entry {
  * @next_sweep:	When (seconds) the next ageing sweep is due
  * @nbuckets:	Buckets of SW_WAYS entries in @table (a power of two)
  * @table:	The MAC table
+ * @clock_ns:	The policers' clock (CLOCK_MONOTONIC; tests inject one)
  * @m:		Member slots
  */
 struct vswitch {
@@ -168,6 +196,7 @@ struct vswitch {
 	_Atomic uint32_t next_sweep;
 	unsigned int nbuckets;
 	struct sw_entry *table;
+	uint64_t (*clock_ns)(void);
 	struct sw_member m[SW_MAX_MEMBERS];
 };
 
@@ -181,6 +210,7 @@ void switch_leave(struct sw_member *m);
 void switch_reset(struct sw_member *m);
 void switch_set_up(struct sw_member *m, bool up);
 void switch_learn_port(struct sw_member *m, const uint8_t *mac, uint32_t now);
+void switch_set_police(struct sw_member *m, const struct sw_police_cfg *cfg);
 int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	      unsigned int iovcnt, unsigned int hdr_len, uint32_t now);
 void switch_flush(struct sw_member *m, unsigned int pair);

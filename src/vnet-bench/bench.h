@@ -65,6 +65,8 @@ struct bench_cfg {
 	uint64_t frames;	/* --frames: per pair at most, 0: no limit */
 	uint64_t pps;		/* --pps: per pair at most, 0: no limit */
 	bool rx_hang;		/* tx-only: never take a received frame */
+	unsigned int flows;	/* --flows: IPv4/UDP, N source ports; 0: raw */
+	bool rand_src_mac;	/* --rand-src-mac: a new source MAC per frame */
 };
 
 /**
@@ -85,6 +87,7 @@ struct bench_q {
 	uint64_t next_seq, expect_seq;
 	uint64_t tx_t0;			/* --pps: when sending started */
 	uint64_t pp_seq;		/* ping-pong: seq awaiting its echo */
+	uint64_t mac_rng;		/* --rand-src-mac: xorshift state */
 	bool pp_back;
 	uint32_t *lat;			/* [BENCH_LAT_MAX] ns */
 	uint32_t nlat;

@@ -73,6 +73,11 @@ static const char usage_text[] =
 "      --frames N         send at most N frames per queue pair, 1..2^32 (default: no limit)\n"
 "      --pps N            send at most N frames a second per queue pair, 1..100000000\n"
 "                         (default: no limit)\n"
+"      --flows N          send IPv4/UDP frames of N flows (source ports 10000..,\n"
+"                         one per frame in turn), 1..65536; needs --size 78..9018\n"
+"                         (default: raw Ethernet frames, one flow)\n"
+"      --rand-src-mac     a new random source MAC on every frame (a VM flooding a\n"
+"                         switch's MAC table)\n"
 "      --json             one JSON object instead of the table\n"
 "  -h, --help             this text\n"
 "      --version          print the version and exit\n"
@@ -85,7 +90,7 @@ enum {
 	OPT_NO_CHECK, OPT_RESTART, OPT_JSON, OPT_NO_REPLY_ACK, OPT_NO_MEM_SLOTS,
 	OPT_CALLER_MEM, OPT_VERSION, OPT_SESSIONS, OPT_SESSION_FRAMES,
 	OPT_CTL_SOAK, OPT_CTL_SOAK_OPS, OPT_SRC_MAC, OPT_RX_HANG,
-	OPT_DST_MAC, OPT_FRAMES, OPT_PPS,
+	OPT_DST_MAC, OPT_FRAMES, OPT_PPS, OPT_FLOWS, OPT_RAND_SRC_MAC,
 };
 
 static const struct option opts[] = {
@@ -119,6 +124,8 @@ static const struct option opts[] = {
 	{ "dst-mac", required_argument, NULL, OPT_DST_MAC },
 	{ "frames", required_argument, NULL, OPT_FRAMES },
 	{ "pps", required_argument, NULL, OPT_PPS },
+	{ "flows", required_argument, NULL, OPT_FLOWS },
+	{ "rand-src-mac", no_argument, NULL, OPT_RAND_SRC_MAC },
 	{ "session-frames", required_argument, NULL, OPT_SESSION_FRAMES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -206,6 +213,7 @@ static int parse_opt(struct bench_cfg *c, int o, const char *arg, int *check)
 		return 0;
 	case OPT_SPAWN: c->spawn = true; return 0;
 	case OPT_RX_HANG: c->rx_hang = true; return 0;
+	case OPT_RAND_SRC_MAC: c->rand_src_mac = true; return 0;
 	case OPT_SPAWN_BACKEND: c->spawn_backend = arg; return 0;
 	case 'm':
 		return parse_mode(arg, &c->mode) ?
@@ -305,6 +313,11 @@ static int parse_opt(struct bench_cfg *c, int o, const char *arg, int *check)
 			return usage_err("--pps '%s': 1..100000000", arg);
 		c->pps = v;
 		return 0;
+	case OPT_FLOWS:
+		if (parse_uint(arg, 1, 65536, &v))
+			return usage_err("--flows '%s': 1..65536", arg);
+		c->flows = (unsigned int)v;
+		return 0;
 	case OPT_CTL_SOAK_OPS:
 		return parse_soak_ops(arg, &c->ctl_soak_ops);
 	case OPT_SESSION_FRAMES:
@@ -340,6 +353,8 @@ static int parse_args(struct bench_cfg *c, int argc, char **argv)
 				 "give --socket PATH, or --spawn to start vnetd");
 	if (c->spawn && nsockets)
 		return usage_err("%s", "--spawn and --socket exclude each other");
+	if (c->flows && (c->size < 78 || c->size > 9018))
+		return usage_err("%s", "--flows: needs --size 78..9018 (an IPv4/UDP header and the marker)");
 	if (c->rx_hang && c->mode != BENCH_TX)
 		return usage_err("%s", "--rx-hang needs --mode tx-only");
 	if (c->restart_at && (!c->spawn || c->restart_at >= c->duration))

@@ -90,6 +90,29 @@ static void bench_frame_init(struct bench_q *q)
 		memset(f, 0xff, 6);		/* broadcast: any L2 peer takes it */
 	memcpy(f + 6, c->have_src_mac ? c->src_mac : q->vm->fe.mac, 6);
 	memset(&q->hdr, 0, sizeof(q->hdr));
+	q->mac_rng = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)q->vm->id << 32 | q->pair);
+	if (c->flows) {
+		/* IPv4/UDP 10.0.0.1:10000+k -> 10.0.0.2:5001, no UDP checksum;
+		 * the marker at 54 as in a TSO frame */
+		f[12] = 0x08;
+		f[13] = 0x00;
+		memset(f + 14, 0, 28);
+		f[14] = 0x45;
+		f[16] = (uint8_t)((c->size - 14) >> 8);
+		f[17] = (uint8_t)(c->size - 14);
+		f[22] = 64;
+		f[23] = 17;			/* UDP */
+		memcpy(f + 26, (const uint8_t[]){ 10, 0, 0, 1, 10, 0, 0, 2 }, 8);
+		i = ip_csum(f + 14, 20);
+		f[24] = (uint8_t)(i >> 8);
+		f[25] = (uint8_t)i;
+		f[36] = 0x13;			/* port 5001 */
+		f[37] = 0x89;
+		f[38] = (uint8_t)((c->size - 34) >> 8);
+		f[39] = (uint8_t)(c->size - 34);
+		q->marker_off = 54;
+		return;
+	}
 	if (c->size <= L2_PLAIN_MAX) {
 		f[12] = BENCH_ETHERTYPE >> 8;
 		f[13] = BENCH_ETHERTYPE & 0xff;
@@ -202,6 +225,22 @@ static int bench_tx_one(struct bench_q *q, uint64_t ts)
 		q->slot_ready[slot] = 1;
 	}
 	memcpy(p + q->marker_off, &m, sizeof(m));
+	if (c->flows) {
+		uint16_t port = (uint16_t)(10000 + q->next_seq % c->flows);
+
+		p[34] = (uint8_t)(port >> 8);
+		p[35] = (uint8_t)port;
+	}
+	if (c->rand_src_mac) {
+		uint64_t r;
+
+		q->mac_rng ^= q->mac_rng << 13;
+		q->mac_rng ^= q->mac_rng >> 7;
+		q->mac_rng ^= q->mac_rng << 17;
+		r = q->mac_rng;
+		memcpy(p + 6, &r, 6);
+		p[6] = (uint8_t)((p[6] & 0xfc) | 0x02);	/* local, unicast */
+	}
 	ret = vu_frontend_tx_commit(&q->vm->fe, q->pair,
 				    c->size > L2_PLAIN_MAX ? &q->hdr : NULL);
 	if (ret)

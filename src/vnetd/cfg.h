@@ -79,6 +79,8 @@
  * @vlan:		switch: access VLAN (1..4094), 0 with @trunk_set
  * @trunk_set:		switch: a trunk port, of the VLANs in @trunk
  * @trunk:		switch: the trunk's VLANs
+ * @police:		switch: the ingress policer (police-pps=, police-bps=,
+ *			police-burst=; all 0: none)
  */
 struct vnetd_port_cfg {
 	char name[VNETD_NAME_LEN];
@@ -110,6 +112,7 @@ struct vnetd_port_cfg {
 	uint16_t vlan;
 	bool trunk_set;
 	struct sw_vlans trunk;
+	struct sw_police_cfg police;
 };
 
 /**

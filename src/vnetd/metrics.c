@@ -196,12 +196,12 @@ static void metrics_switch_text(struct sbuf *b, const struct vnetd_port *p)
 
 	if (!m)
 		return;
-	sbuf_printf(b, "  switch %s: %s, macs %llu, learned %llu, mac_limit %llu, flooded %llu, drops queue_full=%llu vlan=%llu bad=%llu\n",
+	sbuf_printf(b, "  switch %s: %s, macs %llu, learned %llu, mac_limit %llu, flooded %llu, drops queue_full=%llu vlan=%llu bad=%llu police=%llu\n",
 		       m->sw->name, switch_vlans_format(&m->vlans, v, sizeof(v)),
 		       SW_LD(m->nmacs), SW_LD(m->st.learned),
 		       SW_LD(m->st.mac_limit), SW_LD(m->st.flooded),
 		       SW_LD(m->st.drop_full), SW_LD(m->st.drop_vlan),
-		       SW_LD(m->st.drop_bad));
+		       SW_LD(m->st.drop_bad), SW_LD(m->st.drop_police));
 }
 
 static void metrics_switch_json(struct sbuf *b, const struct vnetd_port *p)
@@ -218,11 +218,11 @@ static void metrics_switch_json(struct sbuf *b, const struct vnetd_port *p)
 	metrics_quote(b, m->sw->name, false);
 	sbuf_printf(b, ",\"vlans\":");
 	metrics_quote(b, switch_vlans_format(&m->vlans, v, sizeof(v)), false);
-	sbuf_printf(b, ",\"macs\":%llu,\"learned\":%llu,\"mac_limit\":%llu,\"flooded\":%llu,\"drops\":{\"queue_full\":%llu,\"vlan\":%llu,\"bad\":%llu}}",
+	sbuf_printf(b, ",\"macs\":%llu,\"learned\":%llu,\"mac_limit\":%llu,\"flooded\":%llu,\"drops\":{\"queue_full\":%llu,\"vlan\":%llu,\"bad\":%llu,\"police\":%llu}}",
 		       SW_LD(m->nmacs), SW_LD(m->st.learned),
 		       SW_LD(m->st.mac_limit), SW_LD(m->st.flooded),
 		       SW_LD(m->st.drop_full), SW_LD(m->st.drop_vlan),
-		       SW_LD(m->st.drop_bad));
+		       SW_LD(m->st.drop_bad), SW_LD(m->st.drop_police));
 }
 
 /**

@@ -578,6 +578,7 @@ static int port_open_backend(struct vnetd_port *p, struct reason *why)
 		.gen_size = p->cfg.gen_size,
 		.sw_name = p->cfg.sw[0] ? p->cfg.sw : NULL,
 		.sw_vlans = &vlans,
+		.sw_police = &p->cfg.police,
 	};
 	struct reason inner = { 0 };
 	int ret;

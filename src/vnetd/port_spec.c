@@ -61,6 +61,9 @@ const struct option cli_opts[] = {
 	{ "vlan",		required_argument, NULL, OPT_VLAN },
 	{ "trunk",		required_argument, NULL, OPT_TRUNK },
 	{ "switch",		required_argument, NULL, OPT_SWITCH },
+	{ "police-pps",		required_argument, NULL, OPT_POLICE_PPS },
+	{ "police-bps",		required_argument, NULL, OPT_POLICE_BPS },
+	{ "police-burst",	required_argument, NULL, OPT_POLICE_BURST },
 	{ "ctl-socket",		required_argument, NULL, OPT_CTL },
 	{ "config",		required_argument, NULL, OPT_CONFIG },
 	{ "port",		required_argument, NULL, OPT_PORT },
@@ -375,6 +378,15 @@ const char *cli_set(struct vnetd_port_cfg *pc, int opt,
 		pc->trunk_set = !why;
 		return why;
 	}
+	case OPT_POLICE_PPS:
+		return switch_police_rate_parse(val, false, &pc->police.pps);
+	case OPT_POLICE_BPS:
+		return switch_police_rate_parse(val, true, &pc->police.bps);
+	case OPT_POLICE_BURST:
+		if (cli_uint(val, SW_POLICE_BURST_MIN, SW_POLICE_BURST_MAX, &v))
+			return "must be 10..10000 (ms of the rate)";
+		pc->police.burst_ms = (unsigned int)v;
+		return NULL;
 	}
 	sock_why = cli_set_sock(pc, opt, val);
 	return sock_why && !*sock_why ? cli_set_num(pc, opt, val) : sock_why;
@@ -442,7 +454,7 @@ static int cli_group(struct vnetd_port_cfg *pc, const char *text,
 			*eq = '\0';
 		opt = cli_key(tok);
 		if (opt < 0) {
-			return reason_set(why, -EINVAL, " '%s': unknown key (keys: socket, socket-path, fd, socket-owner, socket-group, socket-mode, backend, tap, tap-fd, xdp-if, xdp-queue, xdp-mode, gen-size, queues, threads, mac, mtu, features, poll-us, budget-pkts, budget-bytes, client, vhost-net, name, config-space, mac-lock, allow-ip, switch, vlan, trunk)",
+			return reason_set(why, -EINVAL, " '%s': unknown key (keys: socket, socket-path, fd, socket-owner, socket-group, socket-mode, backend, tap, tap-fd, xdp-if, xdp-queue, xdp-mode, gen-size, queues, threads, mac, mtu, features, poll-us, budget-pkts, budget-bytes, client, vhost-net, name, config-space, mac-lock, allow-ip, switch, vlan, trunk, police-pps, police-bps, police-burst)",
 					  tok);
 		}
 		if (!eq && opt != OPT_CLIENT && opt != OPT_MAC_LOCK) {
@@ -506,6 +518,12 @@ static int cli_port_switch(struct vnetd_port_cfg *pc, struct reason *why)
 		if (pc->vlan || pc->trunk_set)
 			return reason_set(why, -EINVAL, "port %s: %s: only with switch=NAME",
 					  pc->name, pc->vlan ? "vlan=" : "trunk=");
+		if (pc->police.pps || pc->police.bps || pc->police.burst_ms)
+			return reason_set(why, -EINVAL, "port %s: police-%s=%llu: only with switch=NAME (the switch polices its ports' TX)",
+					  pc->name, pc->police.pps ? "pps" :
+					  pc->police.bps ? "bps" : "burst",
+					  (unsigned long long)(pc->police.pps ? pc->police.pps :
+					  pc->police.bps ? pc->police.bps : pc->police.burst_ms));
 		return 0;
 	}
 	if (!host_switch_find(pc->sw))
@@ -520,6 +538,9 @@ static int cli_port_switch(struct vnetd_port_cfg *pc, struct reason *why)
 	if (pc->vlan && pc->trunk_set)
 		return reason_set(why, -EINVAL, "port %s: vlan=%u: cannot be combined with trunk=: give one or the other",
 				  pc->name, pc->vlan);
+	if (pc->police.burst_ms && !pc->police.pps && !pc->police.bps)
+		return reason_set(why, -EINVAL, "port %s: police-burst=%u: needs police-pps= or police-bps=",
+				  pc->name, pc->police.burst_ms);
 	strcpy(pc->backend, "switch");
 	if (!pc->trunk_set && !pc->vlan)
 		pc->vlan = 1;

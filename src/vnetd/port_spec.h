@@ -26,6 +26,7 @@ enum cli_opt {
 	OPT_METRICS_LISTEN, OPT_WORKER_THREADS, OPT_TAP_IO, OPT_STALL_MS,
 	OPT_XDP_IF, OPT_XDP_QUEUE, OPT_XDP_MODE,
 	OPT_SWITCH, OPT_VLAN, OPT_TRUNK, OPT_GEN_SIZE,
+	OPT_POLICE_PPS, OPT_POLICE_BPS, OPT_POLICE_BURST,
 };
 
 /* The long options, process-wide and per-port; per-port ones are the keys */

@@ -409,7 +409,9 @@ static bool reload_same(const struct vnetd_port_cfg *a,
 	       a->sock_uid == b->sock_uid && a->sock_gid == b->sock_gid &&
 	       a->sock_mode == b->sock_mode && !strcmp(a->sw, b->sw) &&
 	       a->vlan == b->vlan && a->trunk_set == b->trunk_set &&
-	       !memcmp(&a->trunk, &b->trunk, sizeof(a->trunk));
+	       !memcmp(&a->trunk, &b->trunk, sizeof(a->trunk)) &&
+	       a->police.pps == b->police.pps && a->police.bps == b->police.bps &&
+	       a->police.burst_ms == b->police.burst_ms;
 }
 
 /* Is @name one of the @n names of @list? */
