@@ -20,6 +20,7 @@
  * a leaving member clears active first and waits until it has no users
  * before it frees its queues: no locks on the frame path.
  */
+#include <endian.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@
 
 #include "iov.h"
 #include "switch.h"
+#include "switch_offl.h"
 #include "util.h"
 
 #define SW_KEY_VALID	(1ULL << 63)
@@ -176,6 +178,7 @@ struct sw_member *switch_join(struct vswitch *sw, unsigned int npairs,
 	}
 	m->used = true;
 	m->vlans = *vlans;
+	atomic_store(&m->offl, 0);
 	memset(&m->st, 0, sizeof(m->st));
 	atomic_store(&m->nmacs, 0);
 	m->rxq = calloc(npairs, sizeof(*m->rxq));
@@ -190,7 +193,7 @@ struct sw_member *switch_join(struct vswitch *sw, unsigned int npairs,
 	for (i = 0; i < npairs; i++) {
 		struct sw_rxq *r = &m->rxq[i];
 
-		ret = swq_init(&r->q, SW_QUEUE_SLOTS, SW_FRAME_MAX);
+		ret = swq_init(&r->q, SW_QUEUE_SLOTS, SW_SLOT_SIZE);
 		if (ret)
 			goto err;
 		r->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -261,6 +264,21 @@ void switch_leave(struct sw_member *m)
 void switch_set_up(struct sw_member *m, bool up)
 {
 	atomic_store(&m->up, up);
+}
+
+/**
+ * switch_set_offloads() - Say which offloads a member's guest takes
+ * @m:		Member (down: before switch_set_up(true))
+ * @features:	Its guest's negotiated virtio-net features
+ * @hdr_len:	Its vnet header bytes
+ *
+ * Senders then pass frames asking for those offloads on as they are and
+ * do the others in software for it (switch_offl.c).
+ */
+void switch_set_offloads(struct sw_member *m, uint64_t features,
+			 unsigned int hdr_len)
+{
+	atomic_store(&m->offl, sw_offl_mask(features, hdr_len));
 }
 
 /**
@@ -482,19 +500,26 @@ static unsigned int sw_slice(struct iovec *out, const struct iovec *iov,
 }
 
 /*
- * Queue the frame @seg for @d's pair for sender pair @pair. Return: 0,
- * -ENOENT (@d left, or not of @vlan), -ENOSPC (full: counted at @d)
+ * Queue the frame @seg for @d's pair for sender pair @pair; @o: its
+ * offload request, NULL for a plain frame. Return: 0, -ENOENT (@d left,
+ * or not of @vlan), -ENOSPC (full: counted at @d)
  */
 static int sw_hand(struct sw_member *m, struct sw_member *d, unsigned int pair,
-		   const struct iovec *seg, unsigned int nseg, uint16_t vlan)
+		   const struct iovec *seg, unsigned int nseg, uint16_t vlan,
+		   const struct sw_offl *o)
 {
+	struct swq *q;
 	int ret = -ENOENT;
 
 	atomic_fetch_add(&d->users, 1);
 	if (!atomic_load(&d->active) || !atomic_load(&d->up) ||
 	    !switch_carries(d, vlan))
 		goto out;
-	ret = swq_push(&d->rxq[pair % d->npairs].q, seg, nseg, vlan);
+	q = &d->rxq[pair % d->npairs].q;
+	ret = likely(!o) ? swq_push(q, seg, nseg, vlan) :
+	      sw_offl_push(q, atomic_load_explicit(&d->offl,
+						   memory_order_relaxed),
+			   o, seg, nseg, vlan);
 	if (ret)
 		atomic_fetch_add_explicit(&d->st.drop_full, 1, memory_order_relaxed);
 	else
@@ -516,19 +541,23 @@ out:
  *
  * Learns the source, then queues the frame (untagged, without the vnet
  * header) to the member the destination lives on, or floods it to every
- * other member of its VLAN. Never to @m itself. A full queue drops the
- * frame for that receiver (counted there). Call switch_flush() after the
- * burst.
+ * other member of its VLAN. Never to @m itself. A frame whose vnet header
+ * asks for a checksum or segmentation goes to each receiver as that one
+ * takes it (switch_offl.h). A full queue drops the frame for that
+ * receiver (counted there). Call switch_flush() after the burst.
  *
  * Return: the frame's bytes with header (taken), or -errno: dropped
- *	   (-EPROTO: VLAN not the member's, -EMSGSIZE: runt or too long,
- *	   -ENOBUFS: its one receiver's queue was full)
+ *	   (-EPROTO: VLAN not the member's, -EMSGSIZE: runt, too long or an
+ *	   offload request gso refused, -ENOBUFS: its one receiver's queue
+ *	   was full)
  */
 int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	      unsigned int iovcnt, unsigned int hdr_len, uint32_t now)
 {
 	struct vswitch *sw = m->sw;
 	struct iovec seg[SW_IOV_MAX + 1];
+	const struct sw_offl *o = NULL;
+	struct sw_offl offl;
 	uint8_t eh[18];
 	size_t total = iov_len(iov, iovcnt), len;
 	uint32_t sweep, dst;
@@ -554,7 +583,15 @@ int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 			goto vlan;	/* no native VLAN on a trunk */
 		vlan = m->vlans.access;
 	}
-	if (len > SW_FRAME_MAX)
+	if (unlikely(sw_offl_asked(iov, hdr_len))) {
+		int r = sw_offl_init(&offl, iov, iovcnt, hdr_len, tagged);
+
+		if (r < 0)
+			goto bad;
+		if (!r)
+			o = &offl;
+	}
+	if (len > SW_FRAME_MAX && !o)
 		goto bad;
 	sweep = atomic_load_explicit(&sw->next_sweep, memory_order_relaxed);
 	if ((int32_t)(now - sweep) >= 0 &&
@@ -570,7 +607,7 @@ int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 			return (int)total;	/* never back to its source */
 		if (dst) {
 			int ret = sw_hand(m, &sw->m[dst - 1], pair, seg, nseg,
-					  vlan);
+					  vlan, o);
 
 			return ret == -ENOSPC ? -ENOBUFS : (int)total;
 		}
@@ -579,7 +616,7 @@ int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	for (i = 0; i < SW_MAX_MEMBERS; i++) {
 		if (i != m->idx && atomic_load_explicit(&sw->m[i].active,
 						       memory_order_relaxed))
-			sw_hand(m, &sw->m[i], pair, seg, nseg, vlan);
+			sw_hand(m, &sw->m[i], pair, seg, nseg, vlan, o);
 	}
 	return (int)total;
 
@@ -672,13 +709,37 @@ int switch_rx_peek_len(struct sw_member *m, unsigned int pair,
 	return len ? (int)(len + extra) : 0;
 }
 
+/*
+ * The vnet header of an offload frame (the slot's first SW_VNET_HDR
+ * bytes) into @out (16 bytes, zero-padded) as @m's guest gets it: a trunk
+ * member's frame carries the tag, 4 bytes more before the checksum and
+ * the headers
+ */
+static void sw_rx_vnet(const struct sw_member *m, const uint8_t *f,
+		       uint8_t *out)
+{
+	struct virtio_net_hdr_v1 vh;
+
+	memcpy(&vh, f, SW_VNET_HDR);
+	if (!m->vlans.access) {
+		if (vh.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
+			vh.csum_start = htole16((uint16_t)(le16toh(vh.csum_start) + 4));
+		if (vh.hdr_len)
+			vh.hdr_len = htole16((uint16_t)(le16toh(vh.hdr_len) + 4));
+	}
+	memset(out, 0, 16);
+	memcpy(out, &vh, SW_VNET_HDR);
+}
+
 /**
  * switch_rx() - Copy the next frame for a member's pair out to its guest
  * @m:		Receiving member
  * @pair:	Its pair (the calling worker owns it)
  * @iov:	Guest buffers
  * @iovcnt:	Entries in @iov
- * @hdr_len:	vnet header bytes: written as zeros (no offloads)
+ * @hdr_len:	vnet header bytes: zeros for a plain frame, the offload
+ *		header the sender wrote for one that passed an offload on
+ *		(switch_offl.c; only to a member that took it)
  *
  * A trunk member gets the 802.1Q tag of the frame's VLAN after the MACs.
  *
@@ -690,7 +751,8 @@ int switch_rx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 {
 	static const uint8_t zero[16];
 	struct sw_rxq *r = &m->rxq[pair];
-	const uint8_t *f;
+	const uint8_t *f, *h = zero;
+	uint8_t vh[16];
 	uint32_t vlan, len;
 	size_t off, total;
 	uint8_t tag[4];
@@ -704,7 +766,13 @@ int switch_rx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 		swq_pop(&r->q);
 		return -EMSGSIZE;
 	}
-	off = iov_from_buf(iov, iovcnt, 0, zero, hdr_len);
+	if (unlikely(vlan & SW_META_VNET)) {
+		sw_rx_vnet(m, f, vh);
+		h = vh;
+		f += SW_VNET_HDR;
+		vlan &= SW_META_VLAN;
+	}
+	off = iov_from_buf(iov, iovcnt, 0, h, hdr_len);
 	if (m->vlans.access) {
 		off += iov_from_buf(iov, iovcnt, off, f, len);
 	} else {

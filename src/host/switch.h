@@ -33,6 +33,7 @@
 #define SW_QUEUE_SLOTS		256	/* hand-off queue, per receiving pair */
 #define SW_FRAME_MAX		9018	/* Ethernet frame, 802.1Q tag included */
 #define SW_IOV_MAX		64	/* pieces of one frame from the guest */
+#define SW_SLOT_SIZE		(12 + SW_FRAME_MAX)	/* vnet header + frame */
 
 /**
  * struct sw_vlans - Which VLANs a member carries
@@ -55,7 +56,8 @@ struct sw_vlans {
  * @drop_vlan:	Frames it sent dropped: VLAN not its (a tag on an access
  *		port, none or a foreign one on a trunk)
  * @drop_bad:	Frames it sent dropped: shorter than an Ethernet header,
- *		longer than SW_FRAME_MAX, or in too many pieces
+ *		longer than SW_FRAME_MAX, in too many pieces, or an offload
+ *		request gso refused (switch_offl.c)
  */
 struct sw_stats {
 	_Atomic uint64_t learned;
@@ -103,6 +105,8 @@ struct vswitch;
  *		slot), for switch_flush()
  * @nmacs:	MAC table entries pointing to it
  * @st:		Counters
+ * @offl:	Offloads its guest takes (switch_offl.h's mask; 0 until
+ *		switch_set_offloads()): senders read it per frame
  */
 struct sw_member {
 	struct vswitch *sw;
@@ -117,6 +121,7 @@ struct sw_member {
 	uint64_t *touched;
 	_Atomic unsigned int nmacs;
 	struct sw_stats st;
+	_Atomic uint32_t offl;
 };
 
 /**
@@ -164,6 +169,8 @@ struct sw_member *switch_join(struct vswitch *sw, unsigned int npairs,
 void switch_leave(struct sw_member *m);
 void switch_reset(struct sw_member *m);
 void switch_set_up(struct sw_member *m, bool up);
+void switch_set_offloads(struct sw_member *m, uint64_t features,
+			 unsigned int hdr_len);
 int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	      unsigned int iovcnt, unsigned int hdr_len, uint32_t now);
 void switch_flush(struct sw_member *m, unsigned int pair);
