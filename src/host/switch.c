@@ -731,6 +731,43 @@ static void sw_rx_vnet(const struct sw_member *m, const uint8_t *f,
 	memcpy(out, &vh, SW_VNET_HDR);
 }
 
+/*
+ * switch_rx() for a slot that holds a vnet header (SW_META_VNET): out of
+ * line, the plain frame never comes here. Return: as switch_rx()
+ */
+static NOINLINE int sw_rx_offl(struct sw_member *m, struct sw_rxq *r,
+			       const uint8_t *f, uint32_t meta,
+			       const struct iovec *iov, unsigned int iovcnt,
+			       unsigned int hdr_len)
+{
+	uint32_t len = r->q.slots[r->q.head & r->q.mask].len;
+	uint16_t vlan = (uint16_t)(meta & SW_META_VLAN);
+	size_t off, total;
+	uint8_t vh[16], tag[4];
+
+	total = hdr_len + len + (m->vlans.access ? 0 : 4);
+	if (iov_len(iov, iovcnt) < total || hdr_len > sizeof(vh)) {
+		swq_pop(&r->q);
+		return -EMSGSIZE;
+	}
+	sw_rx_vnet(m, f, vh);
+	f += SW_VNET_HDR;
+	off = iov_from_buf(iov, iovcnt, 0, vh, hdr_len);
+	if (m->vlans.access) {
+		off += iov_from_buf(iov, iovcnt, off, f, len);
+	} else {
+		tag[0] = ETH_P_8021Q_ >> 8;
+		tag[1] = ETH_P_8021Q_ & 0xff;
+		tag[2] = (uint8_t)(vlan >> 8);
+		tag[3] = (uint8_t)vlan;
+		off += iov_from_buf(iov, iovcnt, off, f, 12);
+		off += iov_from_buf(iov, iovcnt, off, tag, 4);
+		off += iov_from_buf(iov, iovcnt, off, f + 12, len - 12);
+	}
+	swq_pop(&r->q);
+	return (int)off;
+}
+
 /**
  * switch_rx() - Copy the next frame for a member's pair out to its guest
  * @m:		Receiving member
@@ -738,8 +775,8 @@ static void sw_rx_vnet(const struct sw_member *m, const uint8_t *f,
  * @iov:	Guest buffers
  * @iovcnt:	Entries in @iov
  * @hdr_len:	vnet header bytes: zeros for a plain frame, the offload
- *		header the sender wrote for one that passed an offload on
- *		(switch_offl.c; only to a member that took it)
+ *		header the sender wrote for one that passes an offload on
+ *		(switch_offl.c; only to a member that takes it)
  *
  * A trunk member gets the 802.1Q tag of the frame's VLAN after the MACs.
  *
@@ -751,8 +788,7 @@ int switch_rx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 {
 	static const uint8_t zero[16];
 	struct sw_rxq *r = &m->rxq[pair];
-	const uint8_t *f, *h = zero;
-	uint8_t vh[16];
+	const uint8_t *f;
 	uint32_t vlan, len;
 	size_t off, total;
 	uint8_t tag[4];
@@ -760,19 +796,15 @@ int switch_rx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	f = swq_peek(&r->q, &vlan);
 	if (!f)
 		return -EAGAIN;
+	if (unlikely(vlan & SW_META_VNET))
+		return sw_rx_offl(m, r, f, vlan, iov, iovcnt, hdr_len);
 	len = r->q.slots[r->q.head & r->q.mask].len;
 	total = hdr_len + len + (m->vlans.access ? 0 : 4);
 	if (iov_len(iov, iovcnt) < total || hdr_len > sizeof(zero)) {
 		swq_pop(&r->q);
 		return -EMSGSIZE;
 	}
-	if (unlikely(vlan & SW_META_VNET)) {
-		sw_rx_vnet(m, f, vh);
-		h = vh;
-		f += SW_VNET_HDR;
-		vlan &= SW_META_VLAN;
-	}
-	off = iov_from_buf(iov, iovcnt, 0, h, hdr_len);
+	off = iov_from_buf(iov, iovcnt, 0, zero, hdr_len);
 	if (m->vlans.access) {
 		off += iov_from_buf(iov, iovcnt, off, f, len);
 	} else {

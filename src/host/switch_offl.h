@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/uio.h>
 #include <linux/virtio_net.h>
 
@@ -75,11 +76,14 @@ int sw_offl_push(struct swq *q, uint32_t mask, const struct sw_offl *o,
  */
 static inline bool sw_offl_asked(const struct iovec *iov, unsigned int hdr_len)
 {
-	const uint8_t *h = iov[0].iov_base;
+	uint16_t w;
 
 	if (!hdr_len)
 		return false;
-	return iov[0].iov_len < hdr_len || (h[0] | h[1]);
+	if (iov[0].iov_len < hdr_len)
+		return true;
+	memcpy(&w, iov[0].iov_base, sizeof(w));
+	return w;
 }
 
 #endif /* VNET_SWITCH_OFFL_H */
