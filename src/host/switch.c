@@ -501,12 +501,14 @@ static unsigned int sw_slice(struct iovec *out, const struct iovec *iov,
 
 /*
  * Queue the frame @seg for @d's pair for sender pair @pair; @o: its
- * offload request, NULL for a plain frame. Return: 0, -ENOENT (@d left,
- * or not of @vlan), -ENOSPC (full: counted at @d)
+ * offload request, NULL for a plain frame. Inline: a seventh argument
+ * would go on the stack per frame. Return: 0, -ENOENT (@d left, or not
+ * of @vlan), -ENOSPC (full: counted at @d)
  */
-static int sw_hand(struct sw_member *m, struct sw_member *d, unsigned int pair,
-		   const struct iovec *seg, unsigned int nseg, uint16_t vlan,
-		   const struct sw_offl *o)
+static ALWAYS_INLINE int sw_hand(struct sw_member *m, struct sw_member *d,
+				 unsigned int pair, const struct iovec *seg,
+				 unsigned int nseg, uint16_t vlan,
+				 const struct sw_offl *o)
 {
 	struct swq *q;
 	int ret = -ENOENT;
