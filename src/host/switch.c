@@ -586,7 +586,8 @@ int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 		vlan = m->vlans.access;
 	}
 	if (unlikely(sw_offl_asked(iov, hdr_len))) {
-		int r = sw_offl_init(&offl, iov, iovcnt, hdr_len, tagged);
+		int r = sw_offl_init(&offl, iov, iovcnt, hdr_len, tagged,
+				     SW_FRAME_MAX, SW_QUEUE_SLOTS);
 
 		if (r < 0)
 			goto bad;

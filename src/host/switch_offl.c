@@ -19,7 +19,6 @@
 #include <linux/virtio_config.h>
 
 #include "iov.h"
-#include "switch.h"
 #include "switch_offl.h"
 #include "util.h"
 #include "vnet_hdr.h"
@@ -68,6 +67,8 @@ uint32_t sw_offl_mask(uint64_t features, unsigned int hdr_len)
  * @iovcnt:	Entries in @iov
  * @hdr_len:	vnet header bytes, 1..SW_VNET_HDR
  * @tagged:	The frame carries an 802.1Q tag (removed in the slots)
+ * @frame_max:	Frame bytes a slot holds after the vnet header
+ * @slots:	Slots of a receiver's queue
  *
  * Return: 0: @o describes the request; 1: the header asks for nothing
  *	   (a plain frame); -EINVAL: gso refused it, its checksum starts in
@@ -75,7 +76,8 @@ uint32_t sw_offl_mask(uint64_t features, unsigned int hdr_len)
  *	   not a queue (drop it: drop_bad)
  */
 int sw_offl_init(struct sw_offl *o, const struct iovec *iov,
-		 unsigned int iovcnt, unsigned int hdr_len, bool tagged)
+		 unsigned int iovcnt, unsigned int hdr_len, bool tagged,
+		 uint32_t frame_max, uint32_t slots)
 {
 	struct virtio_net_hdr_v1 *vh = &o->vh;
 	uint32_t hlen, cs;
@@ -100,13 +102,12 @@ int sw_offl_init(struct sw_offl *o, const struct iovec *iov,
 	o->need = SW_OFFL_CSUM;
 	o->per = 1;
 	if (o->g.kind == GSO_KIND_CSUM)
-		return o->len <= SW_FRAME_MAX ? 0 : -EINVAL;
+		return o->len <= frame_max ? 0 : -EINVAL;
 	/* a segmentation request: every segment fits a slot, all a queue */
-	if (gso_seg_max(&o->g) - o->tagoff > SW_FRAME_MAX ||
-	    o->g.nseg > SW_QUEUE_SLOTS)
+	if (gso_seg_max(&o->g) - o->tagoff > frame_max || o->g.nseg > slots)
 		return -EINVAL;
 	hlen = o->g.hdr_len - o->tagoff;
-	o->per = MAX((SW_FRAME_MAX - hlen) / o->g.mss, 1u);
+	o->per = MAX((frame_max - hlen) / o->g.mss, 1u);
 	if (le16toh(vh->hdr_len) >= o->tagoff)
 		vh->hdr_len = htole16((uint16_t)(le16toh(vh->hdr_len) - o->tagoff));
 	o->need |= 1u << (vh->gso_type & ~VIRTIO_NET_HDR_GSO_ECN);

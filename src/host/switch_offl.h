@@ -59,7 +59,8 @@ struct sw_offl {
 
 uint32_t sw_offl_mask(uint64_t features, unsigned int hdr_len);
 int sw_offl_init(struct sw_offl *o, const struct iovec *iov,
-		 unsigned int iovcnt, unsigned int hdr_len, bool tagged);
+		 unsigned int iovcnt, unsigned int hdr_len, bool tagged,
+		 uint32_t frame_max, uint32_t slots);
 int sw_offl_push(struct swq *q, uint32_t mask, const struct sw_offl *o,
 		 const struct iovec *seg, unsigned int nseg, uint32_t vlan);
 
