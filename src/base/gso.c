@@ -291,8 +291,14 @@ uint32_t gso_seg_max(const struct gso *g)
 	return g->hdr_len + MIN(g->mss, g->len - g->hdr_len);
 }
 
-/* Rewrite the headers of segment @buf (@len bytes) and sum it */
-static void gso_fix_seg(const struct gso *g, uint8_t *buf, uint32_t len)
+/*
+ * Rewrite the headers of the frame @buf (@len bytes) that carries @n
+ * segments' payload from segment g->seg on, and set its transport
+ * checksum: complete (summed over the bytes) or, @partial, the
+ * pseudo-header sum alone, as a guest taking it with NEEDS_CSUM expects
+ */
+static void gso_fix_seg(const struct gso *g, uint8_t *buf, uint32_t len,
+			uint32_t n, bool partial)
 {
 	bool v4 = g->kind == GSO_KIND_TCP4 || g->kind == GSO_KIND_UDP4;
 	bool tcp = g->kind == GSO_KIND_TCP4 || g->kind == GSO_KIND_TCP6;
@@ -300,6 +306,7 @@ static void gso_fix_seg(const struct gso *g, uint8_t *buf, uint32_t len)
 	uint32_t l4len = len - g->l4;
 	uint64_t s = 0;
 	uint8_t zero[2] = { 0, 0 };
+	uint16_t r;
 
 	if (v4) {
 		gso_put16(ip + 2, (uint16_t)(len - g->l3));
@@ -317,12 +324,20 @@ static void gso_fix_seg(const struct gso *g, uint8_t *buf, uint32_t len)
 	s = gso_sum16(s, (uint16_t)l4len);
 	if (tcp) {
 		gso_put32(th + 4, gso_get32(th + 4) + g->seg * g->mss);
-		if (g->seg + 1 < g->nseg)
+		if (g->seg + n < g->nseg)
 			th[13] &= (uint8_t)~(GSO_TCP_FIN | GSO_TCP_PSH);
 		if (g->seg)
 			th[13] &= (uint8_t)~GSO_TCP_CWR;
 	} else {
 		gso_put16(th + 4, (uint16_t)l4len);
+	}
+	if (partial) {
+		/* the folded sum itself, not its complement (5.1.6.2) */
+		while (s >> 16)
+			s = (s & 0xffff) + (s >> 16);
+		r = (uint16_t)s;
+		memcpy(buf + g->csum, &r, 2);
+		return;
 	}
 	memcpy(buf + g->csum, zero, 2);
 	gso_fold(buf + g->csum, gso_sum(s, th, l4len));
@@ -366,8 +381,53 @@ ssize_t gso_next(struct gso *g, uint8_t *buf, size_t room)
 	memcpy(buf, g->hdr, g->hdr_len);
 	iov_to_buf(g->iov, g->iovcnt, (size_t)g->skip + g->off, buf + g->hdr_len,
 		   plen);
-	gso_fix_seg(g, buf, len);
+	gso_fix_seg(g, buf, len, 1, false);
 	g->off += plen;
 	g->seg++;
+	return (ssize_t)len;
+}
+
+/**
+ * gso_next_gso() - Write the next up to @n segments of @g as one smaller
+ *		    segmentation request
+ * @g:		State (gso_init() succeeded, a TCP or UDP kind)
+ * @buf:	Destination
+ * @room:	Bytes at @buf
+ * @n:		Segments it may carry, at least 1
+ *
+ * For a receiver that segments itself but whose buffers are shorter than
+ * the frame: the frame's headers and the payload of segments g->seg ..
+ * g->seg + @n - 1, headers rewritten for that length as gso_next() does
+ * (IPv4 total length, id of its first segment and header checksum, IPv6
+ * payload length, TCP sequence number, FIN and PSH only on the last
+ * piece, CWR only on the first; UDP length); the transport checksum field
+ * holds the pseudo-header sum for its length, to be completed by the
+ * receiver (it goes with NEEDS_CSUM and the frame's gso type and size).
+ * The payload is copied, not summed.
+ *
+ * Return: bytes written, 0 when every segment was produced, -EMSGSIZE if
+ *	   @room is too short, -EINVAL for @n 0 or a frame without
+ *	   segmentation; @g does not advance then
+ */
+ssize_t gso_next_gso(struct gso *g, uint8_t *buf, size_t room, uint32_t n)
+{
+	uint32_t plen, len, segs;
+
+	if (g->kind < GSO_KIND_TCP4 || !n)
+		return -EINVAL;
+	if (g->seg >= g->nseg)
+		return 0;
+	n = MIN(n, g->nseg - g->seg);
+	plen = (uint32_t)MIN((uint64_t)n * g->mss, (uint64_t)(g->len - g->off));
+	segs = plen ? (plen + g->mss - 1) / g->mss : 1;
+	len = g->hdr_len + plen;
+	if (room < len)
+		return -EMSGSIZE;
+	memcpy(buf, g->hdr, g->hdr_len);
+	iov_to_buf(g->iov, g->iovcnt, (size_t)g->skip + g->off, buf + g->hdr_len,
+		   plen);
+	gso_fix_seg(g, buf, len, segs, true);
+	g->off += plen;
+	g->seg += segs;
 	return (ssize_t)len;
 }

@@ -78,5 +78,6 @@ int gso_init(struct gso *g, const struct virtio_net_hdr_v1 *vh,
 	     const struct iovec *iov, unsigned int iovcnt, uint32_t skip);
 uint32_t gso_seg_max(const struct gso *g);
 ssize_t gso_next(struct gso *g, uint8_t *buf, size_t room);
+ssize_t gso_next_gso(struct gso *g, uint8_t *buf, size_t room, uint32_t n);
 
 #endif /* VNET_GSO_H */

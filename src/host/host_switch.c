@@ -13,8 +13,12 @@
  * Two copies per frame (guest TX ring -> slot -> guest RX ring), as
  * OVS-DPDK's vhost -> mbuf -> vhost.
  *
- * No offloads are offered (host_features() 0): every frame is a plain
- * Ethernet frame of at most SW_FRAME_MAX bytes that any member can take.
+ * Offloads pass through (host_features()): a guest may send partial
+ * checksums and TSO/USO frames, and take partial checksums and TSO; what
+ * its guest acked is the member's offload mask (switch_set_offloads()),
+ * so that each sender gives it a frame as it is or does the offload in
+ * software for it (switch_offl.c). Slots hold a frame of at most
+ * SW_FRAME_MAX bytes: a larger TSO frame is cut or segmented.
  *
  * The switches live in this file's table, declared from the control
  * thread at start (--switch) and kept until the process exits.
@@ -24,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <linux/virtio_net.h>
 
 #include "host.h"
 #include "host_priv.h"
@@ -265,11 +270,19 @@ static int host_switch_open(struct host *host, const struct host_cfg *cfg,
 	return 0;
 }
 
-/* No offloads: any member can take any frame as it is */
+/*
+ * Offloads both ways: what a sender asks for, a receiver that did not
+ * ack it gets done in software (switch_offl.c). GUEST_USO is not among
+ * them: vnet_hdr_gso_feature() gives USO to no guest, a USO frame is
+ * segmented for every receiver.
+ */
 static uint64_t host_switch_features(struct host *host)
 {
 	(void)host;
-	return 0;
+	return BIT(VIRTIO_NET_F_CSUM) | BIT(VIRTIO_NET_F_HOST_TSO4) |
+	       BIT(VIRTIO_NET_F_HOST_TSO6) | BIT(VIRTIO_NET_F_HOST_USO) |
+	       BIT(VIRTIO_NET_F_GUEST_CSUM) | BIT(VIRTIO_NET_F_GUEST_TSO4) |
+	       BIT(VIRTIO_NET_F_GUEST_TSO6);
 }
 
 /* Seconds for the MAC table: the coarse clock, a vDSO read, no syscall */
@@ -291,6 +304,7 @@ static int host_switch_configure(struct host *host, uint64_t features,
 	host->features = features;
 	host->hdr_len = hdr_len;
 	if (p) {
+		switch_set_offloads(p->m, features, hdr_len);
 		switch_set_up(p->m, true);	/* a guest is there */
 		if (p->has_mac)
 			switch_learn_port(p->m, p->mac, host_switch_now());

@@ -33,6 +33,7 @@
 #include "iov.h"
 #include "switch.h"
 #include "switch_hash.h"
+#include "switch_offl.h"
 #include "util.h"
 
 #define SW_KEY_VALID	(1ULL << 63)
@@ -194,6 +195,7 @@ struct sw_member *switch_join(struct vswitch *sw, unsigned int npairs,
 	}
 	m->used = true;
 	m->vlans = *vlans;
+	atomic_store(&m->offl, 0);
 	memset(&m->st, 0, sizeof(m->st));
 	atomic_store(&m->nmacs, 0);
 	m->rxq = calloc(npairs, sizeof(*m->rxq));
@@ -210,7 +212,7 @@ struct sw_member *switch_join(struct vswitch *sw, unsigned int npairs,
 	for (i = 0; i < npairs; i++) {
 		struct sw_rxq *r = &m->rxq[i];
 
-		ret = swq_init(&r->q, SW_QUEUE_SLOTS, SW_FRAME_MAX);
+		ret = swq_init(&r->q, SW_QUEUE_SLOTS, SW_SLOT_SIZE);
 		if (ret)
 			goto err;
 		r->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -303,6 +305,21 @@ void switch_set_police(struct sw_member *m, const struct sw_police_cfg *cfg)
 		switch_police_init(&m->txp[i].pol, cfg, m->npairs, now);
 		m->txp[i].clk_left = 0;
 	}
+}
+
+/**
+ * switch_set_offloads() - Say which offloads a member's guest takes
+ * @m:		Member (down: before switch_set_up(true))
+ * @features:	Its guest's negotiated virtio-net features
+ * @hdr_len:	Its vnet header bytes
+ *
+ * Senders then pass frames asking for those offloads on as they are and
+ * do the others in software for it (switch_offl.c).
+ */
+void switch_set_offloads(struct sw_member *m, uint64_t features,
+			 unsigned int hdr_len)
+{
+	atomic_store(&m->offl, sw_offl_mask(features, hdr_len));
 }
 
 /**
@@ -633,14 +650,17 @@ static bool sw_may_wait(struct sw_member *m, unsigned int pair,
 
 /*
  * Queue the frame @seg for @d's pair of its flow @fl, for sender pair
- * @pair. With @may_wait (the frame has this one receiver), a full queue
- * whose consumer moves leaves the frame with the sender. Return: 0, -ENOENT (@d left, or not of
- * @vlan), -EAGAIN (full: wait and send it again), -ENOSPC (full: dropped,
- * counted at @d)
+ * @pair; @o: its offload request, NULL for a plain frame. With @may_wait
+ * (the frame has this one receiver), a full queue whose consumer moves
+ * leaves the frame with the sender. Inline: the arguments would go on the
+ * stack per frame. Return: 0, -ENOENT (@d left, or not of @vlan), -EAGAIN
+ * (full: wait and send it again), -ENOSPC (full: dropped, counted at @d)
  */
-static int sw_hand(struct sw_member *m, struct sw_member *d, unsigned int pair,
-		   const struct iovec *seg, unsigned int nseg, uint16_t vlan,
-		   bool may_wait, struct sw_flow *fl)
+static ALWAYS_INLINE int sw_hand(struct sw_member *m, struct sw_member *d,
+				 unsigned int pair, const struct iovec *seg,
+				 unsigned int nseg, uint16_t vlan,
+				 bool may_wait, struct sw_flow *fl,
+				 const struct sw_offl *o)
 {
 	struct swq *q;
 	int ret = -ENOENT;
@@ -652,7 +672,10 @@ static int sw_hand(struct sw_member *m, struct sw_member *d, unsigned int pair,
 		goto out;
 	qi = sw_flow_pair(fl, d->npairs);
 	q = &d->rxq[qi].q;
-	ret = swq_push(q, seg, nseg, vlan);
+	ret = likely(!o) ? swq_push(q, seg, nseg, vlan) :
+	      sw_offl_push(q, atomic_load_explicit(&d->offl,
+						   memory_order_relaxed),
+			   o, seg, nseg, vlan);
 	if (!ret || (may_wait && sw_may_wait(m, pair, q))) {
 		/* queued, or waiting: wake its consumer either way */
 		m->touched[pair] |= 1ULL << d->idx;
@@ -699,18 +722,20 @@ static bool sw_police(struct sw_member *m, unsigned int pair, size_t len)
  * Learns the source, then queues the frame (untagged, without the vnet
  * header) to the member the destination lives on, or floods it to every
  * other member of its VLAN. Never to @m itself. A receiver with several
- * pairs gets it on the pair of its flow (switch_hash.h). A frame for one
- * member whose queue is full waits with the sender while that member
- * reads (sw_may_wait()); a flooded frame is dropped for a full receiver.
- * Drops are counted at the receiver. With a policer (switch_set_police())
- * a frame over the rate is dropped first, before it is learned; a frame
+ * pairs gets it on the pair of its flow (switch_hash.h). A frame whose
+ * vnet header asks for a checksum or segmentation goes to each receiver
+ * as that one takes it (switch_offl.h). A frame for one member whose
+ * queue is full waits with the sender while that member reads
+ * (sw_may_wait()); a flooded frame is dropped for a full receiver. Drops
+ * are counted at the receiver. With a policer (switch_set_police()) a
+ * frame over the rate is dropped first, before it is learned; a frame
  * that waits is policed once. Call switch_flush() after the burst.
  *
  * Return: the frame's bytes with header (taken), -EAGAIN (not taken: its
  *	   receiver's queue is full, send it again), or -errno: dropped
- *	   (-EPROTO: VLAN not the member's, -EMSGSIZE: runt or too long,
- *	   -ENOBUFS: its one receiver's queue stayed full, -EDQUOT: over the
- *	   policer's rate)
+ *	   (-EPROTO: VLAN not the member's, -EMSGSIZE: runt, too long or an
+ *	   offload request gso refused, -ENOBUFS: its one receiver's queue
+ *	   stayed full, -EDQUOT: over the policer's rate)
  */
 int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	      unsigned int iovcnt, unsigned int hdr_len, uint32_t now)
@@ -718,6 +743,8 @@ int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	struct vswitch *sw = m->sw;
 	struct iovec seg[SW_IOV_MAX + 1];
 	struct sw_flow fl;
+	const struct sw_offl *o = NULL;
+	struct sw_offl offl;
 	uint8_t eh[18];
 	size_t total = iov_len(iov, iovcnt), len;
 	uint32_t sweep, dst;
@@ -755,7 +782,16 @@ int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 			goto vlan;	/* no native VLAN on a trunk */
 		vlan = m->vlans.access;
 	}
-	if (len > SW_FRAME_MAX)
+	if (unlikely(sw_offl_asked(iov, hdr_len))) {
+		int r = sw_offl_init(&offl, iov, iovcnt, hdr_len, tagged,
+				     SW_FRAME_MAX, SW_QUEUE_SLOTS);
+
+		if (r < 0)
+			goto bad;
+		if (!r)
+			o = &offl;
+	}
+	if (len > SW_FRAME_MAX && !o)
 		goto bad;
 	sweep = atomic_load_explicit(&sw->next_sweep, memory_order_relaxed);
 	if ((int32_t)(now - sweep) >= 0 &&
@@ -773,7 +809,7 @@ int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 			return (int)total;	/* never back to its source */
 		if (dst) {
 			int ret = sw_hand(m, &sw->m[dst - 1], pair, seg, nseg,
-					  vlan, true, &fl);
+					  vlan, true, &fl, o);
 
 			if (ret == -EAGAIN) {
 				m->txp[pair].held = true;	/* policed */
@@ -786,7 +822,7 @@ int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	for (i = 0; i < SW_MAX_MEMBERS; i++) {
 		if (i != m->idx && atomic_load_explicit(&sw->m[i].active,
 						       memory_order_relaxed))
-			sw_hand(m, &sw->m[i], pair, seg, nseg, vlan, false, &fl);
+			sw_hand(m, &sw->m[i], pair, seg, nseg, vlan, false, &fl, o);
 	}
 	return (int)total;
 
@@ -889,13 +925,74 @@ int switch_rx_peek_len(struct sw_member *m, unsigned int pair,
 	return len ? (int)(len + extra) : 0;
 }
 
+/*
+ * The vnet header of an offload frame (the slot's first SW_VNET_HDR
+ * bytes) into @out (16 bytes, zero-padded) as @m's guest gets it: a trunk
+ * member's frame carries the tag, 4 bytes more before the checksum and
+ * the headers
+ */
+static void sw_rx_vnet(const struct sw_member *m, const uint8_t *f,
+		       uint8_t *out)
+{
+	struct virtio_net_hdr_v1 vh;
+
+	memcpy(&vh, f, SW_VNET_HDR);
+	if (!m->vlans.access) {
+		if (vh.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
+			vh.csum_start = htole16((uint16_t)(le16toh(vh.csum_start) + 4));
+		if (vh.hdr_len)
+			vh.hdr_len = htole16((uint16_t)(le16toh(vh.hdr_len) + 4));
+	}
+	memset(out, 0, 16);
+	memcpy(out, &vh, SW_VNET_HDR);
+}
+
+/*
+ * switch_rx() for a slot that holds a vnet header (SW_META_VNET): out of
+ * line, the plain frame never comes here. Return: as switch_rx()
+ */
+static NOINLINE int sw_rx_offl(struct sw_member *m, struct sw_rxq *r,
+			       const uint8_t *f, uint32_t meta,
+			       const struct iovec *iov, unsigned int iovcnt,
+			       unsigned int hdr_len)
+{
+	uint32_t len = swq_peek_len(&r->q);
+	uint16_t vlan = (uint16_t)(meta & SW_META_VLAN);
+	size_t off, total;
+	uint8_t vh[16], tag[4];
+
+	total = hdr_len + len + (m->vlans.access ? 0 : 4);
+	if (iov_len(iov, iovcnt) < total || hdr_len > sizeof(vh)) {
+		swq_pop(&r->q);
+		return -EMSGSIZE;
+	}
+	sw_rx_vnet(m, f, vh);
+	f += SW_VNET_HDR;
+	off = iov_from_buf(iov, iovcnt, 0, vh, hdr_len);
+	if (m->vlans.access) {
+		off += iov_from_buf(iov, iovcnt, off, f, len);
+	} else {
+		tag[0] = ETH_P_8021Q_ >> 8;
+		tag[1] = ETH_P_8021Q_ & 0xff;
+		tag[2] = (uint8_t)(vlan >> 8);
+		tag[3] = (uint8_t)vlan;
+		off += iov_from_buf(iov, iovcnt, off, f, 12);
+		off += iov_from_buf(iov, iovcnt, off, tag, 4);
+		off += iov_from_buf(iov, iovcnt, off, f + 12, len - 12);
+	}
+	swq_pop(&r->q);
+	return (int)off;
+}
+
 /**
  * switch_rx() - Copy the next frame for a member's pair out to its guest
  * @m:		Receiving member
  * @pair:	Its pair (the calling worker owns it)
  * @iov:	Guest buffers
  * @iovcnt:	Entries in @iov
- * @hdr_len:	vnet header bytes: written as zeros (no offloads)
+ * @hdr_len:	vnet header bytes: zeros for a plain frame, the offload
+ *		header the sender wrote for one that passes an offload on
+ *		(switch_offl.c; only to a member that takes it)
  *
  * A trunk member gets the 802.1Q tag of the frame's VLAN after the MACs.
  *
@@ -915,6 +1012,8 @@ int switch_rx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	f = swq_peek(&r->q, &vlan);
 	if (!f)
 		return -EAGAIN;
+	if (unlikely(vlan & SW_META_VNET))
+		return sw_rx_offl(m, r, f, vlan, iov, iovcnt, hdr_len);
 	len = swq_peek_len(&r->q);
 	total = hdr_len + len + (m->vlans.access ? 0 : 4);
 	if (iov_len(iov, iovcnt) < total || hdr_len > sizeof(zero)) {

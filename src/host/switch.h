@@ -36,6 +36,7 @@
 #define SW_IOV_MAX		64	/* pieces of one frame from the guest */
 #define SW_STALL_NS		5000000	/* a full queue whose consumer has not
 					 * moved this long drops, not waits */
+#define SW_SLOT_SIZE		(12 + SW_FRAME_MAX)	/* vnet header + frame */
 
 /**
  * struct sw_vlans - Which VLANs a member carries
@@ -58,7 +59,8 @@ struct sw_vlans {
  * @drop_vlan:	Frames it sent dropped: VLAN not its (a tag on an access
  *		port, none or a foreign one on a trunk)
  * @drop_bad:	Frames it sent dropped: shorter than an Ethernet header,
- *		longer than SW_FRAME_MAX, or in too many pieces
+ *		longer than SW_FRAME_MAX, in too many pieces, or an offload
+ *		request gso refused (switch_offl.c)
  * @drop_police: Frames it sent dropped: over its policer's rate
  */
 struct sw_stats {
@@ -144,6 +146,8 @@ struct vswitch;
  * @police:	Its policer's limits, as set (status)
  * @nmacs:	MAC table entries pointing to it
  * @st:		Counters
+ * @offl:	Offloads its guest takes (switch_offl.h's mask; 0 until
+ *		switch_set_offloads()): senders read it per frame
  */
 struct sw_member {
 	struct vswitch *sw;
@@ -160,6 +164,7 @@ struct sw_member {
 	struct sw_police_cfg police;
 	_Atomic unsigned int nmacs;
 	struct sw_stats st;
+	_Atomic uint32_t offl;
 };
 
 /**
@@ -211,6 +216,8 @@ void switch_reset(struct sw_member *m);
 void switch_set_up(struct sw_member *m, bool up);
 void switch_learn_port(struct sw_member *m, const uint8_t *mac, uint32_t now);
 void switch_set_police(struct sw_member *m, const struct sw_police_cfg *cfg);
+void switch_set_offloads(struct sw_member *m, uint64_t features,
+			 unsigned int hdr_len);
 int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	      unsigned int iovcnt, unsigned int hdr_len, uint32_t now);
 void switch_flush(struct sw_member *m, unsigned int pair);

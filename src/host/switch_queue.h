@@ -54,6 +54,39 @@ void swq_fini(struct swq *q);
 int swq_push(struct swq *q, const struct iovec *iov, unsigned int iovcnt,
 	     uint32_t meta);
 void swq_drain(struct swq *q);
+int swq_reserve(struct swq *q, unsigned int n, size_t *pos);
+
+/**
+ * swq_slot_buf() - The bytes of a reserved position's slot
+ * @q:		Queue
+ * @pos:	A position swq_reserve() gave the caller
+ *
+ * Return: @q->slot_size bytes the caller writes before swq_publish()
+ */
+static inline uint8_t *swq_slot_buf(struct swq *q, size_t pos)
+{
+	return q->buf + (pos & q->mask) * q->slot_size;
+}
+
+/**
+ * swq_publish() - Hand a reserved, written slot to the consumer
+ * @q:		Queue
+ * @pos:	The position (swq_reserve())
+ * @len:	Bytes the consumer reads (swq_peek_len())
+ * @meta:	What it gets with them (swq_peek())
+ *
+ * Every reserved position must be published, in any order: the consumer
+ * reads them in order and waits at the first one not yet published.
+ */
+static inline void swq_publish(struct swq *q, size_t pos, uint32_t len,
+			       uint32_t meta)
+{
+	struct swq_slot *s = &q->slots[pos & q->mask];
+
+	s->len = len;
+	s->meta = meta;
+	atomic_store_explicit(&s->seq, pos + 1, memory_order_release);
+}
 
 /**
  * swq_peek() - The consumer's next frame, if one is published

@@ -15,6 +15,8 @@
 # (police-pps=) is held to its rate at the receiver; a 2-pair receiver gets
 # a many-flow sender's frames on both pairs (flow hash); a VM flooding
 # random source MACs leaves another pair's rate and vnetd's RSS alone.
+# TSO frames reach a VM that took GUEST_TSO4 as slot-sized TSO frames, one
+# that did not as segments.
 # The receivers run until the sender is done (then SIGINT); the sender
 # starts once they are connected. Senders are paced (--pps) so that on a busy machine the receivers keep
 # up (a full hand-off queue holds a unicast sender back and drops a flooded
@@ -292,6 +294,33 @@ import json, sys
 f = {x["name"]: x for x in json.loads(sys.argv[1])["ports"]}["f"]["switch"]
 sys.exit(not (f["mac_limit"] > 0 and f["learned"] <= 256))' "$st"
 echo "# MAC flood: $((SECONDS - T0)) s"
+
+# --- offloads: A's 20000 B TSO frames, B takes TSO, D does not ------------
+# 54 B of headers + 19946 B payload in 1448 B segments: 14 segments. B
+# (GUEST_TSO4) gets TSO frames of 6 whole segments per slot: 3 per frame;
+# D (no GUEST_CSUM/TSO) gets the 14 segments. Only the first piece holds
+# vnet-bench's marker: the others count as foreign.
+N_TSO=${SWITCH_TSO_FRAMES:-200}
+NO_GUEST_OFFL=0x130419821	# the library's features less guest_csum/tso4/tso6
+rx_vm b "$TMP/b.sock" --mode rx-only --no-check-seq
+rx_vm d "$TMP/d.sock" --mode rx-only --no-check-seq --features "$NO_GUEST_OFFL"
+ready b d
+timeout 30 "$BENCH" --socket "$TMP/a.sock" --json --mode tx-only --no-check-seq -d 1.5 \
+	-l 20000 --frames "$N_TSO" --pps 400 > "$TMP/sender.json" 2>&1
+wait_vms
+check "TSO: A sent $N_TSO frames of 20000 B" \
+	[ "$(field tx_frames "$(cat "$TMP/sender.json")")" = "$N_TSO" ]
+check "TSO: B (guest_tso4) got 3 TSO frames each ($(got b rx_frames), $(got b foreign) without a marker)" \
+	[ "$(got b rx_frames)" = $((3 * N_TSO)) ] && [ "$(got b foreign)" = $((2 * N_TSO)) ]
+check "TSO: D (no guest offloads) got 14 segments each ($(got d rx_frames), $(got d foreign) without a marker)" \
+	[ "$(got d rx_frames)" = $((14 * N_TSO)) ] && [ "$(got d foreign)" = $((13 * N_TSO)) ]
+st=$("$VNETCTL" status --json --socket "$C")
+check "TSO: no drops (bad at A, queue_full at B and D)" python3 -c '
+import json, sys
+p = {x["name"]: x for x in json.loads(sys.argv[1])["ports"]}
+sys.exit(not (p["a"]["switch"]["drops"]["bad"] == 0 and
+	      p["b"]["switch"]["drops"]["queue_full"] == 0 and
+	      p["d"]["switch"]["drops"]["queue_full"] == 0))' "$st"
 
 # --- refused at run time; the other ports go on ----------------------------
 add_refused() {

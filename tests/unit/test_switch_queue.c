@@ -2,8 +2,10 @@
 /*
  * test_switch_queue.c - the switch's hand-off queue: FIFO order, a full
  * queue refuses (and recovers), positions wrap past the slot count, a
- * frame larger than a slot is refused, drain empties it, and two producer
- * threads against one consumer lose, duplicate or reorder nothing.
+ * frame larger than a slot is refused, drain empties it, a multi-slot
+ * reserve takes all its slots or none (across the wrap, published out of
+ * order), and two producer threads against one consumer lose, duplicate
+ * or reorder nothing.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -98,6 +100,50 @@ struct mp_arg {
 	unsigned long full;
 };
 
+/* swq_reserve(): n slots or none; the consumer waits for the first */
+static void test_reserve_all_or_none(void)
+{
+	struct swq q;
+	uint32_t v, meta, i;
+	size_t pos, tail;
+
+	CHECK_EQ(swq_init(&q, 8, 16), 0);
+	for (i = 0; i < 6; i++)
+		CHECK_EQ(push_u32(&q, i, 0), 0);
+	CHECK_EQ(pop_u32(&q, &v, &meta), 0);
+	CHECK_EQ(pop_u32(&q, &v, &meta), 0);
+	CHECK_EQ(pop_u32(&q, &v, &meta), 0);	/* 3 in, 5 free */
+	tail = atomic_load(&q.tail);
+	CHECK_EQ(swq_reserve(&q, 6, &pos), -ENOSPC);
+	CHECK_EQ(atomic_load(&q.tail), tail);	/* nothing claimed */
+	CHECK_EQ(swq_reserve(&q, 0, &pos), -EMSGSIZE);
+	CHECK_EQ(swq_reserve(&q, 9, &pos), -EMSGSIZE);
+	CHECK_EQ(swq_reserve(&q, 5, &pos), 0);	/* wraps past slot 7 */
+	CHECK_EQ(pos, tail);
+	CHECK_EQ(push_u32(&q, 99, 0), -ENOSPC);
+	/* published last to first: nothing is read before the first is */
+	for (i = 5; i-- > 1;) {
+		v = 100 + i;
+		memcpy(swq_slot_buf(&q, pos + i), &v, sizeof(v));
+		swq_publish(&q, pos + i, sizeof(v), i);
+	}
+	for (i = 3; i < 6; i++) {
+		CHECK_EQ(pop_u32(&q, &v, &meta), 0);
+		CHECK_EQ(v, i);
+	}
+	CHECK_EQ(pop_u32(&q, &v, &meta), -EAGAIN);
+	v = 100;
+	memcpy(swq_slot_buf(&q, pos), &v, sizeof(v));
+	swq_publish(&q, pos, sizeof(v), 0);
+	for (i = 0; i < 5; i++) {
+		CHECK_EQ(pop_u32(&q, &v, &meta), 0);
+		CHECK_EQ(v, 100 + i);
+		CHECK_EQ(meta, i);
+	}
+	CHECK_EQ(pop_u32(&q, &v, &meta), -EAGAIN);
+	swq_fini(&q);
+}
+
 static void *mp_producer(void *p)
 {
 	struct mp_arg *a = p;
@@ -151,6 +197,7 @@ int main(void)
 {
 	RUN(test_fifo_full_wrap);
 	RUN(test_size_gather_drain);
+	RUN(test_reserve_all_or_none);
 	RUN(test_mpsc_two_producers);
 	return test_exit();
 }
