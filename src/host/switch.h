@@ -102,6 +102,8 @@ struct vswitch;
  * @touched:	Per sending pair: members queued to in this burst (bit =
  *		slot), for switch_flush()
  * @nmacs:	MAC table entries pointing to it
+ * @macs_max:	MACs it may hold, 0: the switch's per-port limit (set
+ *		after switch_join(): an uplink holds as many as the switch)
  * @st:		Counters
  */
 struct sw_member {
@@ -116,6 +118,7 @@ struct sw_member {
 	struct sw_rxq *rxq;
 	uint64_t *touched;
 	_Atomic unsigned int nmacs;
+	unsigned int macs_max;
 	struct sw_stats st;
 };
 
