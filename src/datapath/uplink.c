@@ -192,7 +192,7 @@ static inline uint32_t uplink_now(void)
 /*
  * Frames from the TAP into the switch, up to UPLINK_BATCH. Batched reads
  * when the tap host holds a batch (rx_fill through @ring, when its policy
- * says so). Return: frames handled (0: the TAP is empty)
+ * says so). Return: frames read, cut ones included (0: the TAP is empty or failed)
  */
 static unsigned int uplink_from_host(struct uplink *u, struct tap_uring *ring)
 {
@@ -213,7 +213,9 @@ static unsigned int uplink_from_host(struct uplink *u, struct tap_uring *ring)
 		if (n < 0) {
 			atomic_fetch_add_explicit(&u->st.host_errors, 1,
 						  memory_order_relaxed);
-			continue;
+			if (n == -EMSGSIZE)
+				continue;	/* one cut frame, consumed */
+			break;		/* poll() tells whether the queue is gone */
 		}
 		atomic_fetch_add_explicit(&u->st.from_host, 1, memory_order_relaxed);
 		frame.iov_len = (size_t)n;
@@ -298,7 +300,7 @@ static void *uplink_main(void *arg)
 				  .events = POLLIN };
 	pfd[2] = (struct pollfd){ .fd = u->m->rxq[0].efd, .events = POLLIN };
 	for (;;) {
-		busy = uplink_from_host(u, ring);
+		busy = pfd[1].fd >= 0 ? uplink_from_host(u, ring) : 0;
 		busy += uplink_to_host(u, ring);
 		if (busy)
 			continue;
@@ -306,6 +308,13 @@ static void *uplink_main(void *arg)
 			break;
 		if (pfd[0].revents)
 			break;
+		/*
+		 * The TAP went away under us (deleted: the tun driver says
+		 * POLLERR for ever): stop reading it rather than spin; writes
+		 * to it fail and count as host_drops
+		 */
+		if (pfd[1].revents & (POLLERR | POLLHUP | POLLNVAL))
+			pfd[1].fd = -1;
 	}
 	tap_uring_destroy(ring);
 	return NULL;
