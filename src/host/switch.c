@@ -196,6 +196,7 @@ struct sw_member *switch_join(struct vswitch *sw, unsigned int npairs,
 	m->used = true;
 	m->vlans = *vlans;
 	atomic_store(&m->offl, 0);
+	m->macs_max = 0;
 	memset(&m->st, 0, sizeof(m->st));
 	atomic_store(&m->nmacs, 0);
 	m->rxq = calloc(npairs, sizeof(*m->rxq));
@@ -415,7 +416,8 @@ static bool sw_reserve(struct sw_member *m)
 {
 	struct vswitch *sw = m->sw;
 
-	if (atomic_fetch_add(&m->nmacs, 1) >= sw->macs_port) {
+	if (atomic_fetch_add(&m->nmacs, 1) >=
+	    (m->macs_max ? m->macs_max : sw->macs_port)) {
 		atomic_fetch_sub(&m->nmacs, 1);
 		goto limit;
 	}

@@ -145,6 +145,8 @@ struct vswitch;
  *		queued to
  * @police:	Its policer's limits, as set (status)
  * @nmacs:	MAC table entries pointing to it
+ * @macs_max:	MACs it may hold, 0: the switch's per-port limit (set
+ *		after switch_join(): an uplink holds as many as the switch)
  * @st:		Counters
  * @offl:	Offloads its guest takes (switch_offl.h's mask; 0 until
  *		switch_set_offloads()): senders read it per frame
@@ -163,6 +165,7 @@ struct sw_member {
 	struct sw_txp *txp;
 	struct sw_police_cfg police;
 	_Atomic unsigned int nmacs;
+	unsigned int macs_max;
 	struct sw_stats st;
 	_Atomic uint32_t offl;
 };

@@ -26,6 +26,7 @@
 #include "config.h"
 #include "ctl_path.h"
 #include "host_switch.h"
+#include "uplink.h"
 #include "ids.h"
 #include "log.h"
 #include "metrics_http.h"
@@ -100,7 +101,10 @@ void cli_usage(FILE *f)
 "\n"
 "Process options:\n"
 "      --switch NAME        declare a switch between ports, repeatable; a port joins\n"
-"                           it with the --port key switch=NAME (default: none)\n"
+"                           it with the --port key switch=NAME (default: none);\n"
+"                           NAME,uplink=tap:IFNAME gives it an uplink to the host\n"
+"                           (one per switch; uplink-vlan=N, default 1, or\n"
+"                           uplink-trunk=LIST, ':' between items)\n"
 "      --port KEY=VAL,...   one more port; keys are the port options above without\n"
 "                           the dashes (socket=,backend=,tap=,queues=,...; client=1);\n"
 "                           list values (features=, tap-fd=) use ':' between items\n"
@@ -356,7 +360,7 @@ static int cli_options(struct vnetd_cfg *cfg, struct vnetd_port_cfg *tmpl,
 				return -EINVAL;
 			break;
 		case OPT_SWITCH:
-			if (host_switch_declare(optarg, &rwhy)) {
+			if (uplink_declare(optarg, &rwhy)) {
 				cli_err("--switch %s: %s", optarg, rwhy.msg);
 				return -EINVAL;
 			}

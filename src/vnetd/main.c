@@ -34,6 +34,7 @@
 #include "sd_notify.h"
 #include "svc.h"
 #include "upgrade.h"
+#include "uplink.h"
 #include "vnetd.h"
 
 /* #syscalls: epoll_wait epoll_pwait epoll_ctl read exit_group */
@@ -276,6 +277,27 @@ static int main_tap_io(const struct vnetd_cfg *cfg)
 	return 0;
 }
 
+/* The switches' uplinks: opened before the sandbox (TAP creation) */
+static int main_uplinks(void)
+{
+	struct reason why = { 0 };
+	const struct uplink *u;
+	unsigned int i;
+	int ret = uplink_start(&why);
+
+	if (ret) {
+		log_err("%s", why.msg);
+		return ret;
+	}
+	for (i = 0; (u = uplink_at(i)); i++) {
+		char v[64];
+
+		log_info("switch %s: uplink %s:%s, %s", u->sw->name, u->kind,
+			 u->ifname, switch_vlans_format(&u->vlans, v, sizeof(v)));
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct vnetd *v = &vnetd;
@@ -302,6 +324,8 @@ int main(int argc, char **argv)
 	ret = main_setup(v);
 	if (ret)
 		return 1;	/* main_setup() said why */
+	if (main_uplinks())
+		return 1;
 	reload_init(&v->cfg, v->ports, v->epfd);
 	upgrade_init(argc, argv, v->ctl_fd, v->http_fd);
 	if (svc_ready(&v->cfg))
@@ -315,6 +339,7 @@ int main(int argc, char **argv)
 		log_err("event loop: %s", strerror(-ret));
 	for (i = 0; i < v->cfg.nports; i++)
 		port_cleanup(&v->ports[i]);
+	uplink_stop();
 	port_pool_cleanup();
 	ctl_close(v->ctl_fd, v->cfg.ctl_path);
 	metrics_http_close(v->http_fd);

@@ -21,6 +21,7 @@
 #include "net_features.h"
 #include "sbuf.h"
 #include "switch_status.h"
+#include "uplink.h"
 #include "vnetd.h"
 
 /*
@@ -225,6 +226,58 @@ static void metrics_switch_json(struct sbuf *b, const struct vnetd_port *p)
 		       SW_LD(m->st.drop_bad), SW_LD(m->st.drop_police));
 }
 
+/* The switches' uplinks, one line each (after the ports) */
+static void metrics_uplinks_text(struct sbuf *b)
+{
+	const struct uplink *u;
+	const struct sw_member *m;
+	unsigned int i;
+	char v[64];
+
+	for (i = 0; (u = uplink_at(i)); i++) {
+		if (!(m = u->m))
+			continue;
+		sbuf_printf(b, "switch %s: uplink %s:%s, %s, macs %llu, learned %llu, mac_limit %llu, flooded %llu, drops queue_full=%llu vlan=%llu bad=%llu, from host %llu, to host %llu, host drops %llu, host errors %llu\n",
+			    u->sw->name, u->kind, u->ifname,
+			    switch_vlans_format(&m->vlans, v, sizeof(v)),
+			    SW_LD(m->nmacs), SW_LD(m->st.learned),
+			    SW_LD(m->st.mac_limit), SW_LD(m->st.flooded),
+			    SW_LD(m->st.drop_full), SW_LD(m->st.drop_vlan),
+			    SW_LD(m->st.drop_bad), SW_LD(u->st.from_host),
+			    SW_LD(u->st.to_host), SW_LD(u->st.host_drops),
+			    SW_LD(u->st.host_errors));
+	}
+}
+
+/* The uplinks as the JSON status's "uplinks" array */
+static void metrics_uplinks_json(struct sbuf *b)
+{
+	const struct uplink *u;
+	const struct sw_member *m;
+	unsigned int i, n = 0;
+	char v[64];
+
+	sbuf_printf(b, ",\"uplinks\":[");
+	for (i = 0; (u = uplink_at(i)); i++) {
+		if (!(m = u->m))
+			continue;
+		sbuf_printf(b, "%s{\"switch\":", n++ ? "," : "");
+		metrics_quote(b, u->sw->name, false);
+		sbuf_printf(b, ",\"kind\":\"%s\",\"interface\":", u->kind);
+		metrics_quote(b, u->ifname, false);
+		sbuf_printf(b, ",\"vlans\":");
+		metrics_quote(b, switch_vlans_format(&m->vlans, v, sizeof(v)), false);
+		sbuf_printf(b, ",\"macs\":%llu,\"learned\":%llu,\"mac_limit\":%llu,\"flooded\":%llu,\"drops\":{\"queue_full\":%llu,\"vlan\":%llu,\"bad\":%llu},\"from_host\":%llu,\"to_host\":%llu,\"host_drops\":%llu,\"host_errors\":%llu}",
+			    SW_LD(m->nmacs), SW_LD(m->st.learned),
+			    SW_LD(m->st.mac_limit), SW_LD(m->st.flooded),
+			    SW_LD(m->st.drop_full), SW_LD(m->st.drop_vlan),
+			    SW_LD(m->st.drop_bad), SW_LD(u->st.from_host),
+			    SW_LD(u->st.to_host), SW_LD(u->st.host_drops),
+			    SW_LD(u->st.host_errors));
+	}
+	sbuf_printf(b, "]");
+}
+
 /**
  * metrics_status_text() - Status of every port and queue for people
  * @b:		Output
@@ -274,6 +327,7 @@ void metrics_status_text(struct sbuf *b, struct vnetd_port *ports,
 			metrics_ring_text(b, "tx", &vp[q].tx);
 		}
 	}
+	metrics_uplinks_text(b);
 }
 
 static void metrics_ring_json(struct sbuf *b, const struct vnet_ring *r)
@@ -371,7 +425,9 @@ void metrics_status_json(struct sbuf *b, struct vnetd_port *ports,
 			sbuf_printf(b, ",");
 		metrics_port_json(b, &ports[i]);
 	}
-	sbuf_printf(b, "]}\n");
+	sbuf_printf(b, "]");
+	metrics_uplinks_json(b);
+	sbuf_printf(b, "}\n");
 }
 
 static void metrics_prom_labels(struct sbuf *b, const struct vnetd_port *p,

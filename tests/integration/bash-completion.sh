@@ -32,6 +32,8 @@ t _vnetd "--version --help --socket" vnetd --
 t _vnetd "auto" vnetd --worker-threads ""
 t _vnetd "--frontend-stall-ms" vnetd --frontend
 t _vnetd "auto copy zerocopy" vnetd --xdp-mode ""
+t _vnetd "s0,uplink=tap: s0,uplink-vlan= s0,uplink-trunk=" vnetd --switch s0,
+t _vnetd "s0,uplink=tap:lo" vnetd --switch s0,uplink=tap:l
 t _vnetctl "plan tap probe status port switch upgrade" vnetctl ""
 t _vnetctl "list show" vnetctl switch ""
 t _vnetctl "--json --socket" vnetctl switch show s0 --

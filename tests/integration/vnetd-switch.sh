@@ -17,6 +17,12 @@
 # random source MACs leaves another pair's rate and vnetd's RSS alone.
 # TSO frames reach a VM that took GUEST_TSO4 as slot-sized TSO frames, one
 # that did not as segments.
+# The switch's uplink
+# (as root, with tun and netns; else those checks skip with the reason): a
+# TAP moved into a namespace with an address; frames sent there reach the
+# VMs of its VLAN, a VM's frames to an unknown MAC leave through the TAP,
+# replies to learned MACs reach only their VM or only the TAP, and the
+# uplink's counters are in vnetctl status. A second uplink is refused.
 # The receivers run until the sender is done (then SIGINT); the sender
 # starts once they are connected. Senders are paced (--pps) so that on a busy machine the receivers keep
 # up (a full hand-off queue holds a unicast sender back and drops a flooded
@@ -63,8 +69,32 @@ start_refused "police-pps 0" "'police-pps=0': must be frames/s 1..100000000" \
 	--switch s0 --port "socket=$TMP/x.sock,switch=s0,police-pps=0"
 start_refused "police-pps without switch=" "police-pps=100: only with switch=NAME" \
 	--port "socket=$TMP/x.sock,backend=null,police-pps=100"
+start_refused "two uplinks on one switch" \
+	"uplink=tap:vsx1: switch s0 has the uplink tap:vsx0 already (one uplink per switch)" \
+	--switch s0,uplink=tap:vsx0 --switch s0,uplink=tap:vsx1 --port "socket=$TMP/x.sock,switch=s0"
+start_refused "an uplink that is no TAP" "'uplink=eth0': must be tap:IFNAME" \
+	--switch s0,uplink=eth0 --port "socket=$TMP/x.sock,switch=s0"
 
-"$VNETD" --switch s0 --ctl-socket "$C" \
+# --- the uplink's TAP: made here (persistent, IPv6 off, down) so that the
+# host sends nothing into the switch until the uplink checks; moved into a
+# namespace with an address then -----------------------------------------
+. tests/lib/needs.sh
+UP=vsup$$ UPNS=vnet-up-$$ UPLINK="" UP_WHY=""
+for w in root tun netns; do
+	[ -z "$UP_WHY" ] || break
+	UP_WHY=$(needs_probe "$w") && UP_WHY=""
+done
+if [ -z "$UP_WHY" ]; then
+	if ip tuntap add dev "$UP" mode tap multi_queue vnet_hdr 2> /dev/null; then
+		cleanup_run "ip -n $UPNS link del $UP 2> /dev/null; ip link del $UP 2> /dev/null; true"
+		sysctl -qw "net.ipv6.conf.$UP.disable_ipv6=1" 2> /dev/null
+		UPLINK=",uplink=tap:$UP,uplink-vlan=10"
+	else
+		UP_WHY="ip tuntap add failed here"
+	fi
+fi
+
+"$VNETD" --switch "s0$UPLINK" --ctl-socket "$C" \
 	--port "name=a,socket=$TMP/a.sock,switch=s0,vlan=10" \
 	--port "name=b,socket=$TMP/b.sock,switch=s0,vlan=10,mac=$MB" \
 	--port "name=d,socket=$TMP/d.sock,switch=s0,vlan=10" \
@@ -361,6 +391,76 @@ sender "$TMP/c.sock"
 wait_vms
 check "run-time port E got each of C's frames once, in order" once_in_order e
 check "VLAN isolation: B (vlan 10) got none of vlan 20's ($(got b rx_frames))" [ "$(got b rx_frames)" = 0 ]
+# --- the uplink: a TAP in a namespace with an address, on VLAN 10 ---------
+MA=02:00:00:00:00:0a HU=02:00:00:00:00:aa UNK=02:00:00:00:00:ee K=200
+# host_send DST SRC N: N frames from the namespace through the TAP
+host_send() {
+	ip netns exec "$UPNS" python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((sys.argv[1], 0))
+mac = lambda m: bytes.fromhex(m.replace(":", ""))
+for i in range(int(sys.argv[4])):
+	s.send(mac(sys.argv[2]) + mac(sys.argv[3]) + b"\x88\xb5" + i.to_bytes(4, "big") + bytes(46))
+	time.sleep(0.0005)' "$UP" "$1" "$2" "$3"
+}
+tap_rx() { ip netns exec "$UPNS" cat "/sys/class/net/$UP/statistics/rx_packets"; }
+uplink_checks() {
+	local before after st
+	netns_new "$UPNS" || { echo "# ip netns add $UPNS failed"; return 1; }
+	ip netns exec "$UPNS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+	ip link set "$UP" netns "$UPNS" &&
+		ip -n "$UPNS" addr add 10.77.0.1/24 dev "$UP" &&
+		ip -n "$UPNS" link set "$UP" up ||
+		{ not_ok "uplink TAP $UP into namespace $UPNS"; return 1; }
+	# from the host side: the VMs of VLAN 10 get it, VLAN 20 none
+	rx_vm b "$TMP/b.sock" --mode rx-only
+	rx_vm d "$TMP/d.sock" --mode rx-only
+	rx_vm c "$TMP/c.sock" --mode rx-only
+	ready b d c
+	host_send ff:ff:ff:ff:ff:ff "$HU" "$K"
+	wait_vms
+	check "uplink: the host side's $K broadcasts reached B ($(got b rx_frames)) and D ($(got d rx_frames))" \
+		[ "$(got b rx_frames)" = "$K" ] && [ "$(got d rx_frames)" = "$K" ]
+	check "uplink: VLAN 20's C got none of them ($(got c rx_frames))" [ "$(got c rx_frames)" = 0 ]
+	# a VM's frames to an unknown MAC leave through the TAP
+	before=$(tap_rx)
+	sender "$TMP/a.sock" --src-mac "$MA" --dst-mac "$UNK"
+	after=$(tap_rx)
+	check "uplink: A's $N_FRAMES frames to an unknown MAC left through the TAP ($((after - before)))" \
+		[ "$((after - before))" = "$N_FRAMES" ]
+	# replies to learned MACs: B (learned on its port) gets the host's,
+	# the host station (learned behind the uplink) gets A's; D neither
+	rx_vm b "$TMP/b.sock" --mode tx-only --frames 1 --src-mac "$MB"
+	rx_vm d "$TMP/d.sock" --mode rx-only
+	ready b d
+	sleep 0.3	# B's one frame
+	host_send "$MB" "$HU" "$K"
+	before=$(tap_rx)
+	sender "$TMP/a.sock" --src-mac "$MA" --dst-mac "$HU"
+	after=$(tap_rx)
+	wait_vms
+	check "uplink: the host's $K frames to B reached B ($(got b rx_frames))" [ "$(got b rx_frames)" = "$K" ]
+	check "uplink: A's $N_FRAMES frames to the host station left through the TAP ($((after - before)))" \
+		[ "$((after - before))" = "$N_FRAMES" ]
+	# (B's one broadcast may reach D)
+	check "uplink: D got none of them ($(got d rx_frames))" [ "$(got d rx_frames)" -le 1 ]
+	st=$("$VNETCTL" status --json --socket "$C")
+	check "uplink: counters in vnetctl status --json" python3 -c '
+import json, sys
+u = json.loads(sys.argv[1])["uplinks"][0]
+k, n = int(sys.argv[3]), int(sys.argv[4])
+sys.exit(not (u["switch"] == "s0" and u["interface"] == sys.argv[2] and u["vlans"] == "vlan 10"
+	      and u["from_host"] >= 2 * k and u["to_host"] >= 2 * n and u["learned"] >= 1
+	      and u["drops"]["bad"] == 0 and u["drops"]["vlan"] == 0))' "$st" "$UP" "$K" "$N_FRAMES"
+	check "uplink: a line in vnetctl status" grep -q "^switch s0: uplink tap:$UP, vlan 10, macs " \
+		<<< "$("$VNETCTL" status --socket "$C")"
+}
+if [ -n "$UPLINK" ]; then
+	uplink_checks
+else
+	ok_skip "uplink: a TAP into a namespace" "$UP_WHY"
+fi
 check "vnetd still running" kill -0 "$VPID"
 stop_pid "$VPID"
 
