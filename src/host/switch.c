@@ -950,26 +950,30 @@ static void sw_rx_vnet(const struct sw_member *m, const uint8_t *f,
 }
 
 /*
- * switch_rx() for a slot that holds a vnet header (SW_META_VNET): out of
- * line, the plain frame never comes here. Return: as switch_rx()
+ * Write the slot's frame @f of @len bytes, its vnet header @vh (@hdr_len
+ * bytes) first, to @iov, the tag of @vlan after the MACs for a trunk
+ * member, and hand the slot back. Return: bytes written, -EMSGSIZE if
+ * they do not fit (dropped)
  */
-static NOINLINE int sw_rx_offl(struct sw_member *m, struct sw_rxq *r,
-			       const uint8_t *f, uint32_t meta,
-			       const struct iovec *iov, unsigned int iovcnt,
-			       unsigned int hdr_len)
+static inline int sw_rx_copy(const struct sw_member *m, struct sw_rxq *r,
+			     const uint8_t *vh, unsigned int hdr_len,
+			     const uint8_t *f, uint32_t len, uint16_t vlan,
+			     const struct iovec *iov, unsigned int iovcnt)
 {
-	uint32_t len = swq_peek_len(&r->q);
-	uint16_t vlan = (uint16_t)(meta & SW_META_VLAN);
-	size_t off, total;
-	uint8_t vh[16], tag[4];
+	size_t off, total = hdr_len + len + (m->vlans.access ? 0 : 4);
+	uint8_t tag[4];
 
-	total = hdr_len + len + (m->vlans.access ? 0 : 4);
-	if (iov_len(iov, iovcnt) < total || hdr_len > sizeof(vh)) {
+	if (iov[0].iov_len >= total && m->vlans.access) {
+		/* one guest buffer takes it all: the common case */
+		memcpy(iov[0].iov_base, vh, hdr_len);
+		memcpy((uint8_t *)iov[0].iov_base + hdr_len, f, len);
+		swq_pop(&r->q);
+		return (int)total;
+	}
+	if (iov_len(iov, iovcnt) < total) {
 		swq_pop(&r->q);
 		return -EMSGSIZE;
 	}
-	sw_rx_vnet(m, f, vh);
-	f += SW_VNET_HDR;
 	off = iov_from_buf(iov, iovcnt, 0, vh, hdr_len);
 	if (m->vlans.access) {
 		off += iov_from_buf(iov, iovcnt, off, f, len);
@@ -984,6 +988,28 @@ static NOINLINE int sw_rx_offl(struct sw_member *m, struct sw_rxq *r,
 	}
 	swq_pop(&r->q);
 	return (int)off;
+}
+
+/*
+ * switch_rx() for a slot that holds a vnet header (SW_META_VNET): out of
+ * line, the plain frame never comes here. Return: as switch_rx()
+ */
+static NOINLINE int sw_rx_offl(struct sw_member *m, struct sw_rxq *r,
+			       const uint8_t *f, uint32_t meta,
+			       const struct iovec *iov, unsigned int iovcnt,
+			       unsigned int hdr_len)
+{
+	uint32_t len = swq_peek_len(&r->q);
+	uint16_t vlan = (uint16_t)(meta & SW_META_VLAN);
+	uint8_t vh[16];
+
+	if (hdr_len > sizeof(vh)) {
+		swq_pop(&r->q);
+		return -EMSGSIZE;
+	}
+	sw_rx_vnet(m, f, vh);
+	return sw_rx_copy(m, r, vh, hdr_len, f + SW_VNET_HDR, len, vlan, iov,
+			  iovcnt);
 }
 
 /**
@@ -1007,35 +1033,19 @@ int switch_rx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	static const uint8_t zero[16];
 	struct sw_rxq *r = &m->rxq[pair];
 	const uint8_t *f;
-	uint32_t vlan, len;
-	size_t off, total;
-	uint8_t tag[4];
+	uint32_t vlan;
 
 	f = swq_peek(&r->q, &vlan);
 	if (!f)
 		return -EAGAIN;
 	if (unlikely(vlan & SW_META_VNET))
 		return sw_rx_offl(m, r, f, vlan, iov, iovcnt, hdr_len);
-	len = swq_peek_len(&r->q);
-	total = hdr_len + len + (m->vlans.access ? 0 : 4);
-	if (iov_len(iov, iovcnt) < total || hdr_len > sizeof(zero)) {
+	if (hdr_len > sizeof(zero)) {
 		swq_pop(&r->q);
 		return -EMSGSIZE;
 	}
-	off = iov_from_buf(iov, iovcnt, 0, zero, hdr_len);
-	if (m->vlans.access) {
-		off += iov_from_buf(iov, iovcnt, off, f, len);
-	} else {
-		tag[0] = ETH_P_8021Q_ >> 8;
-		tag[1] = ETH_P_8021Q_ & 0xff;
-		tag[2] = (uint8_t)(vlan >> 8);
-		tag[3] = (uint8_t)vlan;
-		off += iov_from_buf(iov, iovcnt, off, f, 12);
-		off += iov_from_buf(iov, iovcnt, off, tag, 4);
-		off += iov_from_buf(iov, iovcnt, off, f + 12, len - 12);
-	}
-	swq_pop(&r->q);
-	return (int)off;
+	return sw_rx_copy(m, r, zero, hdr_len, f, swq_peek_len(&r->q),
+			  (uint16_t)vlan, iov, iovcnt);
 }
 
 /*
