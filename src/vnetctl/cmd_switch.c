@@ -28,7 +28,7 @@ static void switch_usage(FILE *f)
 "The switches of a running vnetd (vnetd --switch NAME).\n"
 "  list               one line per switch: its ports and MACs\n"
 "  show NAME          its ports (VLANs, up or down, counters: macs, learned,\n"
-"                     mac_limit, flooded, drops queue_full/vlan/bad) and its\n"
+"                     mac_limit, flooded, drops queue_full/vlan/bad/police) and its\n"
 "                     MAC table (MAC, VLAN, port, age in seconds)\n"
 "  -j, --json         one JSON document\n"
 "  -s, --socket CTL   vnetd control socket (default: %s); also --ctl-socket\n"

@@ -62,24 +62,24 @@ static void ss_member_out(struct sbuf *b, const struct sw_member *m,
 
 	switch_vlans_format(&m->vlans, v, sizeof(v));
 	if (!json) {
-		sbuf_printf(b, "port %s: %s, %s, macs %llu, learned %llu, mac_limit %llu, flooded %llu, drops queue_full=%llu vlan=%llu bad=%llu\n",
+		sbuf_printf(b, "port %s: %s, %s, macs %llu, learned %llu, mac_limit %llu, flooded %llu, drops queue_full=%llu vlan=%llu bad=%llu police=%llu\n",
 			    name, v, atomic_load(&m->up) ? "up" : "down",
 			    SS_LD(m->nmacs), SS_LD(m->st.learned),
 			    SS_LD(m->st.mac_limit), SS_LD(m->st.flooded),
 			    SS_LD(m->st.drop_full), SS_LD(m->st.drop_vlan),
-			    SS_LD(m->st.drop_bad));
+			    SS_LD(m->st.drop_bad), SS_LD(m->st.drop_police));
 		return;
 	}
 	sbuf_printf(b, "{\"name\":");
 	sbuf_quote(b, name, false);
 	sbuf_printf(b, ",\"vlans\":");
 	sbuf_quote(b, v, false);
-	sbuf_printf(b, ",\"up\":%s,\"macs\":%llu,\"learned\":%llu,\"mac_limit\":%llu,\"flooded\":%llu,\"drops\":{\"queue_full\":%llu,\"vlan\":%llu,\"bad\":%llu}}",
+	sbuf_printf(b, ",\"up\":%s,\"macs\":%llu,\"learned\":%llu,\"mac_limit\":%llu,\"flooded\":%llu,\"drops\":{\"queue_full\":%llu,\"vlan\":%llu,\"bad\":%llu,\"police\":%llu}}",
 		    atomic_load(&m->up) ? "true" : "false",
 		    SS_LD(m->nmacs), SS_LD(m->st.learned),
 		    SS_LD(m->st.mac_limit), SS_LD(m->st.flooded),
 		    SS_LD(m->st.drop_full), SS_LD(m->st.drop_vlan),
-		    SS_LD(m->st.drop_bad));
+		    SS_LD(m->st.drop_bad), SS_LD(m->st.drop_police));
 }
 
 /* The MAC table: one line, or one JSON object, per live entry */
@@ -264,7 +264,7 @@ static const struct {
 	[SS_FLOODED] = { "vnetd_switch_flooded_total", "counter",
 			 "Frames a switch port sent that were flooded (broadcast, multicast, unknown unicast)" },
 	[SS_DROPS] = { "vnetd_switch_drops_total", "counter",
-		       "Frames dropped by a switch, by port and reason (queue_full: for the port, its hand-off queue full; vlan, bad: sent by the port)" },
+		       "Frames dropped by a switch, by port and reason (queue_full: for the port, its hand-off queue full; vlan, bad, police: sent by the port, police over its policer's rate)" },
 };
 
 /* One per-port family (HELP, TYPE, a series per member of every switch) */
@@ -308,6 +308,9 @@ static void ss_prom_family(struct sbuf *b, struct vnetd_port *ports,
 				ss_prom_labels(b, ss_fams[f].family, sw, p->cfg.name);
 				sbuf_printf(b, ",reason=\"bad\"} %llu\n",
 					    SS_LD(m->st.drop_bad));
+				ss_prom_labels(b, ss_fams[f].family, sw, p->cfg.name);
+				sbuf_printf(b, ",reason=\"police\"} %llu\n",
+					    SS_LD(m->st.drop_police));
 				break;
 			}
 		}

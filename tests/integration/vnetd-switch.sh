@@ -231,7 +231,7 @@ check "switch show: A's MAC on port a, B's on port b, vlan 10" \
 	grep -q "^mac $MA vlan 10 port a age [0-9]*$" <<< "$show" &&
 	grep -q "^mac $MB vlan 10 port b age [0-9]*$" <<< "$show"
 check "switch show: the members with their VLANs, up, counters" \
-	grep -q "^port a: vlan 10, up, macs [1-9][0-9]*, learned [1-9][0-9]*, mac_limit 0, flooded $N_FRAMES, drops queue_full=0 vlan=0 bad=0$" <<< "$show" &&
+	grep -q "^port a: vlan 10, up, macs [1-9][0-9]*, learned [1-9][0-9]*, mac_limit 0, flooded $N_FRAMES, drops queue_full=0 vlan=0 bad=0 police=0$" <<< "$show" &&
 	grep -q "^port t: trunk 10,20, down, macs 0," <<< "$show" &&
 	grep -q "^switch s0: ports 5, macs [2-9][0-9]* (at most 4096, 256 per port), ageing 300 s$" <<< "$show"
 check "switch show --json: the same table and members" python3 -c '
@@ -242,7 +242,7 @@ p = {x["name"]: x for x in s["ports"]}
 sys.exit(not (s["name"] == "s0" and t.get((sys.argv[2], 10)) == "a" and t.get((sys.argv[3], 10)) == "b"
 	      and len(t) == s["macs"] and all(e["age_s"] >= 0 for e in s["table"]) and p["a"]["up"] and p["a"]["macs"] >= 1
 	      and p["b"]["learned"] >= 1 and p["c"]["vlans"] == "vlan 20" and not p["c"]["up"]
-	      and p["a"]["drops"] == {"queue_full": 0, "vlan": 0, "bad": 0}))' "$showj" "$MA" "$MB"
+	      and p["a"]["drops"] == {"queue_full": 0, "vlan": 0, "bad": 0, "police": 0}))' "$showj" "$MA" "$MB"
 check "switch list: s0 with its ports and MACs" \
 	grep -Eq "^switch s0: ports [0-9]+, macs [2-9][0-9]* \(a b d c t( [a-z0-9]+)*\)$" <<< "$list"
 check "switch list --json" python3 -c '
@@ -255,6 +255,7 @@ check "Prometheus: the switch's counters by switch and port" \
 	grep -q "^vnetd_switch_port_macs{switch=\"s0\",port=\"a\"} [1-9][0-9]*$" <<< "$prom" &&
 	grep -q "^vnetd_switch_learned_total{switch=\"s0\",port=\"b\"} [1-9]" <<< "$prom" &&
 	grep -q "^vnetd_switch_flooded_total{switch=\"s0\",port=\"a\"} $N_FRAMES$" <<< "$prom" &&
+	grep -q "^vnetd_switch_drops_total{switch=\"s0\",port=\"a\",reason=\"police\"} 0$" <<< "$prom" &&
 	grep -q "^vnetd_switch_drops_total{switch=\"s0\",port=\"c\",reason=\"vlan\"} 0$" <<< "$prom"
 if command -v promtool > /dev/null; then
 	out=$(promtool check metrics <<< "$prom" 2>&1)
