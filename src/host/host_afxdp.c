@@ -105,6 +105,10 @@ _Static_assert(AFXDP_CHUNK == XSK_UMEM__DEFAULT_FRAME_SIZE, "libxdp's chunk");
  * @kick_err:	sendto()/recvfrom() failures other than "try again"
  * @bad_offload: Guest frames whose offload request gso refused (dropped)
  * @gso:	Scratch of the frame being segmented (worker-owned)
+ * @lx_fill:	libxdp's view of the rings, for as long as the socket lives:
+ * @lx_comp:	xsk_umem__create() and xsk_socket__create() keep pointers to
+ * @lx_rx:	them and xsk_socket__delete() / xsk_umem__delete() unmap the
+ * @lx_tx:	rings through them (the data path uses @q's copies)
  */
 struct afxdp_q {
 	struct xsk_queue q;
@@ -119,6 +123,8 @@ struct afxdp_q {
 	uint64_t kick_err;
 	uint64_t bad_offload;
 	struct gso gso;
+	struct xsk_ring_prod lx_fill, lx_tx;
+	struct xsk_ring_cons lx_comp, lx_rx;
 };
 
 /**
@@ -250,8 +256,7 @@ static void host_afxdp_close(struct host *host)
 }
 
 /* Make the UMEM of @aq (memory, libxdp UMEM, fill/completion rings) */
-static int host_afxdp_umem(struct afxdp_q *aq, struct xsk_ring_prod *fill,
-			   struct xsk_ring_cons *comp)
+static int host_afxdp_umem(struct afxdp_q *aq)
 {
 	struct xsk_umem_config uc = {
 		.fill_size = AFXDP_RING,
@@ -269,7 +274,10 @@ static int host_afxdp_umem(struct afxdp_q *aq, struct xsk_ring_prod *fill,
 			return -errno;
 		}
 	}
-	return xsk_umem__create(&aq->umem, aq->area, AFXDP_UMEM, fill, comp, &uc);
+	memset(&aq->lx_fill, 0, sizeof(aq->lx_fill));
+	memset(&aq->lx_comp, 0, sizeof(aq->lx_comp));
+	return xsk_umem__create(&aq->umem, aq->area, AFXDP_UMEM, &aq->lx_fill,
+				&aq->lx_comp, &uc);
 }
 
 /* Our view of a libxdp ring */
@@ -297,16 +305,14 @@ static int host_afxdp_bind(struct afxdp_priv *p, struct afxdp_q *aq,
 		.xdp_flags = 0,
 		.bind_flags = bind | XDP_USE_NEED_WAKEUP,
 	};
-	struct xsk_ring_prod fill, tx;
-	struct xsk_ring_cons comp, rx;
+	struct xsk_ring_prod *fill = &aq->lx_fill, *tx = &aq->lx_tx;
+	struct xsk_ring_cons *comp = &aq->lx_comp, *rx = &aq->lx_rx;
 	int ret;
 
-	memset(&fill, 0, sizeof(fill));
-	memset(&comp, 0, sizeof(comp));
-	ret = host_afxdp_umem(aq, &fill, &comp);
+	ret = host_afxdp_umem(aq);
 	if (ret)
 		return ret;
-	ret = xsk_socket__create(&aq->xsk, p->ifname, qid, aq->umem, &rx, &tx, &sc);
+	ret = xsk_socket__create(&aq->xsk, p->ifname, qid, aq->umem, rx, tx, &sc);
 	if (ret)
 		goto err_umem;
 	ret = xsk_socket__update_xskmap(aq->xsk, p->map_fd);
@@ -316,14 +322,14 @@ static int host_afxdp_bind(struct afxdp_priv *p, struct afxdp_q *aq,
 		goto err_umem;
 	}
 	aq->fd = xsk_socket__fd(aq->xsk);
-	host_afxdp_ring(&aq->q.fill, fill.producer, fill.consumer, fill.flags,
-			fill.ring, fill.mask);
-	host_afxdp_ring(&aq->q.comp, comp.producer, comp.consumer, comp.flags,
-			comp.ring, comp.mask);
-	host_afxdp_ring(&aq->q.rx, rx.producer, rx.consumer, rx.flags,
-			rx.ring, rx.mask);
-	host_afxdp_ring(&aq->q.tx, tx.producer, tx.consumer, tx.flags,
-			tx.ring, tx.mask);
+	host_afxdp_ring(&aq->q.fill, fill->producer, fill->consumer, fill->flags,
+			fill->ring, fill->mask);
+	host_afxdp_ring(&aq->q.comp, comp->producer, comp->consumer, comp->flags,
+			comp->ring, comp->mask);
+	host_afxdp_ring(&aq->q.rx, rx->producer, rx->consumer, rx->flags,
+			rx->ring, rx->mask);
+	host_afxdp_ring(&aq->q.tx, tx->producer, tx->consumer, tx->flags,
+			tx->ring, tx->mask);
 	ret = xsk_queue_init(&aq->q, aq->area, AFXDP_CHUNK, AFXDP_RING,
 			     AFXDP_RING);
 	/* the fill ring is full now: the first RX look wakes the driver once */
