@@ -24,6 +24,7 @@
 
 #include "cfg.h"
 #include "cli.h"
+#include "crash.h"
 #include "ctl.h"
 #include "log.h"
 #include "metrics_http.h"
@@ -304,6 +305,7 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int ret;
 
+	crash_report_init();
 	v->ports = ports_init(&v->cfg.nports);
 	v->sigfd = v->epfd = v->ctl_fd = v->http_fd = -1;
 	if (upgrade_begin(&argc, &argv))	/* --takeover: the old argv */

@@ -118,5 +118,16 @@ PY
 else
 	ok_skip "--log-target syslog" "needs root and unshare"
 fi
+# a fatal signal leaves one line in the log (crash.c), then still ends vnetd
+"$VNETD" --socket "$TMP/crash.sock" --backend null 2> "$TMP/crash.log" &
+pid=$!
+for _ in $(seq 100); do [ -S "$TMP/crash.sock" ] && break; sleep 0.05; done
+kill -SEGV "$pid"
+wait "$pid"
+rc=$?
+line=$(grep 'fatal:' "$TMP/crash.log")
+[ "$rc" = 139 ] && grep -qE '^vnetd: fatal: SIGSEGV in thread [^ ]+, instruction 0x[0-9a-f]+.* \(sent by pid [0-9]+\)$' <<< "$line" &&
+	ok "a fatal signal: one log line (signal, thread, instruction, sender), then vnetd dies of it (rc 139)" ||
+	not_ok "fatal signal: rc $rc, line '$line'"
 echo "1..$N"
 exit $FAILED
