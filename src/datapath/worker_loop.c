@@ -820,6 +820,10 @@ static void worker_loop(struct worker *w)
 			w->polling = true;
 			if (w->need_poll_events)
 				worker_wait(w, 0);
+			/* a worker sharing our CPU runs now, not when our
+			 * time slice ends */
+			if (worker_cpus_shared())
+				sched_yield();
 			continue;
 		}
 		w->polling = false;
