@@ -15,6 +15,12 @@
  * switch at its) learns nothing more and never takes another member's
  * entry: nothing is evicted to make room.
  *
+ * Every change of an entry's port bumps the table's generation. A sending
+ * pair keeps its last unicast decision (both MACs, the second, the
+ * generation) and reuses it for the next frame with the same MACs while
+ * neither the generation nor the second changed (sw_decide()): a stream's
+ * frames skip learning and the lookup.
+ *
  * Members are slots of the switch, never freed while it lives. A producer
  * marks itself a user of the receiving member, then checks it is active;
  * a leaving member clears active first and waits until it has no users
@@ -234,6 +240,12 @@ err:
 	return NULL;
 }
 
+/* An entry's port changed: every sender's cached decision ends */
+static inline void sw_changed(struct vswitch *sw)
+{
+	atomic_fetch_add_explicit(&sw->gen, 1, memory_order_release);
+}
+
 /* Remove every entry pointing to member slot @idx (any thread) */
 static void sw_forget(struct vswitch *sw, unsigned int idx)
 {
@@ -252,6 +264,7 @@ static void sw_forget(struct vswitch *sw, unsigned int idx)
 		atomic_fetch_sub(&sw->m[idx].nmacs, 1);
 		atomic_fetch_sub(&sw->nmacs, 1);
 		atomic_store(&e->key, 0);
+		sw_changed(sw);
 	}
 }
 
@@ -349,6 +362,7 @@ void switch_reset(struct sw_member *m)
 		memset(&m->txp[i].wait, 0, sizeof(m->txp[i].wait));
 		m->txp[i].held = false;
 		memset(m->txp[i].touchq, 0, sizeof(m->txp[i].touchq));
+		m->txp[i].last.port = 0;
 		m->txp[i].clk_left = 0;
 	}
 }
@@ -474,6 +488,7 @@ static void sw_learn(struct sw_member *m, const uint8_t *mac, uint16_t vlan,
 		}
 		atomic_fetch_sub(&sw->m[cur - 1].nmacs, 1);
 		atomic_fetch_sub(&sw->nmacs, 1);
+		sw_changed(sw);
 		atomic_fetch_add_explicit(&m->st.learned, 1, memory_order_relaxed);
 		return;
 	}
@@ -491,6 +506,7 @@ static void sw_learn(struct sw_member *m, const uint8_t *mac, uint16_t vlan,
 		}
 		atomic_store_explicit(&b[w].seen, now, memory_order_relaxed);
 		atomic_store_explicit(&b[w].port, want, memory_order_release);
+		sw_changed(sw);
 		atomic_fetch_add_explicit(&m->st.learned, 1, memory_order_relaxed);
 		return;
 	}
@@ -543,6 +559,7 @@ void switch_age(struct vswitch *sw, uint32_t now)
 		atomic_fetch_sub(&sw->m[port - 1].nmacs, 1);
 		atomic_fetch_sub(&sw->nmacs, 1);
 		atomic_store(&e->key, 0);
+		sw_changed(sw);
 	}
 }
 
@@ -711,6 +728,41 @@ static bool sw_police(struct sw_member *m, unsigned int pair, size_t len)
 	return false;
 }
 
+/*
+ * Learn the frame's source and find its destination: member slot + 1, 0
+ * to flood (group or unknown). The ageing sweep runs here once a second.
+ * A sending pair's frames mostly repeat the last pair of MACs: while the
+ * table's generation, the second and both keys are the last decision's,
+ * that decision holds (the source was refreshed this second, no entry
+ * moved or went) and the table is not read. Only a unicast hit is kept: a
+ * flood is decided afresh each time.
+ */
+static ALWAYS_INLINE uint32_t sw_decide(struct sw_member *m, unsigned int pair,
+					const uint8_t *eh, uint16_t vlan,
+					uint32_t now)
+{
+	struct vswitch *sw = m->sw;
+	struct sw_last *c = &m->txp[pair].last;
+	uint64_t src = sw_key(eh + 6, vlan), dst = sw_key(eh, vlan);
+	uint32_t gen = atomic_load_explicit(&sw->gen, memory_order_acquire);
+	uint32_t sweep, port = 0;
+	struct sw_entry *e;
+
+	if (c->port && c->gen == gen && c->now == now && c->src == src &&
+	    c->dst == dst)
+		return c->port;
+	sweep = atomic_load_explicit(&sw->next_sweep, memory_order_relaxed);
+	if ((int32_t)(now - sweep) >= 0 &&
+	    atomic_compare_exchange_strong(&sw->next_sweep, &sweep, now + 1))
+		switch_age(sw, now);
+	sw_learn(m, eh + 6, vlan, now);
+	if (!(eh[0] & 1))
+		port = sw_find(sw, dst, now, &e);
+	*c = (struct sw_last){ .src = src, .dst = dst, .gen = gen, .now = now,
+			       .port = port };
+	return port;
+}
+
 /**
  * switch_tx() - Switch one frame a member's guest sent
  * @m:		Sending member
@@ -749,10 +801,11 @@ int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	struct sw_offl offl;
 	uint8_t eh[18];
 	size_t total = iov_len(iov, iovcnt), len;
-	uint32_t sweep, dst;
 	unsigned int nseg, i;
 	uint16_t vlan, tpid;
+	uint32_t dst;
 	bool tagged;
+	int ret;
 
 	if (total < hdr_len + ETH_HLEN_ || iovcnt > SW_IOV_MAX)
 		goto bad;
@@ -795,30 +848,20 @@ int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	}
 	if (len > SW_FRAME_MAX && !o)
 		goto bad;
-	sweep = atomic_load_explicit(&sw->next_sweep, memory_order_relaxed);
-	if ((int32_t)(now - sweep) >= 0 &&
-	    atomic_compare_exchange_strong(&sw->next_sweep, &sweep, now + 1))
-		switch_age(sw, now);
-	sw_learn(m, eh + 6, vlan, now);
 	nseg = sw_slice(seg, iov, iovcnt, hdr_len, tagged);
 	fl = (struct sw_flow){ .iov = iov, .iovcnt = iovcnt, .hdr_len = hdr_len,
 			       .len = total - hdr_len, .vlan = vlan };
-	if (!(eh[0] & 1)) {
-		struct sw_entry *e;
-
-		dst = sw_find(sw, sw_key(eh, vlan), now, &e);
+	dst = sw_decide(m, pair, eh, vlan, now);
+	if (dst) {
 		if (dst == m->idx + 1)
 			return (int)total;	/* never back to its source */
-		if (dst) {
-			int ret = sw_hand(m, &sw->m[dst - 1], pair, seg, nseg,
-					  vlan, true, &fl, o);
-
-			if (ret == -EAGAIN) {
-				m->txp[pair].held = true;	/* policed */
-				return ret;
-			}
-			return ret == -ENOSPC ? -ENOBUFS : (int)total;
+		ret = sw_hand(m, &sw->m[dst - 1], pair, seg, nseg, vlan, true,
+			      &fl, o);
+		if (ret == -EAGAIN) {
+			m->txp[pair].held = true;	/* policed */
+			return ret;
 		}
+		return ret == -ENOSPC ? -ENOBUFS : (int)total;
 	}
 	atomic_fetch_add_explicit(&m->st.flooded, 1, memory_order_relaxed);
 	for (i = 0; i < SW_MAX_MEMBERS; i++) {

@@ -86,6 +86,24 @@ struct sw_wait {
 };
 
 /**
+ * struct sw_last - A sending pair's last unicast decision, valid while
+ *		    nothing in the table changed and within the same second
+ * @src:	Source key (sw_key(): MAC and VLAN)
+ * @dst:	Destination key
+ * @gen:	The table's generation (vswitch.gen) read before the lookup
+ * @now:	The second it was made in (the source's entry was refreshed
+ *		then; a new second learns again, refreshing it once a second)
+ * @port:	Where the destination lives: member slot + 1; 0: no decision
+ */
+struct sw_last {
+	uint64_t src;
+	uint64_t dst;
+	uint32_t gen;
+	uint32_t now;
+	uint32_t port;
+};
+
+/**
  * struct sw_txp - One sending pair's state (its worker's alone)
  * @pol:	Its policer's buckets (off unless switch_set_police())
  * @now_ns:	The policer's clock, read once per burst
@@ -96,6 +114,8 @@ struct sw_wait {
  * @wait:	The full queue that frame waits on
  * @touchq:	Per receiving member slot: its pairs queued to in this
  *		burst (bit = pair), for switch_flush()
+ * @last:	The last unicast frame's forwarding decision (a hit skips
+ *		learning and the lookup, see switch_tx())
  */
 struct sw_txp {
 	struct sw_police pol;
@@ -104,6 +124,7 @@ struct sw_txp {
 	bool held;
 	struct sw_wait wait;
 	uint64_t touchq[SW_MAX_MEMBERS];
+	struct sw_last last;
 };
 
 /**
@@ -190,6 +211,8 @@ struct sw_entry {
  * @macs_max:	MACs the switch may hold (SW_MACS_SWITCH)
  * @nmacs:	Entries in use
  * @next_sweep:	When (seconds) the next ageing sweep is due
+ * @gen:	Bumped after every change of an entry's port (learned, moved,
+ *		removed): the senders' cached decisions (sw_last) end
  * @nbuckets:	Buckets of SW_WAYS entries in @table (a power of two)
  * @table:	The MAC table
  * @clock_ns:	The policers' clock (CLOCK_MONOTONIC; tests inject one)
@@ -202,6 +225,7 @@ struct vswitch {
 	unsigned int macs_max;
 	_Atomic unsigned int nmacs;
 	_Atomic uint32_t next_sweep;
+	_Atomic uint32_t gen;
 	unsigned int nbuckets;
 	struct sw_entry *table;
 	uint64_t (*clock_ns)(void);

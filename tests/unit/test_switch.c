@@ -537,6 +537,64 @@ static void test_leave_reset_forget(void)
 	switch_free(sw);
 }
 
+/*
+ * A sender's cached decision (the same two MACs in the same second) ends
+ * the moment the table changes: the destination moves to another port, is
+ * forgotten (its port's session ended), or ages out
+ */
+static void test_last_decision_follows_table(void)
+{
+	struct vswitch *sw = switch_new("s0");
+	struct sw_member *a, *b, *c;
+	uint8_t ma[6], mb[6], mc[6];
+
+	CHECK(sw);
+	a = join(sw, 1);
+	b = join(sw, 1);
+	c = join(sw, 1);
+	CHECK(a && b && c);
+	mac_of(ma, 1);
+	mac_of(mb, 2);
+	mac_of(mc, 3);
+	CHECK(tx(b, BCAST, mb, -1, 0, NOW) > 0);
+	CHECK(tx(c, BCAST, mc, -1, 0, NOW) > 0);
+	rx_count(a);
+	rx_count(b);
+	rx_count(c);
+	/* twice to B: the second is a cache hit, B only */
+	CHECK(tx(a, mb, ma, -1, 1, NOW) > 0);
+	CHECK(tx(a, mb, ma, -1, 2, NOW) > 0);
+	CHECK_EQ(rx_count(b), 2);
+	CHECK_EQ(rx_count(c), 0);
+	CHECK_EQ(a->st.flooded, 0);
+	/* B's MAC moves to C (a migrated guest's announcement), same second */
+	CHECK(tx(c, BCAST, mb, -1, 0, NOW) > 0);
+	rx_count(a);
+	rx_count(b);
+	CHECK(tx(a, mb, ma, -1, 3, NOW) > 0);
+	CHECK_EQ(rx_count(c), 1);
+	CHECK_EQ(rx_count(b), 0);
+	/* C's session ends: the MAC is forgotten, A's next frame floods */
+	CHECK(tx(a, mb, ma, -1, 4, NOW) > 0);
+	CHECK_EQ(rx_count(c), 1);
+	switch_reset(c);
+	switch_set_up(c, true);
+	CHECK(tx(a, mb, ma, -1, 5, NOW) > 0);
+	CHECK_EQ(a->st.flooded, 1);
+	CHECK_EQ(rx_count(b), 1);
+	CHECK_EQ(rx_count(c), 1);
+	/* learned again on B, then aged out: the sweep ends the decision */
+	CHECK(tx(b, ma, mb, -1, 0, NOW) > 0);
+	rx_count(a);
+	CHECK(tx(a, mb, ma, -1, 6, NOW) > 0);
+	CHECK(tx(a, mb, ma, -1, 7, NOW) > 0);
+	CHECK_EQ(rx_count(b), 2);
+	CHECK(tx(a, mb, ma, -1, 8, NOW + SW_AGEING_S + 1) > 0);
+	CHECK_EQ(switch_lookup(sw, mb, 1, NOW + SW_AGEING_S + 1), -1);
+	CHECK_EQ(a->st.flooded, 2);
+	switch_free(sw);
+}
+
 static void test_vlans_parse(void)
 {
 	struct sw_vlans v;
@@ -607,6 +665,7 @@ int main(void)
 	RUN(test_queue_full);
 	RUN(test_wakeup_once_per_burst);
 	RUN(test_leave_reset_forget);
+	RUN(test_last_decision_follows_table);
 	RUN(test_vlans_parse);
 	RUN(test_no_alloc_per_frame);
 	return test_exit();
