@@ -9,6 +9,7 @@
 #ifndef VNET_HOST_H
 #define VNET_HOST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -27,6 +28,8 @@ struct sw_police_cfg;
  * @ntap_fds:	tap: how many in @tap_fds (must equal @npairs when given)
  * @mac:	tap: the guest's MAC; a TAP the host side creates gets
  *		mac_tap() of it. NULL: the tun driver's random MAC
+ * @mac_given:	@mac is the port's mac= (not made up): switch: learned
+ *		on the port when its guest starts
  * @xdp_if:	af_xdp: the existing interface to attach to
  * @xdp_queue:	af_xdp: its queue for pair 0 (pair k: @xdp_queue + k)
  * @xdp_mode:	af_xdp: copy, zero-copy, or auto (zero-copy, else copy)
@@ -48,6 +51,7 @@ struct host_cfg {
 	const int *tap_fds;
 	unsigned int ntap_fds;
 	const uint8_t *mac;
+	bool mac_given;
 	const char *xdp_if;
 	unsigned int xdp_queue;
 	enum host_xdp_mode {

@@ -252,7 +252,7 @@ static int host_switch_open(struct host *host, const struct host_cfg *cfg,
 		return reason_set(why, err, "switch %s: %s", sw->name, strerror(-err));
 	}
 	switch_set_up(p->m, false);	/* until a guest acks features */
-	if (cfg->mac) {
+	if (cfg->mac && cfg->mac_given) {
 		memcpy(p->mac, cfg->mac, sizeof(p->mac));
 		p->has_mac = true;
 	}

@@ -63,6 +63,8 @@
  * @gen_size:		gen: frame bytes, 0: the default
  * @queues:		Queue pairs (1..VNET_MAX_PAIRS)
  * @mac:		MAC for the config space
+ * @mac_derived:	@mac was made up from the socket path (no mac=): the
+ *		guest may well use another one
  * @mtu:		MTU (0: not advertised)
  * @features_mask:	virtio feature bits allowed
  * @client:		Connect to the frontend instead of listening
@@ -97,6 +99,7 @@ struct vnetd_port_cfg {
 	unsigned int gen_size;
 	unsigned int queues;
 	uint8_t mac[6];
+	bool mac_derived;
 	uint16_t mtu;
 	uint64_t features_mask;
 	bool client;

@@ -570,6 +570,7 @@ static int port_open_backend(struct vnetd_port *p, struct reason *why)
 		.tap_fds = p->cfg.ntap_fds ? p->cfg.tap_fds : NULL,
 		.ntap_fds = p->cfg.ntap_fds,
 		.mac = p->cfg.mac,
+		.mac_given = !p->cfg.mac_derived,
 		.xdp_if = p->cfg.xdp_if,
 		.xdp_queue = p->cfg.xdp_queue,
 		.xdp_mode = p->cfg.xdp_mode,

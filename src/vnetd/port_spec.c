@@ -569,6 +569,7 @@ int cli_port_check(struct vnetd_port_cfg *pc, unsigned int index, struct reason 
 	      pc->mac[5])) {
 		for (c = pc->socket; *c; c++)
 			h = (h ^ (uint8_t)*c) * 16777619u;
+		pc->mac_derived = true;
 		pc->mac[0] = 0x02;	/* locally administered, unicast */
 		pc->mac[1] = (uint8_t)index;
 		memcpy(&pc->mac[2], &h, 4);

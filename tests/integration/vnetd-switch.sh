@@ -230,6 +230,8 @@ wait_vms
 check "switch show: A's MAC on port a, B's on port b, vlan 10" \
 	grep -q "^mac $MA vlan 10 port a age [0-9]*$" <<< "$show" &&
 	grep -q "^mac $MB vlan 10 port b age [0-9]*$" <<< "$show"
+check "switch show: port a (no mac=) holds only the MAC its VM sent from, not its made-up one" \
+	grep -q "^port a: vlan 10, up, macs 1," <<< "$show"
 check "switch show: the members with their VLANs, up, counters" \
 	grep -q "^port a: vlan 10, up, macs [1-9][0-9]*, learned [1-9][0-9]*, mac_limit 0, flooded $N_FRAMES, drops queue_full=0 vlan=0 bad=0 police=0$" <<< "$show" &&
 	grep -q "^port t: trunk 10,20, down, macs 0," <<< "$show" &&
