@@ -15,6 +15,7 @@
 #include "sbuf.h"
 #include "switch.h"
 #include "switch_status.h"
+#include "uplink.h"
 #include "vnetd.h"
 
 #define SS_LD(x)	((unsigned long long)atomic_load_explicit(&(x), memory_order_relaxed))
@@ -33,16 +34,26 @@ static const struct vnetd_port *ss_port(struct vnetd_port *ports,
 	return NULL;
 }
 
-/* Member slot @idx's port name into @buf ("slot N" if no port has it) */
+/*
+ * Member slot @idx's name: its port's, "uplink KIND:IF" for the switch's
+ * uplink, else "slot N" (a member leaving) into @buf
+ */
 static const char *ss_name(struct vnetd_port *ports, unsigned int nports,
 			   const struct vswitch *sw, unsigned int idx,
 			   char *buf, size_t len)
 {
 	const struct vnetd_port *p = idx < SW_MAX_MEMBERS ?
 		ss_port(ports, nports, &sw->m[idx]) : NULL;
+	const struct uplink *u;
+	unsigned int i;
 
 	if (p)
 		return p->cfg.name;
+	for (i = 0; idx < SW_MAX_MEMBERS && (u = uplink_at(i)); i++)
+		if (u->m == &sw->m[idx]) {
+			snprintf(buf, len, "uplink %s:%s", u->kind, u->ifname);
+			return buf;
+		}
 	snprintf(buf, len, "slot %u", idx);
 	return buf;
 }
@@ -91,7 +102,7 @@ static void ss_table_out(struct sbuf *b, struct vnetd_port *ports,
 	struct sw_mac e;
 	size_t pos = 0;
 	unsigned int n = 0;
-	char mac[18], slot[16];
+	char mac[18], slot[40];
 	const char *port;
 
 	while (switch_table_next(sw, &pos, now, &e)) {

@@ -458,6 +458,9 @@ sys.exit(not (u["switch"] == "s0" and u["interface"] == sys.argv[2] and u["vlans
 	      and u["drops"]["bad"] == 0 and u["drops"]["vlan"] == 0))' "$st" "$UP" "$K" "$N_FRAMES"
 	check "uplink: a line in vnetctl status" grep -q "^switch s0: uplink tap:$UP, vlan 10, macs " \
 		<<< "$("$VNETCTL" status --socket "$C")"
+	check "uplink: switch show names the host station's port as the uplink" \
+		grep -q "^mac $HU vlan 10 port uplink tap:$UP age [0-9]*$" \
+		<<< "$("$VNETCTL" switch show s0 --socket "$C")"
 }
 if [ -n "$UPLINK" ]; then
 	uplink_checks
