@@ -11,11 +11,14 @@
 # HTTP downloads of the other's 2 MiB random blob, each checked against the sha256 its
 # server computed, so one transfer each way spans the switch-over; the host stops them
 # once each has finished one after it, and lets them power off once both have stopped.
-# The switch's MAC table (`vnetctl switch show s0 --json`) is read before and polled
-# after: before, A's MAC is on a1 (and B's on b); after, A's MAC is on a2 and nowhere else,
-# a1 holds no MAC, within VNET_SWITCH_MOVE_BOUND_MS (2000) of the end of the migration:
-# the announcement (vnetd's held SEND_RARP, or the guest's own frames) moves it at once,
-# not the ageing. Printed: QEMU's downtime, the longest run of lost pings, the MAC move time.
+# The switch's MAC table (`vnetctl switch show s0 --json`) is polled every 20 ms from
+# before the migration to after it: before, A's MAC is on a1 (and B's on b); after, A's
+# MAC is on a2 alone and a1 holds one MAC fewer (only its own port MAC, 02:..., which no
+# guest uses here), within VNET_SWITCH_MOVE_BOUND_MS (2000) of the end of the migration
+# as qmp.py saw it: the announcement (vnetd's held SEND_RARP, or the guest's own frames)
+# moves it at once, not the ageing. Printed: QEMU's downtime, the longest run of lost
+# pings, the MAC move time (< 0: before qmp.py saw the migration complete) and each change
+# the poll saw. VNET_SWITCH_GUEST_MEM (128 MB) is each guest's RAM.
 LIB=$(dirname "$0")/lib
 Q10=$("$LIB/qemu10.sh" path) || { echo "SKIP: $Q10"; exit 77; }
 export VNET_QEMU=$Q10
@@ -58,16 +61,17 @@ vt_bg python3 "$VT_LIB/mig-peer.py" "$VT_W/blob" "$VT_W/done" 8080
 vt_step "vnetd: switch s0, ports b a1 a2, uplink $UP"
 
 # ---- the switch's MAC table ---------------------------------------------------------------
-# sm_table [MAC STOPFILE]: s0's table, one "mac MAC PORT" line per entry, then one
-# "macs PORT N" line per port (a port's own count of its MACs). With MAC, a poller: reads
-# the table every 20 ms (one python3, one vnetctl per read) until STOPFILE exists; prints
-# "at NS PORTS MACS_A1" (NS: date +%s%N when the read returned, PORTS: the ports MAC is
-# on, comma separated or "-", MACS_A1: a1's count) whenever that pair changes, and the
-# last table read
-sm_table() {
+# sm_poll MAC STARTFILE STOPFILE: reads s0's table (`vnetctl switch show s0 --json`),
+# one python3 for all reads (it takes seconds to start on a loaded machine), every 200 ms
+# until STARTFILE exists, then every 20 ms until STOPFILE exists. Prints the first read
+# once STARTFILE exists as "first" lines, then "at NS PORTS MACS_A1" (NS: date +%s%N when
+# the read returned; PORTS: the ports MAC is on, comma separated, or "-"; MACS_A1: port
+# a1's count of its MACs) whenever that pair changes, then the last read as "last" lines.
+# A read is "mac MAC PORT" per entry and "macs PORT N" per port.
+sm_poll() {
 	python3 - "$CTL" "$SW" "$@" << 'EOP'
 import json, os, subprocess, sys, time
-ctl, sock, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+ctl, sock, mac, start, stop = sys.argv[1], sys.argv[2], sys.argv[3].lower(), sys.argv[4], sys.argv[5]
 def table():
     try:
         j = json.loads(subprocess.run([ctl, "switch", "show", "s0", "--json", "--socket", sock],
@@ -76,23 +80,27 @@ def table():
         return []
     return ([("mac", e["mac"].lower(), e["port"]) for e in j["table"]] +
             [("macs", p["name"], p["macs"]) for p in j["ports"]])
-t = table()
-if args:
-    mac, stop, last = args[0].lower(), args[1], None
-    while True:
-        now = (",".join(e[2] for e in t if e[0] == "mac" and e[1] == mac) or "-",
-               "".join(str(e[2]) for e in t if e[0] == "macs" and e[1] == "a1") or "?")
-        if now != last:
-            print("at", time.time_ns(), *now, flush=True)
-            last = now
-        if os.path.exists(stop):
-            break
-        time.sleep(0.02)
-        t = table()
+while not os.path.exists(start):
+    time.sleep(0.2)
+t, last = table(), None
 for e in t:
-    print(*e)
+    print("first", *e)
+while True:
+    now = (",".join(e[2] for e in t if e[0] == "mac" and e[1] == mac) or "-",
+           "".join(str(e[2]) for e in t if e[0] == "macs" and e[1] == "a1") or "?")
+    if now != last:
+        print("at", time.time_ns(), *now, flush=True)
+        last = now
+    if os.path.exists(stop):
+        break
+    time.sleep(0.02)
+    t = table()
+for e in t:
+    print("last", *e)
 EOP
 }
+# sm_read WHICH: the "first" or "last" read of the poll, without that word
+sm_read() { sed -n "s/^$1 //p" "$VT_W/poll.log"; }
 # sm_on TABLE MAC: the ports MAC is on (space separated; "" if none)
 sm_on() { awk -v m="$2" '$1 == "mac" && $2 == m {printf "%s%s", s, $3; s = " "}' <<< "$1"; }
 # sm_macs TABLE PORT: how many MACs PORT holds by its own count
@@ -167,8 +175,14 @@ sm_xfers() { grep -ac '^VNET-XFER' "$@"; } # LOG...: downloads finished so far
 
 sm_script A "$IP_B"
 sm_script B "$IP_A"
+# the table is polled from before the migration to after it, so the move is seen when it
+# happens, whatever the load; the poller and the destination start while the guests boot
+sm_poll "$MAC_A" "$VT_W/poll.start" "$VT_W/poll.stop" > "$VT_W/poll.log" 2>&1 &
+POLL=$!
+GPIDS+=($POLL)
 sm_qemu A1 A "$IP_A" "$MAC_A" a1
 sm_qemu B B "$IP_B" "$MAC_B" b
+sm_qemu A2 A "$IP_A" "$MAC_A" a2 incoming
 if sm_wait_mark "$VT_W/console-A1.log" ready 120 && sm_wait_mark "$VT_W/console-B.log" ready 120; then
 	vt_ok "VM-A on port a1 and VM-B on port b see each other"
 else
@@ -176,26 +190,19 @@ else
 	vt_finish
 fi
 vt_step "both guests up, B pings A every 20 ms, downloads both ways"
-sleep 1
 
-# ---- the MAC table before -----------------------------------------------------------------
-tab=$(sm_table)
-sed 's/^/# before: /' <<< "$tab"
-onA=$(sm_on "$tab" "$MAC_A") onB=$(sm_on "$tab" "$MAC_B") m1b=$(sm_macs "$tab" a1)
-vt_check "before: A's MAC is on port a1 (${onA:-none})" test "$onA" = a1
-vt_check "before: B's MAC is on port b (${onB:-none})" test "$onB" = b
-
-# ---- the migration -----------------------------------------------------------------------
-sm_qemu A2 A "$IP_A" "$MAC_A" a2 incoming
+# ---- the MAC table before, the migration, the table after -------------------------------
+touch "$VT_W/poll.start"
+for _ in $(seq 300); do grep -q '^at ' "$VT_W/poll.log" && break; sleep 0.1; done
+grep -q '^at ' "$VT_W/poll.log" || { vt_notok "vnetctl switch show s0 --json read"; vt_finish; }
 XB0=$(sm_xfers "$VT_W/console-B.log")
-# the table is polled all along, so the move is seen when it happens, whatever the load
-sm_table "$MAC_A" "$VT_W/poll.stop" > "$VT_W/poll.log" 2>&1 &
-POLL=$!
-GPIDS+=($POLL)
 res=$(python3 "$VT_LIB/qmp.py" "$VT_W/qmp-A1.sock" migrate "unix:$VT_W/mig.sock" 60 "$MIBPS" 2>&1)
 rc=$?
 t0=$(date +%s%N)
 vt_step "migration over"
+# the destination runs? (python3 takes seconds to start on a loaded machine: meanwhile)
+python3 "$VT_LIB/qmp.py" "$VT_W/qmp-A2.sock" running 20 > "$VT_W/running.log" 2>&1 &
+RUN=$!
 # A's MAC must move to a2 (and be there alone), a1 must forget it: the held RARP or the
 # guest's own frames. tm: ms from the end of the migration (as qmp.py saw it: the move may
 # come first, < 0) to the first read that showed it
@@ -208,20 +215,26 @@ for _ in $(seq 600); do
 done
 touch "$VT_W/poll.stop"
 wait "$POLL"
+tab=$(sm_read first)
+sed 's/^/# before: /' <<< "$tab"
+onA=$(sm_on "$tab" "$MAC_A") onB=$(sm_on "$tab" "$MAC_B") m1b=$(sm_macs "$tab" a1)
+vt_check "before: A's MAC is on port a1 (${onA:-none})" test "$onA" = a1
+vt_check "before: B's MAC is on port b (${onB:-none})" test "$onB" = b
 grep '^at ' "$VT_W/poll.log" | awk -v t0="$t0" '{printf "# poll: %+d ms: A on %s, a1 holds %s\n", ($2 - t0) / 1e6, $3, $4}'
 [ -n "$mv" ] && tm=$(((mv - t0) / 1000000))
-tab=$(grep -v '^at ' "$VT_W/poll.log")
+tab=$(sm_read last)
 onA=$(sm_on "$tab" "$MAC_A") m1=$(sm_macs "$tab" a1)
 sed 's/^/# after: /' <<< "$tab"
 vt_check "migration a1 -> a2 completed ($res)" test "$rc" = 0
-vt_check "destination on port a2 runs" python3 "$VT_LIB/qmp.py" "$VT_W/qmp-A2.sock" running 20
+vt_check "destination on port a2 runs" wait "$RUN"
 vt_check "after: A's MAC is on port a2 alone within ${BOUND_MS} ms of the migration's end (at ${tm:-never} ms)" \
 	test -n "$tm" -a "${tm:-0}" -le "$BOUND_MS"
 vt_check "after: A's MAC stayed on a2 alone (${onA:-none} at the last read)" test "$onA" = a2
 # a1 keeps its own MAC (mac=, 02:...: not the guest's) and nothing else
 vt_check "after: port a1 forgot A's MAC (a1 holds ${m1:-?} MACs, ${m1b:-?} before)" \
 	test -n "$m1" -a "$((m1b - 1))" = "$m1"
-python3 "$VT_LIB/qmp.py" "$VT_W/qmp-A1.sock" quit > /dev/null 2>&1
+python3 "$VT_LIB/qmp.py" "$VT_W/qmp-A1.sock" quit > /dev/null 2>&1 &
+GPIDS+=($!)
 vt_step "migrated"
 
 # ---- keep talking until each side finished a download after the switch-over -------------
