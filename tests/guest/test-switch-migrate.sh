@@ -179,7 +179,7 @@ sm_script B "$IP_A"
 # happens, whatever the load; the poller and the destination start while the guests boot
 sm_poll "$MAC_A" "$VT_W/poll.start" "$VT_W/poll.stop" > "$VT_W/poll.log" 2>&1 &
 POLL=$!
-GPIDS+=($POLL)
+GPIDS+=("$POLL")
 sm_qemu A1 A "$IP_A" "$MAC_A" a1
 sm_qemu B B "$IP_B" "$MAC_B" b
 sm_qemu A2 A "$IP_A" "$MAC_A" a2 incoming
