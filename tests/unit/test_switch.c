@@ -24,6 +24,34 @@
 
 static const uint8_t BCAST[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
+/* The helpers of switch_testutil.c under this file's short names */
+static void mac_of(uint8_t *mac, unsigned int n)
+{
+	test_sw_mac(mac, 0, n);
+}
+
+static int tx(struct sw_member *m, const uint8_t *dst, const uint8_t *src,
+	      int vid, uint32_t seq, uint32_t now)
+{
+	return test_sw_tx(m, dst, src, vid, seq, now);
+}
+
+/* Receive one frame into @f (64 bytes); Return: length or -errno */
+static int rx(struct sw_member *m, uint8_t *f)
+{
+	return test_sw_rx(m, f, 64);
+}
+
+static int rx_count(struct sw_member *m)
+{
+	return test_sw_rx_count(m, NULL, 0);
+}
+
+static struct sw_member *join(struct vswitch *sw, uint16_t vlan)
+{
+	return test_sw_join(sw, vlan);
+}
+
 static void test_learn_flood_unicast(void)
 {
 	struct vswitch *sw = switch_new("s0");
@@ -31,30 +59,30 @@ static void test_learn_flood_unicast(void)
 	uint8_t ma[6], mb[6], f[64];
 
 	CHECK(sw);
-	a = test_sw_join(sw, 1);
-	b = test_sw_join(sw, 1);
-	c = test_sw_join(sw, 1);
+	a = join(sw, 1);
+	b = join(sw, 1);
+	c = join(sw, 1);
 	CHECK(a && b && c);
-	test_sw_mac(ma, 0, 1);
-	test_sw_mac(mb, 0, 2);
+	mac_of(ma, 1);
+	mac_of(mb, 2);
 	/* unknown unicast: flooded to every other member, never to A */
-	CHECK_EQ(test_sw_tx(a, mb, ma, -1, 7, NOW), HDR + 18);
+	CHECK_EQ(tx(a, mb, ma, -1, 7, NOW), HDR + 18);
 	CHECK_EQ(switch_lookup(sw, ma, 1, NOW), (int)a->idx);
-	CHECK_EQ(test_sw_rx(b, f, sizeof(f)), HDR + 18);
+	CHECK_EQ(rx(b, f), HDR + 18);
 	CHECK(!memcmp(f + HDR, mb, 6) && !memcmp(f + HDR + 6, ma, 6));
-	CHECK_EQ(test_sw_rx_count(c, NULL, 0), 1);
-	CHECK_EQ(test_sw_rx_count(a, NULL, 0), 0);
+	CHECK_EQ(rx_count(c), 1);
+	CHECK_EQ(rx_count(a), 0);
 	CHECK_EQ(a->st.flooded, 1);
 	/* B answers A: A is known, only A gets it */
-	CHECK(test_sw_tx(b, ma, mb, -1, 8, NOW) > 0);
-	CHECK_EQ(test_sw_rx_count(a, NULL, 0), 1);
-	CHECK_EQ(test_sw_rx_count(c, NULL, 0), 0);
+	CHECK(tx(b, ma, mb, -1, 8, NOW) > 0);
+	CHECK_EQ(rx_count(a), 1);
+	CHECK_EQ(rx_count(c), 0);
 	CHECK_EQ(b->st.flooded, 0);
 	CHECK_EQ(b->st.learned, 1);
 	/* A to B, known now */
-	CHECK(test_sw_tx(a, mb, ma, -1, 9, NOW) > 0);
-	CHECK_EQ(test_sw_rx_count(b, NULL, 0), 1);
-	CHECK_EQ(test_sw_rx_count(c, NULL, 0), 0);
+	CHECK(tx(a, mb, ma, -1, 9, NOW) > 0);
+	CHECK_EQ(rx_count(b), 1);
+	CHECK_EQ(rx_count(c), 0);
 	switch_free(sw);
 }
 
@@ -65,20 +93,20 @@ static void test_never_back_to_source(void)
 	uint8_t ma[6], mb[6];
 
 	CHECK(sw);
-	a = test_sw_join(sw, 1);
-	b = test_sw_join(sw, 1);
-	test_sw_mac(ma, 0, 1);
-	test_sw_mac(mb, 0, 2);
-	CHECK(test_sw_tx(a, BCAST, ma, -1, 0, NOW) > 0);
-	CHECK_EQ(test_sw_rx_count(a, NULL, 0), 0);
-	CHECK_EQ(test_sw_rx_count(b, NULL, 0), 1);
+	a = join(sw, 1);
+	b = join(sw, 1);
+	mac_of(ma, 1);
+	mac_of(mb, 2);
+	CHECK(tx(a, BCAST, ma, -1, 0, NOW) > 0);
+	CHECK_EQ(rx_count(a), 0);
+	CHECK_EQ(rx_count(b), 1);
 	/* to its own learned MAC: nobody gets it */
-	CHECK(test_sw_tx(a, ma, ma, -1, 0, NOW) > 0);
-	CHECK_EQ(test_sw_rx_count(a, NULL, 0), 0);
-	CHECK_EQ(test_sw_rx_count(b, NULL, 0), 0);
+	CHECK(tx(a, ma, ma, -1, 0, NOW) > 0);
+	CHECK_EQ(rx_count(a), 0);
+	CHECK_EQ(rx_count(b), 0);
 	/* a multicast source is not learned */
 	mb[0] |= 1;
-	CHECK(test_sw_tx(b, BCAST, mb, -1, 0, NOW) > 0);
+	CHECK(tx(b, BCAST, mb, -1, 0, NOW) > 0);
 	CHECK_EQ(switch_lookup(sw, mb, 1, NOW), -1);
 	CHECK_EQ(b->st.learned, 0);
 	switch_free(sw);
@@ -91,26 +119,26 @@ static void test_ageing(void)
 	uint8_t ma[6], mb[6];
 
 	CHECK(sw);
-	a = test_sw_join(sw, 1);
-	b = test_sw_join(sw, 1);
-	c = test_sw_join(sw, 1);
-	test_sw_mac(ma, 0, 1);
-	test_sw_mac(mb, 0, 2);
-	CHECK(test_sw_tx(a, BCAST, ma, -1, 0, NOW) > 0);
-	test_sw_rx_count(b, NULL, 0);
-	test_sw_rx_count(c, NULL, 0);
+	a = join(sw, 1);
+	b = join(sw, 1);
+	c = join(sw, 1);
+	mac_of(ma, 1);
+	mac_of(mb, 2);
+	CHECK(tx(a, BCAST, ma, -1, 0, NOW) > 0);
+	rx_count(b);
+	rx_count(c);
 	CHECK_EQ(switch_lookup(sw, ma, 1, NOW + SW_AGEING_S), (int)a->idx);
 	CHECK_EQ(switch_lookup(sw, ma, 1, NOW + SW_AGEING_S + 1), -1);
 	/* a frame refreshes it: alive until its time + ageing */
-	CHECK(test_sw_tx(a, BCAST, ma, -1, 0, NOW + 200) > 0);
-	test_sw_rx_count(b, NULL, 0);
-	test_sw_rx_count(c, NULL, 0);
+	CHECK(tx(a, BCAST, ma, -1, 0, NOW + 200) > 0);
+	rx_count(b);
+	rx_count(c);
 	CHECK_EQ(switch_lookup(sw, ma, 1, NOW + 200 + SW_AGEING_S), (int)a->idx);
 	CHECK_EQ(atomic_load(&a->nmacs), 1);
 	/* stale: floods; the sender's frame runs the sweep that removes it */
-	CHECK(test_sw_tx(b, ma, mb, -1, 0, NOW + 201 + SW_AGEING_S) > 0);
-	CHECK_EQ(test_sw_rx_count(c, NULL, 0), 1);
-	CHECK_EQ(test_sw_rx_count(a, NULL, 0), 1);
+	CHECK(tx(b, ma, mb, -1, 0, NOW + 201 + SW_AGEING_S) > 0);
+	CHECK_EQ(rx_count(c), 1);
+	CHECK_EQ(rx_count(a), 1);
 	CHECK_EQ(atomic_load(&a->nmacs), 0);
 	CHECK_EQ(atomic_load(&sw->nmacs), 1);	/* B's, just learned */
 	switch_age(sw, NOW + 202 + 2 * SW_AGEING_S);
@@ -131,17 +159,17 @@ static void test_ageing_clock_behind(void)
 	uint8_t ma[6];
 
 	CHECK(sw);
-	a = test_sw_join(sw, 1);
-	b = test_sw_join(sw, 1);
-	test_sw_mac(ma, 0, 1);
-	CHECK(test_sw_tx(a, BCAST, ma, -1, 0, NOW + 1) > 0);
-	test_sw_rx_count(b, NULL, 0);
+	a = join(sw, 1);
+	b = join(sw, 1);
+	mac_of(ma, 1);
+	CHECK(tx(a, BCAST, ma, -1, 0, NOW + 1) > 0);
+	rx_count(b);
 	CHECK_EQ(switch_lookup(sw, ma, 1, NOW), (int)a->idx);
 	switch_age(sw, NOW);
 	CHECK_EQ(atomic_load(&a->nmacs), 1);
 	/* a refresh with the older time does not move the entry's back */
-	CHECK(test_sw_tx(a, BCAST, ma, -1, 0, NOW) > 0);
-	test_sw_rx_count(b, NULL, 0);
+	CHECK(tx(a, BCAST, ma, -1, 0, NOW) > 0);
+	rx_count(b);
 	CHECK_EQ(switch_lookup(sw, ma, 1, NOW + 1 + SW_AGEING_S), (int)a->idx);
 	CHECK_EQ(a->st.learned, 1);
 	switch_free(sw);
@@ -156,22 +184,22 @@ static void test_learn_port_mac(void)
 	uint8_t ma[6], mb[6], mt[6];
 
 	CHECK(sw);
-	a = test_sw_join(sw, 1);
-	b = test_sw_join(sw, 1);
-	c = test_sw_join(sw, 1);
+	a = join(sw, 1);
+	b = join(sw, 1);
+	c = join(sw, 1);
 	memset(&tr, 0, sizeof(tr));
 	tr.trunk[0] = 0x02;	/* VLAN 1 */
 	t = switch_join(sw, 1, &tr, &(int){ 0 });
 	CHECK(t);
-	test_sw_mac(ma, 0, 1);
-	test_sw_mac(mb, 0, 2);
-	test_sw_mac(mt, 0, 3);
+	mac_of(ma, 1);
+	mac_of(mb, 2);
+	mac_of(mt, 3);
 	switch_learn_port(b, mb, NOW);
 	CHECK_EQ(switch_lookup(sw, mb, 1, NOW), (int)b->idx);
-	CHECK(test_sw_tx(a, mb, ma, -1, 0, NOW) > 0);
-	CHECK_EQ(test_sw_rx_count(b, NULL, 0), 1);
-	CHECK_EQ(test_sw_rx_count(c, NULL, 0), 0);
-	CHECK_EQ(test_sw_rx_count(t, NULL, 0), 0);
+	CHECK(tx(a, mb, ma, -1, 0, NOW) > 0);
+	CHECK_EQ(rx_count(b), 1);
+	CHECK_EQ(rx_count(c), 0);
+	CHECK_EQ(rx_count(t), 0);
 	CHECK_EQ(atomic_load(&a->st.flooded), 0);
 	/* a trunk's guest VLAN is unknown: nothing learned for it */
 	switch_learn_port(t, mt, NOW);
@@ -191,18 +219,18 @@ static void test_port_limit_no_evict(void)
 
 	CHECK(sw);
 	sw->macs_port = 4;	/* test hooks: the limits are fields */
-	a = test_sw_join(sw, 1);
-	b = test_sw_join(sw, 1);
-	c = test_sw_join(sw, 1);
-	test_sw_mac(mb, 0, 0x100);
-	test_sw_mac(mc, 0, 0x200);
-	CHECK(test_sw_tx(b, BCAST, mb, -1, 0, NOW) > 0);
-	CHECK(test_sw_tx(c, BCAST, mc, -1, 0, NOW) > 0);
+	a = join(sw, 1);
+	b = join(sw, 1);
+	c = join(sw, 1);
+	mac_of(mb, 0x100);
+	mac_of(mc, 0x200);
+	CHECK(tx(b, BCAST, mb, -1, 0, NOW) > 0);
+	CHECK(tx(c, BCAST, mc, -1, 0, NOW) > 0);
 	for (i = 0; i < 1000; i++) {
-		test_sw_mac(m, 0, 0x10000 + i);
-		test_sw_tx(a, BCAST, m, -1, i, NOW);
-		test_sw_rx_count(b, NULL, 0);
-		test_sw_rx_count(c, NULL, 0);
+		mac_of(m, 0x10000 + i);
+		tx(a, BCAST, m, -1, i, NOW);
+		rx_count(b);
+		rx_count(c);
 	}
 	CHECK_EQ(atomic_load(&a->nmacs), 4);
 	CHECK_EQ(a->st.learned, 4);
@@ -213,16 +241,16 @@ static void test_port_limit_no_evict(void)
 	sw->macs_port = 256;
 	sw->macs_max = 20;
 	for (i = 0; i < 1000; i++) {
-		test_sw_mac(m, 0, 0x20000 + i);
-		test_sw_tx(a, BCAST, m, -1, i, NOW);
-		test_sw_rx_count(b, NULL, 0);
-		test_sw_rx_count(c, NULL, 0);
+		mac_of(m, 0x20000 + i);
+		tx(a, BCAST, m, -1, i, NOW);
+		rx_count(b);
+		rx_count(c);
 	}
 	CHECK_EQ(atomic_load(&sw->nmacs), 20);
 	CHECK_EQ(switch_lookup(sw, mb, 1, NOW), (int)b->idx);
 	CHECK_EQ(switch_lookup(sw, mc, 1, NOW), (int)c->idx);
-	test_sw_mac(m, 0, 0x300);
-	CHECK(test_sw_tx(c, BCAST, m, -1, 0, NOW) > 0);	/* switch full: not learned */
+	mac_of(m, 0x300);
+	CHECK(tx(c, BCAST, m, -1, 0, NOW) > 0);	/* switch full: not learned */
 	CHECK_EQ(switch_lookup(sw, m, 1, NOW), -1);
 	CHECK_EQ(c->st.mac_limit, 1);
 	switch_free(sw);
@@ -235,22 +263,22 @@ static void test_vlan_isolation(void)
 	uint8_t ma[6], mc[6];
 
 	CHECK(sw);
-	a = test_sw_join(sw, 10);
-	b = test_sw_join(sw, 10);
-	c = test_sw_join(sw, 20);
-	test_sw_mac(ma, 0, 1);
-	test_sw_mac(mc, 0, 3);
-	CHECK(test_sw_tx(a, BCAST, ma, -1, 0, NOW) > 0);
-	CHECK_EQ(test_sw_rx_count(b, NULL, 0), 1);
-	CHECK_EQ(test_sw_rx_count(c, NULL, 0), 0);
-	CHECK(test_sw_tx(c, BCAST, mc, -1, 0, NOW) > 0);
-	CHECK(test_sw_tx(c, ma, mc, -1, 0, NOW) > 0);	/* A's MAC is on vlan 10 */
-	CHECK_EQ(test_sw_rx_count(a, NULL, 0), 0);
-	CHECK_EQ(test_sw_rx_count(b, NULL, 0), 0);
+	a = join(sw, 10);
+	b = join(sw, 10);
+	c = join(sw, 20);
+	mac_of(ma, 1);
+	mac_of(mc, 3);
+	CHECK(tx(a, BCAST, ma, -1, 0, NOW) > 0);
+	CHECK_EQ(rx_count(b), 1);
+	CHECK_EQ(rx_count(c), 0);
+	CHECK(tx(c, BCAST, mc, -1, 0, NOW) > 0);
+	CHECK(tx(c, ma, mc, -1, 0, NOW) > 0);	/* A's MAC is on vlan 10 */
+	CHECK_EQ(rx_count(a), 0);
+	CHECK_EQ(rx_count(b), 0);
 	/* a tagged frame from an access port is dropped */
-	CHECK_EQ(test_sw_tx(a, BCAST, ma, 20, 0, NOW), -EPROTO);
+	CHECK_EQ(tx(a, BCAST, ma, 20, 0, NOW), -EPROTO);
 	CHECK_EQ(a->st.drop_vlan, 1);
-	CHECK_EQ(test_sw_rx_count(c, NULL, 0), 0);
+	CHECK_EQ(rx_count(c), 0);
 	switch_free(sw);
 }
 
@@ -266,14 +294,14 @@ static void test_trunk_tags(void)
 	CHECK(sw);
 	CHECK(!switch_vlans_parse(&v, "10,20-30", true, ':'));
 	t = switch_join(sw, 1, &v, &err);
-	a = test_sw_join(sw, 10);
-	c = test_sw_join(sw, 25);
+	a = join(sw, 10);
+	c = join(sw, 25);
 	CHECK(t && a && c);
-	test_sw_mac(ma, 0, 1);
-	test_sw_mac(mt, 0, 9);
+	mac_of(ma, 1);
+	mac_of(mt, 9);
 	/* access -> trunk: tag added after the MACs */
-	CHECK(test_sw_tx(a, BCAST, ma, -1, 42, NOW) > 0);
-	n = test_sw_rx(t, f, sizeof(f));
+	CHECK(tx(a, BCAST, ma, -1, 42, NOW) > 0);
+	n = rx(t, f);
 	CHECK_EQ(n, HDR + 22);
 	CHECK_EQ(f[HDR + 12], 0x81);
 	CHECK_EQ(f[HDR + 13], 0x00);
@@ -281,22 +309,22 @@ static void test_trunk_tags(void)
 	CHECK_EQ(f[HDR + 16], 0x08);
 	memcpy(&seq, f + HDR + 18, 4);
 	CHECK_EQ(seq, 42);
-	CHECK_EQ(test_sw_rx_count(c, NULL, 0), 0);
+	CHECK_EQ(rx_count(c), 0);
 	/* trunk -> access: tag stripped, only that VLAN's members */
-	CHECK(test_sw_tx(t, BCAST, mt, 25, 43, NOW) > 0);
-	n = test_sw_rx(c, f, sizeof(f));
+	CHECK(tx(t, BCAST, mt, 25, 43, NOW) > 0);
+	n = rx(c, f);
 	CHECK_EQ(n, HDR + 18);
 	CHECK_EQ(f[HDR + 12], 0x08);
 	memcpy(&seq, f + HDR + 14, 4);
 	CHECK_EQ(seq, 43);
-	CHECK_EQ(test_sw_rx_count(a, NULL, 0), 0);
+	CHECK_EQ(rx_count(a), 0);
 	CHECK_EQ(switch_lookup(sw, mt, 25, NOW), (int)t->idx);
 	CHECK_EQ(switch_lookup(sw, mt, 10, NOW), -1);
 	/* not in the trunk's list, or untagged: dropped */
-	CHECK_EQ(test_sw_tx(t, BCAST, mt, 40, 0, NOW), -EPROTO);
-	CHECK_EQ(test_sw_tx(t, BCAST, mt, -1, 0, NOW), -EPROTO);
+	CHECK_EQ(tx(t, BCAST, mt, 40, 0, NOW), -EPROTO);
+	CHECK_EQ(tx(t, BCAST, mt, -1, 0, NOW), -EPROTO);
 	CHECK_EQ(t->st.drop_vlan, 2);
-	CHECK_EQ(test_sw_rx_count(a, NULL, 0) + test_sw_rx_count(c, NULL, 0), 0);
+	CHECK_EQ(rx_count(a) + rx_count(c), 0);
 	switch_free(sw);
 }
 
@@ -316,46 +344,46 @@ static void test_queue_full(void)
 	uint32_t seq;
 
 	CHECK(sw);
-	a = test_sw_join(sw, 1);
-	b = test_sw_join(sw, 1);
-	test_sw_mac(ma, 0, 1);
-	test_sw_mac(mb, 0, 2);
-	CHECK(test_sw_tx(b, BCAST, mb, -1, 0, NOW) > 0);
-	CHECK_EQ(test_sw_rx_count(a, NULL, 0), 1);
+	a = join(sw, 1);
+	b = join(sw, 1);
+	mac_of(ma, 1);
+	mac_of(mb, 2);
+	CHECK(tx(b, BCAST, mb, -1, 0, NOW) > 0);
+	CHECK_EQ(rx_count(a), 1);
 	for (i = 0; i < SW_QUEUE_SLOTS; i++)
-		ok += test_sw_tx(a, mb, ma, -1, i, NOW) > 0;
+		ok += tx(a, mb, ma, -1, i, NOW) > 0;
 	CHECK_EQ(ok, SW_QUEUE_SLOTS);
 	/* full, the receiver has not stalled yet: the frame waits */
-	CHECK_EQ(test_sw_tx(a, mb, ma, -1, i, NOW), -EAGAIN);
-	CHECK_EQ(test_sw_tx(a, mb, ma, -1, i, NOW), -EAGAIN);
+	CHECK_EQ(tx(a, mb, ma, -1, i, NOW), -EAGAIN);
+	CHECK_EQ(tx(a, mb, ma, -1, i, NOW), -EAGAIN);
 	CHECK_EQ(b->st.drop_full, 0);
 	/* the receiver reads one: the same frame goes in next */
-	CHECK(test_sw_rx(b, f, sizeof(f)) > 0);
-	CHECK(test_sw_tx(a, mb, ma, -1, i, NOW) > 0);
+	CHECK(rx(b, f) > 0);
+	CHECK(tx(a, mb, ma, -1, i, NOW) > 0);
 	i++;
-	CHECK_EQ(test_sw_tx(a, mb, ma, -1, i, NOW), -EAGAIN);
+	CHECK_EQ(tx(a, mb, ma, -1, i, NOW), -EAGAIN);
 	/* the receiver reads nothing for SW_STALL_NS: dropped, counted */
 	nanosleep(&pause, NULL);
-	CHECK_EQ(test_sw_tx(a, mb, ma, -1, i, NOW), -ENOBUFS);
-	CHECK_EQ(test_sw_tx(a, mb, ma, -1, i + 1, NOW), -ENOBUFS);
+	CHECK_EQ(tx(a, mb, ma, -1, i, NOW), -ENOBUFS);
+	CHECK_EQ(tx(a, mb, ma, -1, i + 1, NOW), -ENOBUFS);
 	CHECK_EQ(b->st.drop_full, 2);
 	/* a flooded frame never waits: dropped at the full receiver */
-	c = test_sw_join(sw, 1);
-	CHECK(test_sw_tx(a, BCAST, ma, -1, 0, NOW) > 0);
+	c = join(sw, 1);
+	CHECK(tx(a, BCAST, ma, -1, 0, NOW) > 0);
 	CHECK_EQ(b->st.drop_full, 3);
-	CHECK_EQ(test_sw_rx_count(c, NULL, 0), 1);
+	CHECK_EQ(rx_count(c), 1);
 	for (i = 1; i <= SW_QUEUE_SLOTS; i++) {
-		CHECK(test_sw_rx(b, f, sizeof(f)) > 0);
+		CHECK(rx(b, f) > 0);
 		memcpy(&seq, f + HDR + 14, 4);
 		CHECK_EQ(seq, i);	/* in order, none lost while it read */
 	}
-	CHECK_EQ(test_sw_rx(b, f, sizeof(f)), -EAGAIN);
+	CHECK_EQ(rx(b, f), -EAGAIN);
 	/* it reads again: frames for it wait again */
 	for (i = 0; i < SW_QUEUE_SLOTS; i++)
-		CHECK(test_sw_tx(a, mb, ma, -1, i, NOW) > 0);
-	CHECK_EQ(test_sw_tx(a, mb, ma, -1, i, NOW), -EAGAIN);
-	CHECK(test_sw_rx(b, f, sizeof(f)) > 0);
-	CHECK(test_sw_tx(a, mb, ma, -1, i, NOW) > 0);
+		CHECK(tx(a, mb, ma, -1, i, NOW) > 0);
+	CHECK_EQ(tx(a, mb, ma, -1, i, NOW), -EAGAIN);
+	CHECK(rx(b, f) > 0);
+	CHECK(tx(a, mb, ma, -1, i, NOW) > 0);
 	switch_free(sw);
 }
 
@@ -375,10 +403,10 @@ static void test_wakeup_once_per_burst(void)
 	unsigned int i;
 
 	CHECK(sw);
-	a = test_sw_join(sw, 1);
-	b = test_sw_join(sw, 1);
-	test_sw_mac(ma, 0, 1);
-	test_sw_mac(mb, 0, 2);
+	a = join(sw, 1);
+	b = join(sw, 1);
+	mac_of(ma, 1);
+	mac_of(mb, 2);
 	/* B starts asleep: the first burst wakes it, once */
 	for (i = 0; i < 5; i++) {
 		iov.iov_base = f;
@@ -391,28 +419,28 @@ static void test_wakeup_once_per_burst(void)
 	CHECK_EQ(atomic_load(&b->rxq[0].kicks), 1);
 	/* B busy (frames seen): bursts write nothing */
 	CHECK(switch_rx_peek_len(b, 0, HDR) > 0);
-	CHECK(test_sw_tx(a, BCAST, ma, -1, 9, NOW) > 0);
+	CHECK(tx(a, BCAST, ma, -1, 9, NOW) > 0);
 	CHECK_EQ(atomic_load(&b->rxq[0].kicks), 1);
-	CHECK_EQ(test_sw_rx_count(b, NULL, 0), 6);	/* the last peek arms and empties efd */
+	CHECK_EQ(rx_count(b), 6);	/* the last peek arms and empties efd */
 	CHECK_EQ(efd_ready(b), 0);
-	CHECK(test_sw_tx(a, BCAST, ma, -1, 10, NOW) > 0);
+	CHECK(tx(a, BCAST, ma, -1, 10, NOW) > 0);
 	CHECK_EQ(atomic_load(&b->rxq[0].kicks), 2);
 	CHECK_EQ(efd_ready(b), 1);
-	CHECK_EQ(test_sw_rx_count(b, NULL, 0), 1);
+	CHECK_EQ(rx_count(b), 1);
 	CHECK_EQ(efd_ready(b), 0);
 	/*
 	 * A producer takes the flag for a frame the consumer reads without
 	 * peeking again (its look after asking found it): the consumer's
 	 * next empty look must ask again, or it sleeps for ever.
 	 */
-	CHECK(test_sw_tx(a, BCAST, ma, -1, 11, NOW) > 0);	/* takes the flag */
+	CHECK(tx(a, BCAST, ma, -1, 11, NOW) > 0);	/* takes the flag */
 	CHECK_EQ(atomic_load(&b->rxq[0].need_wakeup), 0);
 	iov.iov_base = f;
 	iov.iov_len = sizeof(f);
 	CHECK(switch_rx(b, 0, &iov, 1, HDR) > 0);
 	CHECK_EQ(switch_rx_peek_len(b, 0, HDR), 0);
 	CHECK_EQ(atomic_load(&b->rxq[0].need_wakeup), 1);
-	CHECK(test_sw_tx(a, BCAST, ma, -1, 12, NOW) > 0);
+	CHECK(tx(a, BCAST, ma, -1, 12, NOW) > 0);
 	CHECK_EQ(efd_ready(b), 1);
 	switch_free(sw);
 }
@@ -425,33 +453,33 @@ static void test_leave_reset_forget(void)
 	int fds = test_count_fds();
 
 	CHECK(sw);
-	a = test_sw_join(sw, 1);
-	b = test_sw_join(sw, 1);
-	c = test_sw_join(sw, 1);
-	test_sw_mac(ma, 0, 1);
-	test_sw_mac(mb, 0, 2);
-	CHECK(test_sw_tx(a, BCAST, ma, -1, 0, NOW) > 0);
-	CHECK(test_sw_tx(b, BCAST, mb, -1, 0, NOW) > 0);
+	a = join(sw, 1);
+	b = join(sw, 1);
+	c = join(sw, 1);
+	mac_of(ma, 1);
+	mac_of(mb, 2);
+	CHECK(tx(a, BCAST, ma, -1, 0, NOW) > 0);
+	CHECK(tx(b, BCAST, mb, -1, 0, NOW) > 0);
 	CHECK_EQ(atomic_load(&sw->nmacs), 2);
 	/* reset: B's MACs and queued frames gone, still a member */
-	CHECK(test_sw_tx(a, BCAST, ma, -1, 0, NOW) > 0);
+	CHECK(tx(a, BCAST, ma, -1, 0, NOW) > 0);
 	switch_reset(b);
 	CHECK_EQ(switch_lookup(sw, mb, 1, NOW), -1);
-	CHECK_EQ(test_sw_rx_count(b, NULL, 0), 0);
+	CHECK_EQ(rx_count(b), 0);
 	CHECK_EQ(atomic_load(&sw->nmacs), 1);
 	/* down until its next guest: nothing queued for it meanwhile */
-	CHECK(test_sw_tx(a, BCAST, ma, -1, 0, NOW) > 0);
+	CHECK(tx(a, BCAST, ma, -1, 0, NOW) > 0);
 	switch_set_up(b, true);
-	CHECK_EQ(test_sw_rx_count(b, NULL, 0), 0);
-	CHECK(test_sw_tx(a, BCAST, ma, -1, 0, NOW) > 0);
-	CHECK_EQ(test_sw_rx_count(b, NULL, 0), 1);
+	CHECK_EQ(rx_count(b), 0);
+	CHECK(tx(a, BCAST, ma, -1, 0, NOW) > 0);
+	CHECK_EQ(rx_count(b), 1);
 	/* leave: A's MAC gone, frames no longer reach it */
 	switch_leave(a);
 	CHECK_EQ(switch_lookup(sw, ma, 1, NOW), -1);
 	CHECK_EQ(atomic_load(&sw->nmacs), 0);
-	test_sw_rx_count(c, NULL, 0);
-	CHECK(test_sw_tx(b, ma, mb, -1, 0, NOW) > 0);
-	CHECK_EQ(test_sw_rx_count(c, NULL, 0), 1);
+	rx_count(c);
+	CHECK(tx(b, ma, mb, -1, 0, NOW) > 0);
+	CHECK_EQ(rx_count(c), 1);
 	switch_leave(b);
 	switch_leave(c);
 	CHECK_EQ(test_count_fds(), fds);
@@ -491,21 +519,21 @@ static void test_no_alloc_per_frame(void)
 	unsigned int i;
 
 	CHECK(sw);
-	a = test_sw_join(sw, 1);
-	b = test_sw_join(sw, 1);
-	c = test_sw_join(sw, 2);
-	test_sw_mac(ma, 0, 1);
-	test_sw_mac(mb, 0, 2);
+	a = join(sw, 1);
+	b = join(sw, 1);
+	c = join(sw, 2);
+	mac_of(ma, 1);
+	mac_of(mb, 2);
 	alloc_count_start();
 	for (i = 0; i < 20000; i++) {
-		test_sw_tx(a, i % 2 ? mb : BCAST, ma, -1, i, NOW + i / 1000);
-		test_sw_tx(b, ma, mb, -1, i, NOW + i / 1000);
-		while (test_sw_rx(a, f, sizeof(f)) > 0 || test_sw_rx(b, f, sizeof(f)) > 0)
+		tx(a, i % 2 ? mb : BCAST, ma, -1, i, NOW + i / 1000);
+		tx(b, ma, mb, -1, i, NOW + i / 1000);
+		while (rx(a, f) > 0 || rx(b, f) > 0)
 			;
 	}
 	n = alloc_count_stop();
 	CHECK_EQ(n, 0);
-	CHECK_EQ(test_sw_rx_count(c, NULL, 0), 0);
+	CHECK_EQ(rx_count(c), 0);
 	switch_free(sw);
 }
 #else

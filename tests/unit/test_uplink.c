@@ -23,6 +23,25 @@
 
 static const uint8_t BCAST[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
+/* The helpers of switch_testutil.c under this file's short names */
+static void mac_of(uint8_t *mac, unsigned int n)
+{
+	test_sw_mac(mac, 0x11, n);
+}
+
+/* One frame from @m: vnet header, dst, src, [tag of @vid], type, 4 bytes */
+static int tx(struct sw_member *m, const uint8_t *dst, const uint8_t *src,
+	      int vid)
+{
+	return test_sw_tx(m, dst, src, vid, 0, NOW);
+}
+
+/* Frames waiting for @m (consumed); the last one's 64 bytes in @last */
+static int rx_count(struct sw_member *m, uint8_t *last)
+{
+	return test_sw_rx_count(m, last, 64);
+}
+
 static struct sw_member *join(struct vswitch *sw, const char *vlans, bool trunk)
 {
 	struct sw_vlans v;
@@ -55,29 +74,29 @@ static void test_learned_behind_uplink(void)
 	a = join(sw, "1", false);
 	b = join(sw, "1", false);
 	CHECK(u && a && b);
-	test_sw_mac(mh, 0x11, 100);	/* a station on the host's bridge */
-	test_sw_mac(ma, 0x11, 1);
-	test_sw_mac(mx, 0x11, 999);	/* nobody's */
+	mac_of(mh, 100);	/* a station on the host's bridge */
+	mac_of(ma, 1);
+	mac_of(mx, 999);	/* nobody's */
 	/* the host's broadcast reaches every member, not the uplink again */
-	CHECK(test_sw_tx(u, BCAST, mh, -1, 0, NOW) > 0);
-	CHECK_EQ(test_sw_rx_count(a, NULL, 0), 1);
-	CHECK_EQ(test_sw_rx_count(b, NULL, 0), 1);
-	CHECK_EQ(test_sw_rx_count(u, NULL, 0), 0);
+	CHECK(tx(u, BCAST, mh, -1) > 0);
+	CHECK_EQ(rx_count(a, NULL), 1);
+	CHECK_EQ(rx_count(b, NULL), 1);
+	CHECK_EQ(rx_count(u, NULL), 0);
 	CHECK_EQ(switch_lookup(sw, mh, 1, NOW), (int)u->idx);
 	/* unknown unicast from a guest: the uplink and every other member */
-	CHECK(test_sw_tx(a, mx, ma, -1, 0, NOW) > 0);
-	CHECK_EQ(test_sw_rx_count(u, NULL, 0), 1);
-	CHECK_EQ(test_sw_rx_count(b, NULL, 0), 1);
-	CHECK_EQ(test_sw_rx_count(a, NULL, 0), 0);
+	CHECK(tx(a, mx, ma, -1) > 0);
+	CHECK_EQ(rx_count(u, NULL), 1);
+	CHECK_EQ(rx_count(b, NULL), 1);
+	CHECK_EQ(rx_count(a, NULL), 0);
 	/* a reply to the learned host station: the uplink only */
-	CHECK(test_sw_tx(a, mh, ma, -1, 0, NOW) > 0);
-	CHECK_EQ(test_sw_rx_count(u, NULL, 0), 1);
-	CHECK_EQ(test_sw_rx_count(b, NULL, 0), 0);
+	CHECK(tx(a, mh, ma, -1) > 0);
+	CHECK_EQ(rx_count(u, NULL), 1);
+	CHECK_EQ(rx_count(b, NULL), 0);
 	/* the host's reply to A: A only */
-	CHECK(test_sw_tx(u, ma, mh, -1, 0, NOW) > 0);
-	CHECK_EQ(test_sw_rx_count(a, NULL, 0), 1);
-	CHECK_EQ(test_sw_rx_count(b, NULL, 0), 0);
-	CHECK_EQ(test_sw_rx_count(u, NULL, 0), 0);
+	CHECK(tx(u, ma, mh, -1) > 0);
+	CHECK_EQ(rx_count(a, NULL), 1);
+	CHECK_EQ(rx_count(b, NULL), 0);
+	CHECK_EQ(rx_count(u, NULL), 0);
 	switch_free(sw);
 }
 
@@ -91,20 +110,20 @@ static void test_nothing_back_to_uplink(void)
 	u = join_uplink(sw, "1", false);
 	a = join(sw, "1", false);
 	CHECK(u && a);
-	test_sw_mac(mh, 0x11, 100);
-	test_sw_mac(mh2, 0x11, 101);
-	test_sw_mac(mx, 0x11, 999);
-	CHECK(test_sw_tx(u, BCAST, mh2, -1, 0, NOW) > 0);	/* mh2 learned behind the uplink */
-	CHECK_EQ(test_sw_rx_count(a, NULL, 0), 1);
+	mac_of(mh, 100);
+	mac_of(mh2, 101);
+	mac_of(mx, 999);
+	CHECK(tx(u, BCAST, mh2, -1) > 0);	/* mh2 learned behind the uplink */
+	CHECK_EQ(rx_count(a, NULL), 1);
 	/* unknown unicast from the host side: members, never the uplink */
-	CHECK(test_sw_tx(u, mx, mh, -1, 0, NOW) > 0);
-	CHECK_EQ(test_sw_rx_count(a, NULL, 0), 1);
-	CHECK_EQ(test_sw_rx_count(u, NULL, 0), 0);
+	CHECK(tx(u, mx, mh, -1) > 0);
+	CHECK_EQ(rx_count(a, NULL), 1);
+	CHECK_EQ(rx_count(u, NULL), 0);
 	/* between two stations behind the uplink (the bridge flooded it to
 	 * us): dropped, neither sent back nor flooded */
-	CHECK(test_sw_tx(u, mh2, mh, -1, 0, NOW) > 0);
-	CHECK_EQ(test_sw_rx_count(u, NULL, 0), 0);
-	CHECK_EQ(test_sw_rx_count(a, NULL, 0), 0);
+	CHECK(tx(u, mh2, mh, -1) > 0);
+	CHECK_EQ(rx_count(u, NULL), 0);
+	CHECK_EQ(rx_count(a, NULL), 0);
 	switch_free(sw);
 }
 
@@ -119,21 +138,21 @@ static void test_trunk_uplink(void)
 	a = join(sw, "10", false);
 	b = join(sw, "20", false);
 	CHECK(u && a && b);
-	test_sw_mac(ma, 0x11, 1);
-	test_sw_mac(mh, 0x11, 100);
+	mac_of(ma, 1);
+	mac_of(mh, 100);
 	/* A's broadcast leaves through the uplink tagged 10, not to B */
-	CHECK(test_sw_tx(a, BCAST, ma, -1, 0, NOW) > 0);
-	CHECK_EQ(test_sw_rx_count(u, f, sizeof(f)), 1);
+	CHECK(tx(a, BCAST, ma, -1) > 0);
+	CHECK_EQ(rx_count(u, f), 1);
 	CHECK(f[HDR + 12] == 0x81 && f[HDR + 13] == 0x00 && f[HDR + 15] == 10);
-	CHECK_EQ(test_sw_rx_count(b, NULL, 0), 0);
+	CHECK_EQ(rx_count(b, NULL), 0);
 	/* the host's frame tagged 20 reaches B (untagged) only */
-	CHECK(test_sw_tx(u, BCAST, mh, 20, 0, NOW) > 0);
-	CHECK_EQ(test_sw_rx_count(b, f, sizeof(f)), 1);
+	CHECK(tx(u, BCAST, mh, 20) > 0);
+	CHECK_EQ(rx_count(b, f), 1);
 	CHECK(f[HDR + 12] == 0x08);
-	CHECK_EQ(test_sw_rx_count(a, NULL, 0), 0);
+	CHECK_EQ(rx_count(a, NULL), 0);
 	/* untagged or of another VLAN from a trunk uplink: dropped, counted */
-	CHECK_EQ(test_sw_tx(u, BCAST, mh, -1, 0, NOW), -EPROTO);
-	CHECK_EQ(test_sw_tx(u, BCAST, mh, 30, 0, NOW), -EPROTO);
+	CHECK_EQ(tx(u, BCAST, mh, -1), -EPROTO);
+	CHECK_EQ(tx(u, BCAST, mh, 30), -EPROTO);
 	CHECK_EQ(atomic_load(&u->st.drop_vlan), 2);
 	switch_free(sw);
 }
@@ -151,17 +170,17 @@ static void test_uplink_holds_many(void)
 	a = join(sw, "1", false);
 	CHECK(u && a);
 	for (i = 0; i < n; i++) {
-		test_sw_mac(mh, 0x11, 1000 + i);
-		CHECK(test_sw_tx(u, BCAST, mh, -1, 0, NOW) > 0);
-		test_sw_rx_count(a, NULL, 0);
+		mac_of(mh, 1000 + i);
+		CHECK(tx(u, BCAST, mh, -1) > 0);
+		rx_count(a, NULL);
 	}
 	CHECK_EQ(atomic_load(&u->nmacs), n);
 	CHECK_EQ(atomic_load(&u->st.mac_limit), 0);
 	/* a port stays at its limit */
 	for (i = 0; i < n; i++) {
-		test_sw_mac(mh, 0x11, 5000 + i);
-		CHECK(test_sw_tx(a, BCAST, mh, -1, 0, NOW) > 0);
-		test_sw_rx_count(u, NULL, 0);
+		mac_of(mh, 5000 + i);
+		CHECK(tx(a, BCAST, mh, -1) > 0);
+		rx_count(u, NULL);
 	}
 	CHECK_EQ(atomic_load(&a->nmacs), SW_MACS_PORT);
 	switch_free(sw);
