@@ -31,12 +31,12 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "eth.h"
 #include "gso.h"
 #include "iov.h"
 #include "util.h"
 #include "vnet_hdr.h"
 
-#define GSO_ETH_HLEN	14
 #define GSO_VLAN_HLEN	4
 #define GSO_IP4_HLEN	20
 #define GSO_IP6_HLEN	40
@@ -124,6 +124,21 @@ static void gso_fold(uint8_t *p, uint64_t s)
 	memcpy(p, &r, 2);
 }
 
+/**
+ * gso_csum() - Store the internet checksum of @n bytes (RFC 1071)
+ * @p:		Where the checksum goes (2 bytes, network order, any alignment)
+ * @data:	Checksummed bytes, their checksum field zero
+ * @n:		How many
+ *
+ * For a header built outside the data path (host_gen's template); the
+ * segmenting code calls gso_sum() and gso_fold() directly. A result of 0
+ * is stored as 0xffff, as gso_fold() does.
+ */
+void gso_csum(uint8_t *p, const uint8_t *data, size_t n)
+{
+	gso_fold(p, gso_sum(0, data, n));
+}
+
 /* Check the IP header of a segmentation request; Return: 0 or -EINVAL */
 static int gso_parse_ip(struct gso *g, uint8_t gso_type)
 {
@@ -132,7 +147,7 @@ static int gso_parse_ip(struct gso *g, uint8_t gso_type)
 	uint8_t proto;
 	bool v4;
 
-	g->l3 = GSO_ETH_HLEN;
+	g->l3 = ETH_HLEN_;
 	if (type == 0x8100) {
 		g->l3 += GSO_VLAN_HLEN;
 		type = gso_get16(h + 16);
@@ -230,7 +245,7 @@ int gso_init(struct gso *g, const struct virtio_net_hdr_v1 *vh,
 	int ret;
 
 	memset(g, 0, offsetof(struct gso, hdr));
-	if (total < (size_t)skip + GSO_ETH_HLEN ||
+	if (total < (size_t)skip + ETH_HLEN_ ||
 	    total - skip > VNET_FRAME_MAX)
 		return -EINVAL;
 	g->iov = iov;

@@ -79,5 +79,6 @@ int gso_init(struct gso *g, const struct virtio_net_hdr_v1 *vh,
 uint32_t gso_seg_max(const struct gso *g);
 ssize_t gso_next(struct gso *g, uint8_t *buf, size_t room);
 ssize_t gso_next_gso(struct gso *g, uint8_t *buf, size_t room, uint32_t n);
+void gso_csum(uint8_t *p, const uint8_t *data, size_t n);
 
 #endif /* VNET_GSO_H */

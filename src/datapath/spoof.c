@@ -25,14 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eth.h"
 #include "spoof.h"
-
-#define ETH_P_IP_	0x0800
-#define ETH_P_ARP_	0x0806
-#define ETH_P_RARP_	0x8035
-#define ETH_P_8021Q_	0x8100
-#define ETH_P_8021AD_	0x88a8
-#define ETH_P_IPV6_	0x86dd
 
 #define SPOOF_ARP_LEN	28	/* Ethernet/IPv4 ARP body */
 

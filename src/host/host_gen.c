@@ -20,6 +20,7 @@
 #include <string.h>
 #include <linux/virtio_net.h>
 
+#include "gso.h"
 #include "host.h"
 #include "host_priv.h"
 #include "reason.h"
@@ -49,18 +50,6 @@ static const uint8_t *host_gen_tmpl(const struct host_gen *g, unsigned int hdr_l
 	return g->buf + VNET_HDR_MAX - hdr_len;
 }
 
-static uint16_t host_gen_ip_csum(const uint8_t *p, size_t len)
-{
-	uint32_t sum = 0;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 static void host_gen_put16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)(v >> 8);
@@ -83,7 +72,7 @@ static void host_gen_build(struct host_gen *g, size_t frame_len)
 	ip[9] = 17;		/* UDP */
 	ip[12] = 198, ip[13] = 18, ip[14] = 0, ip[15] = 1;
 	ip[16] = 198, ip[17] = 18, ip[18] = 0, ip[19] = 2;
-	host_gen_put16(ip + 10, host_gen_ip_csum(ip, 20));
+	gso_csum(ip + 10, ip, 20);
 	host_gen_put16(udp, 9);
 	host_gen_put16(udp + 2, 9);
 	host_gen_put16(udp + 4, (uint16_t)(frame_len - 34));

@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 
+#include "eth.h"
 #include "iov.h"
 #include "switch.h"
 #include "switch_hash.h"
@@ -43,8 +44,6 @@
 #include "util.h"
 
 #define SW_KEY_VALID	(1ULL << 63)
-#define ETH_HLEN_	14
-#define ETH_P_8021Q_	0x8100
 #define SW_CLK_FRAMES	64	/* the policer's clock: re-read within a burst */
 
 /* The policers' clock: a vDSO read, no syscall */

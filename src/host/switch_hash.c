@@ -14,12 +14,8 @@
  */
 #include <string.h>
 
+#include "eth.h"
 #include "switch_hash.h"
-
-#define ETH_P_IP_	0x0800
-#define ETH_P_IPV6_	0x86dd
-#define ETH_P_8021Q_	0x8100
-#define ETH_P_8021AD_	0x88a8
 
 /* 4 bytes at @p as they lie (any alignment) */
 static inline uint32_t rd32(const uint8_t *p)

@@ -18,12 +18,11 @@
 #include <string.h>
 #include <linux/virtio_config.h>
 
+#include "eth.h"
 #include "iov.h"
 #include "switch_offl.h"
 #include "util.h"
 #include "vnet_hdr.h"
-
-#define SW_OFFL_ETH_HLEN	14
 
 /**
  * sw_offl_mask() - The offloads a member takes, from what its guest acked
@@ -96,7 +95,7 @@ int sw_offl_init(struct sw_offl *o, const struct iovec *iov,
 	o->tagoff = tagged ? 4 : 0;
 	o->len = o->g.len - o->tagoff;
 	cs = le16toh(vh->csum_start);
-	if (cs < SW_OFFL_ETH_HLEN + o->tagoff)
+	if (cs < ETH_HLEN_ + o->tagoff)
 		return -EINVAL;
 	vh->csum_start = htole16((uint16_t)(cs - o->tagoff));
 	o->need = SW_OFFL_CSUM;

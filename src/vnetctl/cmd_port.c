@@ -21,6 +21,7 @@
 #include "cmds.h"
 #include "ctl_query.h"
 #include "ctl_path.h"
+#include "util.h"
 #include "xdp_socks.h"
 
 #define PORT_REQ_MAX	1024	/* vnetd's CTL_REQ_MAX */
@@ -88,36 +89,20 @@ static int port_add_xdp(const char *path, const char *spec)
  */
 int cmd_port(int argc, char **argv)
 {
-	const char *path = ctl_default_path(), *verb, *arg = NULL, *v;
+	static const struct cmd_verb verbs[] = {
+		{ "add", true }, { "del", true }, { "list", false },
+	};
 	char req[PORT_REQ_MAX + 1];
-	bool missing;
-	int i, n;
+	struct cmd_verb_args a;
+	const char *verb, *arg;
+	int n;
 
-	if (argc < 1 || cmd_wants_help(argc, argv) || cmd_is_help(argv[0])) {
-		port_usage(argc < 1 ? stderr : stdout);
-		return argc < 1 ? CMD_USAGE : CMD_OK;
-	}
-	verb = argv[0];
-	if (strcmp(verb, "add") && strcmp(verb, "del") && strcmp(verb, "list")) {
-		fprintf(stderr, "vnetctl port %s: unknown subcommand (add, del, list)\n",
-			verb);
-		return CMD_USAGE;
-	}
-	for (i = 1; i < argc; i++) {
-		if ((v = cmd_ctl_opt(argc, argv, &i, &missing))) {
-			path = v;
-		} else if (missing) {
-			fprintf(stderr, "vnetctl port: %s: needs a value (the control socket path)\n",
-				argv[i]);
-			return CMD_USAGE;
-		} else if (argv[i][0] == '-' || arg || !strcmp(verb, "list")) {
-			fprintf(stderr, "vnetctl port %s: %s: unexpected argument (see vnetctl port --help)\n",
-				verb, argv[i]);
-			return CMD_USAGE;
-		} else {
-			arg = argv[i];
-		}
-	}
+	n = cmd_verb_parse("port", argc, argv, verbs, ARRAY_SIZE(verbs), false,
+			   port_usage, &a);
+	if (n >= 0)
+		return n;
+	verb = a.verb;
+	arg = a.operand;
 	if (strcmp(verb, "list") && (!arg || !*arg)) {
 		fprintf(stderr, "vnetctl port %s: missing %s\n", verb,
 			strcmp(verb, "add") ? "NAME" : "KEY=VAL,... (e.g. name=vm1,socket=/run/vnetd/vm1.sock,backend=loop)");
@@ -129,7 +114,7 @@ int cmd_port(int argc, char **argv)
 		return CMD_USAGE;
 	}
 	if (!strcmp(verb, "add") && xdp_socks_wanted(arg))
-		return port_add_xdp(path, arg);
+		return port_add_xdp(a.path, arg);
 	n = arg ? snprintf(req, sizeof(req), "port %s %s\n", verb, arg) :
 		  snprintf(req, sizeof(req), "port list\n");
 	if (n < 0 || n >= PORT_REQ_MAX) {
@@ -137,5 +122,5 @@ int cmd_port(int argc, char **argv)
 			verb, n, PORT_REQ_MAX - 1);
 		return CMD_USAGE;
 	}
-	return ctl_query("vnetctl port", path, req);
+	return ctl_query("vnetctl port", a.path, req);
 }

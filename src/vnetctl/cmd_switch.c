@@ -17,6 +17,7 @@
 #include "cmds.h"
 #include "ctl_path.h"
 #include "ctl_query.h"
+#include "util.h"
 
 #define SWITCH_NAME_MAX	31	/* vnetd's switch names: 1..31 bytes */
 
@@ -44,39 +45,20 @@ static void switch_usage(FILE *f)
  */
 int cmd_switch(int argc, char **argv)
 {
-	const char *path = ctl_default_path(), *verb, *name = NULL, *v;
+	static const struct cmd_verb verbs[] = {
+		{ "list", false }, { "show", true },
+	};
+	struct cmd_verb_args a;
+	const char *name;
 	char req[64];
-	bool missing, json = false;
-	int i;
+	int ret;
 
-	if (argc < 1 || cmd_wants_help(argc, argv) || cmd_is_help(argv[0])) {
-		switch_usage(argc < 1 ? stderr : stdout);
-		return argc < 1 ? CMD_USAGE : CMD_OK;
-	}
-	verb = argv[0];
-	if (strcmp(verb, "list") && strcmp(verb, "show")) {
-		fprintf(stderr, "vnetctl switch %s: unknown subcommand (list, show)\n",
-			verb);
-		return CMD_USAGE;
-	}
-	for (i = 1; i < argc; i++) {
-		if ((v = cmd_ctl_opt(argc, argv, &i, &missing))) {
-			path = v;
-		} else if (missing) {
-			fprintf(stderr, "vnetctl switch: %s: needs a value (the control socket path)\n",
-				argv[i]);
-			return CMD_USAGE;
-		} else if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j")) {
-			json = true;
-		} else if (argv[i][0] == '-' || name || !strcmp(verb, "list")) {
-			fprintf(stderr, "vnetctl switch %s: %s: unexpected argument (see vnetctl switch --help)\n",
-				verb, argv[i]);
-			return CMD_USAGE;
-		} else {
-			name = argv[i];
-		}
-	}
-	if (!strcmp(verb, "show") && !name) {
+	ret = cmd_verb_parse("switch", argc, argv, verbs, ARRAY_SIZE(verbs),
+			     true, switch_usage, &a);
+	if (ret >= 0)
+		return ret;
+	name = a.operand;
+	if (!strcmp(a.verb, "show") && !name) {
 		fprintf(stderr, "vnetctl switch show: missing NAME (see vnetctl switch list)\n");
 		return CMD_USAGE;
 	}
@@ -88,8 +70,8 @@ int cmd_switch(int argc, char **argv)
 	}
 	if (name)
 		snprintf(req, sizeof(req), "switch show %s%s\n", name,
-			 json ? " json" : "");
+			 a.json ? " json" : "");
 	else
-		snprintf(req, sizeof(req), "switch list%s\n", json ? " json" : "");
-	return ctl_query("vnetctl switch", path, req);
+		snprintf(req, sizeof(req), "switch list%s\n", a.json ? " json" : "");
+	return ctl_query("vnetctl switch", a.path, req);
 }

@@ -68,6 +68,25 @@ veth() {
 }
 rx_packets() { nsx cat /sys/class/net/xb/statistics/rx_packets; }
 
+tx_check() {	# NAME SOCK SLACK ARGS...: vnet-bench ARGS sends through SOCK
+	# every frame it counts arrives at the peer, and at most SLACK more: the
+	# ring's worth that were in flight when its window closed
+	local name=$1 sock=$2 slack=$3 before res got sent
+	shift 3
+	before=$(rx_packets)
+	res=$(nsx "$BENCH" --socket "$sock" --mode tx-only "$@" --json 2>&1)
+	sleep 0.5
+	got=$(( $(rx_packets) - before ))
+	sent=$(bench_field tx_frames "$res")
+	if [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "$got" -ge "$sent" ] &&
+	   [ "$got" -le $((sent + slack)) ]; then
+		ok "$name: $sent frames sent, $got arrived at the peer"
+	else
+		not_ok "$name: ${sent:-?} frames sent, $got arrived at the peer"
+		sed 's/^/# /' <<< "$res" | tail -n 8
+	fi
+}
+
 start() {	# start vnetd with ARGS; 0 once its socket is there
 	rm -f "$SOCK"
 	ip netns exec "$NS" "$VNETD" --socket "$SOCK" --ctl-socket "$CTL" \
@@ -122,19 +141,7 @@ if grep -q 'backend af_xdp: af_xdp on xa queues 0..0, copy mode (auto: zero-copy
 else
 	not_ok "auto mode: no 'copy mode (auto: zero-copy refused ...)' line in the log"
 fi
-before=$(rx_packets)
-res=$(nsx "$BENCH" --socket "$SOCK" --mode tx-only -d 2 --json 2>&1)
-sleep 0.5
-got=$(( $(rx_packets) - before ))
-sent=$(bench_field tx_frames "$res")
-# the frames vnet-bench counts arrive, and at most the ring's worth that
-# were in flight when its window closed
-if [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "$got" -ge "$sent" ] && [ "$got" -le $((sent + 256)) ]; then
-	ok "guest TX, 1 pair: $sent frames sent, $got arrived at the peer"
-else
-	not_ok "guest TX, 1 pair: ${sent:-?} frames sent, $got arrived at the peer"
-	sed 's/^/# /' <<< "$res" | tail -n 6
-fi
+tx_check "guest TX, 1 pair" "$SOCK" 256 -d 2
 
 # ---- guest TSO: segmented in software, checked on the peer --------------------
 # TSO_LEN B frames: 54 B of headers, then payload in MSS (vnet-bench's 1448)
@@ -236,31 +243,35 @@ PY
 }
 out=$(mktemp /tmp/vnetd-afxdp-out.XXXXXX)
 cleanup_path "$out"
-ip netns exec "$NS" "$BENCH" --socket "$SOCK" --mode rx-only --check-seq --json -d 60 \
-	> "$out" 2>&1 &
-BPID=$!
-sleep 1
-inject
-sleep 1
-kill -INT $BPID
-wait $BPID
-rc=$?
-res=$(cat "$out")
-why=
-[ "$rc" = 0 ] || why="exit $rc"
-rx=$(bench_field rx_frames "$res"); foreign=$(bench_field foreign "$res")
-ours=$(( ${rx:-0} - ${foreign:-0} ))
-[ "$ours" = "$COUNT" ] || why="$why, $ours of $COUNT frames arrived"
-for f in lost dup_or_reordered wrong_queue; do
-	[ "$(bench_field $f "$res")" = 0 ] || why="$why, $f=$(bench_field $f "$res")"
-done
-if [ -z "$why" ]; then
-	ok "guest RX: $COUNT frames injected on the peer received once, in order"
-else
-	not_ok "guest RX:$why"
-	sed 's/^/# /' <<< "$res" | tail -n 8
-	sed 's/^/# vnetd: /' "$LOG" | tail -n 5
-fi
+rx_check() {	# NAME [SOCK]: inject COUNT frames on the peer, all must reach the
+	# guest behind SOCK (default $RSOCK) once and in order
+	ip netns exec "$NS" "$BENCH" --socket "${2:-$RSOCK}" --mode rx-only --check-seq --json -d 60 \
+		> "$out" 2>&1 &
+	BPID=$!
+	sleep 1
+	inject
+	sleep 1
+	kill -INT $BPID
+	wait $BPID
+	rc=$?
+	res=$(cat "$out")
+	why=
+	[ "$rc" = 0 ] || why="exit $rc"
+	rx=$(bench_field rx_frames "$res"); foreign=$(bench_field foreign "$res")
+	ours=$(( ${rx:-0} - ${foreign:-0} ))
+	[ "$ours" = "$COUNT" ] || why="$why, $ours of $COUNT frames arrived"
+	for f in lost dup_or_reordered wrong_queue; do
+		[ "$(bench_field $f "$res")" = 0 ] || why="$why, $f=$(bench_field $f "$res")"
+	done
+	if [ -z "$why" ]; then
+		ok "$1: $COUNT frames injected on the peer received once, in order"
+	else
+		not_ok "$1:$why"
+		sed 's/^/# /' <<< "$res" | tail -n 8
+		sed 's/^/# vnetd: /' "$LOG" | tail -n 5
+	fi
+}
+rx_check "guest RX" "$SOCK"
 st=$("$VNETCTL" status --socket "$CTL" 2>&1)
 js=$("$VNETCTL" status --socket "$CTL" --json 2>&1)
 if grep -q 'host side: af_xdp on xa queues 0..0, copy mode.*refused from the kernel: 0 RX descriptors, 0 completions.*offloads refused 0' <<< "$st" &&
@@ -274,17 +285,7 @@ stop "1 pair"
 # ---- 2 pairs on 2 queues ----------------------------------------------------------
 veth 2 || { not_ok "cannot make a 2-queue veth pair"; exit 1; }
 if start --xdp-if xa --queues 2 --xdp-queue 0 --xdp-mode copy; then
-	before=$(rx_packets)
-	res=$(nsx "$BENCH" --socket "$SOCK" --mode tx-only --pairs 2 -d 2 --json 2>&1)
-	sleep 0.5
-	got=$(( $(rx_packets) - before ))
-	sent=$(bench_field tx_frames "$res")
-	if [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "$got" -ge "$sent" ] && [ "$got" -le $((sent + 512)) ]; then
-		ok "guest TX, 2 pairs on queues 0 and 1: $sent frames sent, $got arrived"
-	else
-		not_ok "guest TX, 2 pairs: ${sent:-?} frames sent, $got arrived"
-		sed 's/^/# /' <<< "$res" | tail -n 8
-	fi
+	tx_check "guest TX, 2 pairs on queues 0 and 1" "$SOCK" 512 --pairs 2 -d 2
 	stop "2 pairs"
 else
 	not_ok "vnetd --queues 2 on a 2-queue veth did not start: $(tail -n 2 "$LOG")"
@@ -327,44 +328,7 @@ else
 	not_ok "run time: vnetctl port add: rc=$rc: $add"
 	sed 's/^/# vnetd: /' "$LOG" | tail -n 4
 fi
-before=$(rx_packets)
-res=$(nsx "$BENCH" --socket "$RSOCK" --mode tx-only -d 1 --json 2>&1)
-sleep 0.5
-got=$(( $(rx_packets) - before ))
-sent=$(bench_field tx_frames "$res")
-if [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "$got" -ge "$sent" ] && [ "$got" -le $((sent + 256)) ]; then
-	ok "run time: guest TX: $sent frames sent, $got arrived at the peer"
-else
-	not_ok "run time: guest TX: ${sent:-?} frames sent, $got arrived at the peer"
-	sed 's/^/# /' <<< "$res" | tail -n 6
-fi
-rx_check() {	# NAME: inject COUNT frames on the peer, all must reach the guest in order
-	ip netns exec "$NS" "$BENCH" --socket "$RSOCK" --mode rx-only --check-seq --json -d 60 \
-		> "$out" 2>&1 &
-	BPID=$!
-	sleep 1
-	inject
-	sleep 1
-	kill -INT $BPID
-	wait $BPID
-	rc=$?
-	res=$(cat "$out")
-	why=
-	[ "$rc" = 0 ] || why="exit $rc"
-	rx=$(bench_field rx_frames "$res"); foreign=$(bench_field foreign "$res")
-	ours=$(( ${rx:-0} - ${foreign:-0} ))
-	[ "$ours" = "$COUNT" ] || why="$why, $ours of $COUNT frames arrived"
-	for f in lost dup_or_reordered wrong_queue; do
-		[ "$(bench_field $f "$res")" = 0 ] || why="$why, $f=$(bench_field $f "$res")"
-	done
-	if [ -z "$why" ]; then
-		ok "$1: $COUNT frames injected on the peer received once, in order"
-	else
-		not_ok "$1:$why"
-		sed 's/^/# /' <<< "$res" | tail -n 8
-		sed 's/^/# vnetd: /' "$LOG" | tail -n 5
-	fi
-}
+tx_check "run time: guest TX" "$RSOCK" 256 -d 1
 rx_check "run time: guest RX"
 # the queue is free again once the port is gone: del, add, frames flow
 del=$("$VNETCTL" port del xr --socket "$CTL" 2>&1)

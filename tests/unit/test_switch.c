@@ -14,93 +14,42 @@
 
 #include "testlib.h"
 #include "switch.h"
+#include "switch_testutil.h"
 #ifndef VNET_SANITIZED
 #include "alloc_count.h"
 #endif
 
-#define HDR	12
+#define HDR	TSW_HDR
 #define NOW	1000
 
 static const uint8_t BCAST[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
+/* The helpers of switch_testutil.c under this file's short names */
 static void mac_of(uint8_t *mac, unsigned int n)
 {
-	mac[0] = 0x02;
-	mac[1] = 0;
-	mac[2] = (uint8_t)(n >> 24);
-	mac[3] = (uint8_t)(n >> 16);
-	mac[4] = (uint8_t)(n >> 8);
-	mac[5] = (uint8_t)n;
-}
-
-/* vnet header, dst, src, [802.1Q tag of @vid], type, 4 payload bytes */
-static size_t frame(uint8_t *f, const uint8_t *dst, const uint8_t *src,
-		    int vid, uint32_t seq)
-{
-	size_t n = HDR;
-
-	memset(f, 0, HDR);
-	memcpy(f + n, dst, 6);
-	memcpy(f + n + 6, src, 6);
-	n += 12;
-	if (vid >= 0) {
-		f[n++] = 0x81;
-		f[n++] = 0x00;
-		f[n++] = (uint8_t)(vid >> 8);
-		f[n++] = (uint8_t)vid;
-	}
-	f[n++] = 0x08;
-	f[n++] = 0x00;
-	memcpy(f + n, &seq, 4);
-	return n + 4;
+	test_sw_mac(mac, 0, n);
 }
 
 static int tx(struct sw_member *m, const uint8_t *dst, const uint8_t *src,
 	      int vid, uint32_t seq, uint32_t now)
 {
-	uint8_t f[64];
-	struct iovec iov = { f, frame(f, dst, src, vid, seq) };
-	int ret = switch_tx(m, 0, &iov, 1, HDR, now);
-
-	switch_flush(m, 0);
-	return ret;
+	return test_sw_tx(m, dst, src, vid, seq, now);
 }
 
 /* Receive one frame into @f (64 bytes); Return: length or -errno */
 static int rx(struct sw_member *m, uint8_t *f)
 {
-	struct iovec iov = { f, 64 };
-
-	if (!switch_rx_peek_len(m, 0, HDR))
-		return -EAGAIN;
-	return switch_rx(m, 0, &iov, 1, HDR);
+	return test_sw_rx(m, f, 64);
 }
 
 static int rx_count(struct sw_member *m)
 {
-	uint8_t f[64];
-	int n = 0;
-
-	while (rx(m, f) > 0)
-		n++;
-	return n;
-}
-
-static struct sw_vlans access(uint16_t vlan)
-{
-	struct sw_vlans v;
-
-	memset(&v, 0, sizeof(v));
-	v.access = vlan;
-	return v;
+	return test_sw_rx_count(m, NULL, 0);
 }
 
 static struct sw_member *join(struct vswitch *sw, uint16_t vlan)
 {
-	struct sw_vlans v = access(vlan);
-	int err;
-
-	return switch_join(sw, 1, &v, &err);
+	return test_sw_join(sw, vlan);
 }
 
 static void test_learn_flood_unicast(void)
@@ -461,7 +410,7 @@ static void test_wakeup_once_per_burst(void)
 	/* B starts asleep: the first burst wakes it, once */
 	for (i = 0; i < 5; i++) {
 		iov.iov_base = f;
-		iov.iov_len = frame(f, BCAST, ma, -1, i);
+		iov.iov_len = test_sw_frame(f, BCAST, ma, -1, i);
 		CHECK(switch_tx(a, 0, &iov, 1, HDR, NOW) > 0);
 	}
 	CHECK_EQ(efd_ready(b), 0);	/* nothing before the flush */

@@ -20,12 +20,13 @@
 #include "gso.h"
 #include "switch.h"
 #include "switch_offl.h"
+#include "switch_testutil.h"
 #include "util.h"
 #ifndef VNET_SANITIZED
 #include "alloc_count.h"
 #endif
 
-#define HDR	12
+#define HDR	TSW_HDR
 #define NOW	1000
 #define BIG	70000
 #define ID0	0x1234
@@ -182,20 +183,13 @@ static int send(struct sw_member *m, size_t len)
 /* Next frame for @m into rxbuf (header first); Return: bytes or -errno */
 static int recv1(struct sw_member *m)
 {
-	struct iovec iov = { rxbuf, sizeof(rxbuf) };
-
-	if (!switch_rx_peek_len(m, 0, HDR))
-		return -EAGAIN;
-	return switch_rx(m, 0, &iov, 1, HDR);
+	return test_sw_rx(m, rxbuf, sizeof(rxbuf));
 }
 
+/* Frames waiting for @m, received into rxbuf; Return: how many */
 static int pending(struct sw_member *m)
 {
-	int n = 0;
-
-	while (recv1(m) > 0)
-		n++;
-	return n;
+	return test_sw_rx_count(m, rxbuf, sizeof(rxbuf));
 }
 
 /* Segments the member without offloads got: complete, in order, whole */

@@ -16,6 +16,7 @@
 #include "testlib.h"
 #include "switch.h"
 #include "switch_police.h"
+#include "switch_testutil.h"
 #ifndef VNET_SANITIZED
 #include "alloc_count.h"
 #endif
@@ -210,71 +211,32 @@ static uint64_t fake_clock(void)
 	return fake_ns;
 }
 
-/* @n broadcast frames from @m's pair 0 in bursts of 32; Return: passed */
-static unsigned int sw_send(struct sw_member *m, unsigned int n)
-{
-	uint8_t f[12 + 60] = { 0 };
-	struct iovec iov = { f, sizeof(f) };
-	unsigned int i, passed = 0;
-	int ret;
-
-	memset(f + 12, 0xff, 6);
-	f[18] = 0x02;
-	f[23] = 0x01;
-	for (i = 0; i < n; i++) {
-		ret = switch_tx(m, 0, &iov, 1, 12, 1000);
-		if (ret > 0)
-			passed++;
-		else if (ret != -EDQUOT)
-			return 0;
-		if (i % 32 == 31)
-			switch_flush(m, 0);
-	}
-	switch_flush(m, 0);
-	return passed;
-}
-
-static unsigned int sw_drain(struct sw_member *m)
-{
-	uint8_t f[128];
-	struct iovec iov = { f, sizeof(f) };
-	unsigned int n = 0;
-
-	while (switch_rx_peek_len(m, 0, 12) > 0 && switch_rx(m, 0, &iov, 1, 12) > 0)
-		n++;
-	return n;
-}
-
 static void test_switch_polices(void)
 {
 	struct sw_police_cfg cfg = { .pps = 1000 };	/* burst: 100 frames */
 	struct vswitch *sw = switch_new("s0");
-	struct sw_vlans v;
 	struct sw_member *a, *b;
 	unsigned int reads;
-	int err;
 
 	CHECK(sw);
 	sw->clock_ns = fake_clock;
-	memset(&v, 0, sizeof(v));
-	v.access = 1;
-	a = switch_join(sw, 1, &v, &err);
-	b = switch_join(sw, 1, &v, &err);
+	a = test_sw_join(sw, 1);
+	b = test_sw_join(sw, 1);
 	CHECK(a && b);
 	switch_set_police(a, &cfg);
 	/* an unpoliced member is not held */
-	CHECK_EQ(sw_send(b, 200), 200);
-	CHECK_EQ(sw_drain(a), 200);
+	CHECK_EQ(test_sw_send_bcast(b, 200), 200);
+	CHECK_EQ(test_sw_rx_count(a, NULL, 0), 200);
 	/* 256 frames at one instant: the burst passes, the rest is dropped */
 	reads = fake_reads;
-	CHECK_EQ(sw_send(a, 256), 100);
+	CHECK_EQ(test_sw_send_bcast(a, 256), 100);
 	CHECK_EQ(fake_reads - reads, 8);	/* once per burst of 32 */
 	CHECK_EQ(a->st.drop_police, 156);
-	CHECK_EQ(sw_drain(b), 100);
+	CHECK_EQ(test_sw_rx_count(b, NULL, 0), 100);
 	/* 50 ms later: 50 more */
 	fake_ns += NS / 20;
-	CHECK_EQ(sw_send(a, 200), 50);
-	CHECK_EQ(sw_drain(b), 50);
+	CHECK_EQ(test_sw_send_bcast(a, 200), 50);
+	CHECK_EQ(test_sw_rx_count(b, NULL, 0), 50);
 	CHECK_EQ(a->st.drop_police, 306);
 	CHECK_EQ(b->st.drop_police, 0);
 	switch_free(sw);
@@ -288,19 +250,15 @@ static void test_wait_policed_once(void)
 	struct vswitch *sw = switch_new("s0");
 	uint8_t f[12 + 60] = { 0 }, mb[6] = { 0x02, 0, 0, 0, 0, 0x0b };
 	struct iovec iov = { f, sizeof(f) };
-	struct sw_vlans v;
 	struct sw_member *a, *b;
 	unsigned int i, ok = 0;
 	uint8_t buf[128];
 	struct iovec riov = { buf, sizeof(buf) };
-	int err;
 
 	CHECK(sw);
 	sw->clock_ns = fake_clock;
-	memset(&v, 0, sizeof(v));
-	v.access = 1;
-	a = switch_join(sw, 1, &v, &err);
-	b = switch_join(sw, 1, &v, &err);
+	a = test_sw_join(sw, 1);
+	b = test_sw_join(sw, 1);
 	CHECK(a && b);
 	switch_set_police(a, &cfg);		/* 257 frames of burst */
 	switch_learn_port(b, mb, 1000);

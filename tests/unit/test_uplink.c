@@ -14,66 +14,32 @@
 
 #include "host_switch.h"
 #include "switch.h"
+#include "switch_testutil.h"
 #include "testlib.h"
 #include "uplink.h"
 
-#define HDR	12
+#define HDR	TSW_HDR
 #define NOW	1000
 
 static const uint8_t BCAST[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
+/* The helpers of switch_testutil.c under this file's short names */
 static void mac_of(uint8_t *mac, unsigned int n)
 {
-	mac[0] = 0x02;
-	mac[1] = 0x11;
-	mac[2] = (uint8_t)(n >> 24);
-	mac[3] = (uint8_t)(n >> 16);
-	mac[4] = (uint8_t)(n >> 8);
-	mac[5] = (uint8_t)n;
+	test_sw_mac(mac, 0x11, n);
 }
 
 /* One frame from @m: vnet header, dst, src, [tag of @vid], type, 4 bytes */
 static int tx(struct sw_member *m, const uint8_t *dst, const uint8_t *src,
 	      int vid)
 {
-	uint8_t f[64];
-	size_t n = HDR;
-	struct iovec iov;
-	int ret;
-
-	memset(f, 0, sizeof(f));
-	memcpy(f + n, dst, 6);
-	memcpy(f + n + 6, src, 6);
-	n += 12;
-	if (vid >= 0) {
-		f[n++] = 0x81;
-		f[n++] = 0x00;
-		f[n++] = (uint8_t)(vid >> 8);
-		f[n++] = (uint8_t)vid;
-	}
-	f[n++] = 0x08;
-	f[n++] = 0x00;
-	iov = (struct iovec){ f, n + 4 };
-	ret = switch_tx(m, 0, &iov, 1, HDR, NOW);
-	switch_flush(m, 0);
-	return ret;
+	return test_sw_tx(m, dst, src, vid, 0, NOW);
 }
 
-/* Frames waiting for @m (consumed); the last one's bytes in @last */
+/* Frames waiting for @m (consumed); the last one's 64 bytes in @last */
 static int rx_count(struct sw_member *m, uint8_t *last)
 {
-	uint8_t f[64];
-	struct iovec iov = { f, sizeof(f) };
-	int n = 0;
-
-	while (switch_rx_peek_len(m, 0, HDR) > 0) {
-		if (switch_rx(m, 0, &iov, 1, HDR) > 0) {
-			n++;
-			if (last)
-				memcpy(last, f, sizeof(f));
-		}
-	}
-	return n;
+	return test_sw_rx_count(m, last, 64);
 }
 
 static struct sw_member *join(struct vswitch *sw, const char *vlans, bool trunk)
