@@ -15,8 +15,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,40 +30,7 @@
 #include "util.h"
 
 /* #syscalls: eventfd2 write futex clone clone3 set_robust_list rseq mprotect madvise munmap
- * #syscalls: sched_getaffinity
  */
-
-/* Worker threads running, and the CPUs this process may run on (read at
- * the first start): more threads than CPUs makes polling threads share
- * CPUs (worker_cpus_shared()) */
-static _Atomic unsigned int worker_live;
-static unsigned int worker_ncpus;
-static pthread_once_t worker_ncpus_once = PTHREAD_ONCE_INIT;
-
-static void worker_ncpus_read(void)
-{
-	cpu_set_t cpus;
-
-	worker_ncpus = sched_getaffinity(0, sizeof(cpus), &cpus) ? 1 :
-		       (unsigned int)CPU_COUNT(&cpus);
-	if (!worker_ncpus)
-		worker_ncpus = 1;
-}
-
-/**
- * worker_cpus_shared() - Do worker threads outnumber the CPUs we may use?
- *
- * Then polling workers take turns on a CPU: worker_loop.c yields after an
- * empty polling pass instead of spinning out its time slice.
- *
- * Context: any worker; a relaxed load, only on idle passes
- * Return: true if more workers run than CPUs this process may run on
- */
-bool worker_cpus_shared(void)
-{
-	return atomic_load_explicit(&worker_live, memory_order_relaxed) >
-	       worker_ncpus;
-}
 
 static void worker_free(struct worker *w)
 {
@@ -118,14 +83,13 @@ static int worker_start(struct worker *w)
 	int ret;
 
 	/* signals are the main thread's: workers start with all blocked */
-	pthread_once(&worker_ncpus_once, worker_ncpus_read);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	ret = -pthread_create(&w->thread, NULL, worker_main, w);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	w->started = !ret;
 	if (w->started)
-		atomic_fetch_add(&worker_live, 1);
+		worker_count(1);
 	return ret;
 }
 
@@ -142,7 +106,7 @@ static void worker_stop(struct worker *w)
 	pthread_mutex_unlock(&w->lock);
 	if (w->started) {
 		pthread_join(w->thread, NULL);
-		atomic_fetch_sub(&worker_live, 1);
+		worker_count(-1);
 	}
 	worker_free(w);
 }

@@ -48,6 +48,7 @@
 #include <setjmp.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +68,7 @@
 
 /* #syscalls: epoll_create1 epoll_ctl epoll_wait epoll_pwait epoll_pwait2 read write
  * #syscalls: clock_gettime clock_nanosleep nanosleep futex
- * #syscalls: rseq madvise munmap mprotect exit prctl shutdown sched_yield
+ * #syscalls: rseq madvise munmap mprotect exit prctl shutdown sched_yield sched_getaffinity
  */
 
 #define WORKER_MAX_EVENTS	64
@@ -721,6 +722,47 @@ static bool worker_control(struct worker *w)
 	if (!stop)
 		worker_rearm(w);
 	return stop;
+}
+
+/* Worker threads running, and the CPUs this process may run on (read at
+ * the first start): more threads than CPUs makes polling threads share
+ * CPUs (worker_cpus_shared()) */
+static _Atomic unsigned int worker_live;
+static unsigned int worker_ncpus = 1;
+static pthread_once_t worker_ncpus_once = PTHREAD_ONCE_INIT;
+
+static void worker_ncpus_read(void)
+{
+	cpu_set_t cpus;
+
+	if (!sched_getaffinity(0, sizeof(cpus), &cpus) && CPU_COUNT(&cpus) > 0)
+		worker_ncpus = (unsigned int)CPU_COUNT(&cpus);
+}
+
+/**
+ * worker_count() - A worker thread started (+1) or was joined (-1)
+ * @delta:	+1 or -1
+ *
+ * Context: control thread
+ */
+void worker_count(int delta)
+{
+	pthread_once(&worker_ncpus_once, worker_ncpus_read);
+	if (delta > 0)
+		atomic_fetch_add(&worker_live, 1);
+	else
+		atomic_fetch_sub(&worker_live, 1);
+}
+
+/*
+ * Do worker threads outnumber the CPUs we may use? Then polling workers
+ * take turns on a CPU: an empty polling pass yields instead of spinning out
+ * its time slice. A relaxed load, on idle passes only.
+ */
+static bool worker_cpus_shared(void)
+{
+	return atomic_load_explicit(&worker_live, memory_order_relaxed) >
+	       worker_ncpus;
 }
 
 /*

@@ -192,7 +192,7 @@ struct worker_pool {
 };
 
 void *worker_main(void *arg);
-bool worker_cpus_shared(void);
+void worker_count(int delta);
 void worker_signal(int fd);
 
 #endif /* VNET_WORKER_LOOP_H */

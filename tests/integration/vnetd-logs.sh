@@ -126,7 +126,7 @@ kill -SEGV "$pid"
 wait "$pid"
 rc=$?
 line=$(grep 'fatal:' "$TMP/crash.log")
-[ "$rc" = 139 ] && grep -qE '^vnetd: fatal: SIGSEGV in thread [^ ]+, instruction 0x[0-9a-f]+.* \(sent by pid [0-9]+\)$' <<< "$line" &&
+[ "$rc" = 139 ] && grep -qE '^vnetd: fatal: SIGSEGV in thread [^ ]+, instruction (vnetd\+)?0x[0-9a-f]+.* \(sent by pid [0-9]+\)$' <<< "$line" &&
 	ok "a fatal signal: one log line (signal, thread, instruction, sender), then vnetd dies of it (rc 139)" ||
 	not_ok "fatal signal: rc $rc, line '$line'"
 echo "1..$N"
