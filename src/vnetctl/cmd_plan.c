@@ -25,11 +25,11 @@
 #include "switch.h"
 
 #define PLAN_QEMU_DEFAULT	"qemu-system-x86_64"
+#define PLAN_SYSFS_NET		"/sys/class/net"
 
 /* --uplink-trunk's bitmap goes from vnetd's parser to the planner as is */
 _Static_assert(sizeof(((struct sw_vlans *)0)->trunk) == PLAN_SWITCH_VLAN_BYTES,
 	       "a VLAN bitmap is the same size on both sides");
-#define PLAN_SYSFS_NET		"/sys/class/net"
 
 static const char plan_usage[] =
 	"usage: vnetctl plan --vcpus N [options]\n"
@@ -287,9 +287,10 @@ static int plan_check_values(struct plan_opts *o)
 }
 
 /*
- * --switch NAME --vms N [--vlan V] into @sw: only with vhost-user to vnetd
- * and its TAP-less host side, the sockets the plan names. Return: 0 or
- * CMD_USAGE (printed)
+ * --switch NAME --vms N [--vlan V] [--uplink tap:IF [--uplink-vlan N |
+ * --uplink-trunk LIST] [--bridge BR]] into @sw: only with vhost-user to
+ * vnetd and its TAP-less host side, the sockets the plan names (--bridge
+ * is then the uplink's). Return: 0 or CMD_USAGE (printed)
  */
 static int plan_switch_values(struct plan_opts *o, struct plan_switch *sw)
 {
