@@ -22,9 +22,14 @@
 #include "netif.h"
 #include "plan.h"
 #include "provision.h"
+#include "switch.h"
 
 #define PLAN_QEMU_DEFAULT	"qemu-system-x86_64"
 #define PLAN_SYSFS_NET		"/sys/class/net"
+
+/* --uplink-trunk's bitmap goes from vnetd's parser to the planner as is */
+_Static_assert(sizeof(((struct sw_vlans *)0)->trunk) == PLAN_SWITCH_VLAN_BYTES,
+	       "a VLAN bitmap is the same size on both sides");
 
 static const char plan_usage[] =
 	"usage: vnetctl plan --vcpus N [options]\n"
@@ -64,7 +69,12 @@ static const char plan_usage[] =
 	"                             vnetd's line (ports vm1..vmN, sockets\n"
 	"                             /run/vnetd/vmK.sock, access VLAN V), then each VM's\n"
 	"                             QEMU and libvirt lines (MAC: --mac or\n"
-	"                             52:54:00:00:00:01, plus K-1 for VM K)\n";
+	"                             52:54:00:00:00:01, plus K-1 for VM K)\n"
+	"  --uplink tap:IF            --switch: the switch's uplink, a TAP vnetd creates\n"
+	"                             (IF 1..15 bytes); --bridge BR: the host bridge it joins\n"
+	"  --uplink-vlan N | --uplink-trunk LIST   the uplink's access VLAN (1..4094,\n"
+	"                             default the VMs') or its tagged VLANs (e.g. 10,20-30);\n"
+	"                             either must carry the VMs' VLAN\n";
 
 struct plan_opts {
 	struct plan_policy_in in;
@@ -74,6 +84,7 @@ struct plan_opts {
 	const char *qemu_bin, *qemu_version, *output, *mtu, *underlay_mtu, *ovs_bridge,
 		   *ovs_datapath, *host, *xdp_if, *sysfs_net, *xdp_queue;
 	const char *sw, *vms, *vlan;	/* --switch NAME --vms N --vlan V */
+	const char *uplink, *uplink_vlan, *uplink_trunk;	/* --uplink tap:IF ... */
 	int nic_queues;
 	bool json;
 	char tap[32];
@@ -125,6 +136,8 @@ static int plan_parse_flags(int argc, char **argv, struct plan_opts *o)
 		{ "--if", &o->xdp_if }, { "--sysfs-net", &o->sysfs_net },
 		{ "--xdp-queue", &o->xdp_queue },
 		{ "--switch", &o->sw }, { "--vms", &o->vms }, { "--vlan", &o->vlan },
+		{ "--uplink", &o->uplink }, { "--uplink-vlan", &o->uplink_vlan },
+		{ "--uplink-trunk", &o->uplink_trunk },
 	};
 	bool missing;
 	size_t k;
@@ -274,28 +287,48 @@ static int plan_check_values(struct plan_opts *o)
 }
 
 /*
- * --switch NAME --vms N [--vlan V] into @sw: only with vhost-user to vnetd
- * and its TAP-less host side, the sockets the plan names. Return: 0 or
- * CMD_USAGE (printed)
+ * --switch NAME --vms N [--vlan V] [--uplink tap:IF [--uplink-vlan N |
+ * --uplink-trunk LIST] [--bridge BR]] into @sw: only with vhost-user to
+ * vnetd and its TAP-less host side, the sockets the plan names (--bridge
+ * is then the uplink's). Return: 0 or CMD_USAGE (printed)
  */
 static int plan_switch_values(struct plan_opts *o, struct plan_switch *sw)
 {
+	static struct sw_vlans trunk;	/* 514 bytes: off the stack */
 	struct reason r = { 0 };
+	const char *w;
 
 	if (!o->sw) {
-		if (o->vms || o->vlan)
+		if (o->vms || o->vlan || o->uplink || o->uplink_vlan || o->uplink_trunk)
 			return plan_usage_err("%s: only with --switch NAME%s",
-					      o->vms ? "--vms" : "--vlan", "");
+					      o->vms ? "--vms" : o->vlan ? "--vlan" :
+					      o->uplink ? "--uplink" : o->uplink_vlan ?
+					      "--uplink-vlan" : "--uplink-trunk", "");
 		return 0;
 	}
 	if (!o->vms)
 		return plan_usage_err("--switch %s: give --vms N, the VMs on it (1..64)%s",
 				      o->sw, "");
 	if (o->vm.backend != PLAN_BACKEND_VHOST_USER || o->xdp_if || o->vm.socket ||
-	    o->json || o->vm.tap || o->vm.tap_fds || o->vm.bridge || o->ovs_bridge ||
+	    o->json || o->vm.tap || o->vm.tap_fds || o->ovs_bridge ||
 	    o->vm.nic_only)
-		return plan_usage_err("--switch %s: the VMs' NICs are vnetd's switch ports (vhost-user, sockets /run/vnetd/vmK.sock): not with --backend tap, --host af_xdp, --socket, --tap, --tap-fds, --bridge, --ovs-bridge, --nic-only or --json%s",
+		return plan_usage_err("--switch %s: the VMs' NICs are vnetd's switch ports (vhost-user, sockets /run/vnetd/vmK.sock): not with --backend tap, --host af_xdp, --socket, --tap, --tap-fds, --ovs-bridge, --nic-only or --json%s",
 				      o->sw, "");
+	/* --bridge: the uplink's (plan_switch_check() wants --uplink for it) */
+	sw->bridge = o->vm.bridge;
+	o->vm.bridge = NULL;
+	sw->uplink = o->uplink;
+	if (o->uplink_vlan && plan_parse_uint("--uplink-vlan", o->uplink_vlan, 1,
+					      PLAN_SWITCH_VLAN_MAX,
+					      &sw->uplink_vlan, &r))
+		return plan_usage_err("%s%s", r.msg, "");
+	if (o->uplink_trunk) {
+		/* vnetd's own parser: the planner takes what vnetd takes */
+		w = switch_vlans_parse(&trunk, o->uplink_trunk, true, ':');
+		if (w)
+			return plan_usage_err("--uplink-trunk '%s': %s", o->uplink_trunk, w);
+		sw->uplink_trunk = trunk.trunk;
+	}
 	if (strcmp(o->output, "all") && strcmp(o->output, "vnetd") &&
 	    strcmp(o->output, "qemu") && strcmp(o->output, "libvirt"))
 		return plan_usage_err("--output %s: with --switch one of all, vnetd, qemu, libvirt%s",

@@ -13,23 +13,36 @@
 # its own ARP requests were flooded (in vlan 20, to nobody), since "go" the frames A sent
 # reached B and B's reached A (the ring counters match but for frames in flight), no
 # frame was dropped for a full queue or a foreign VLAN, A and B learned their MACs.
+# The switch has an uplink (uplink=tap:IF,uplink-vlan=10): vnetd runs in a namespace
+# of its own, where its uplink TAP is on a Linux bridge with an address, a station of
+# the host network behind the uplink. Once the guests are done (their counters read), the
+# station pings A and B and gets no reply from C (vlan 20); vnetctl status shows the
+# uplink learned it.
 # A guest that does not boot (a TCG panic under load) is booted once more; the others wait.
-# needs: root tun qemu busybox cpio python3
+# needs: root netns tun qemu busybox cpio python3
 . "$(dirname "$0")/lib/vu-test.sh"
 . "$VT_LIB/guests.sh"
 MEM=${VNET_SWITCH_GUEST_MEM:-128}
 SECS=${VNET_SWITCH_IPERF_SECS:-5}
 vt_init switch
-IP_A=10.77.0.11 IP_B=10.77.0.12 IP_C=10.77.0.13
+IP_A=10.77.0.11 IP_B=10.77.0.12 IP_C=10.77.0.13 IP_H=10.77.0.14
 CTL=$VT_W/ctl.sock
-"$VT_VNETD" --switch s0 --ctl-socket "$CTL" \
+UP=vsu$$	# the uplink's TAP, on bridge br0 (address IP_H) in vnetd's namespace
+vt_netns
+# no IPv6 chatter from the bridge into the switch before the counters are read
+ip netns exec "$VT_NS" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 net.ipv6.conf.all.disable_ipv6=1
+ip -n "$VT_NS" link add br0 type bridge && ip -n "$VT_NS" addr add "$IP_H/24" dev br0 &&
+	ip -n "$VT_NS" link set br0 up || { vt_notok "bridge br0 in namespace $VT_NS"; exit 1; }
+ip netns exec "$VT_NS" "$VT_VNETD" --switch "s0,uplink=tap:$UP,uplink-vlan=10" --ctl-socket "$CTL" \
 	--port "name=a,socket=$VT_W/a.sock,switch=s0,vlan=10" \
 	--port "name=b,socket=$VT_W/b.sock,switch=s0,vlan=10" \
 	--port "name=c,socket=$VT_W/c.sock,switch=s0,vlan=20" \
 	> "$VT_W/backend.switch.log" 2>&1 < /dev/null &
 VT_BPID=$!
 wait_sock "$VT_W/c.sock" 10 "$VT_BPID" ||
-	{ tail -n 5 "$VT_W/backend.switch.log"; vt_notok "vnetd --switch s0 with 3 ports started"; exit 1; }
+	{ tail -n 5 "$VT_W/backend.switch.log"; vt_notok "vnetd --switch s0 with 3 ports and an uplink started"; exit 1; }
+ip -n "$VT_NS" link set "$UP" master br0 ||
+	{ vt_notok "uplink TAP $UP on br0 (ip link set $UP master br0)"; exit 1; }
 
 script() {	# ID: the guest script of A, B or C
 	echo "A=$IP_A B=$IP_B C=$IP_C SECS=$SECS"
@@ -103,6 +116,23 @@ for g in a b c; do gs_send $g go; done
 for g in a b c; do gs_mark_wait $g "done" 120 || echo "# guest $g did not reach its end"; done
 js=$("$VT_TOP/build/vnetctl" status --json --socket "$CTL" 2>&1)
 "$VT_TOP/build/vnetctl" status --socket "$CTL" 2>&1 | grep -E '^port|switch s0:|    (rx|tx):' | cut -c1-140 | sed 's/^/# status: /'
+# the station behind the uplink, while the guests wait for "end" (after the counters
+# above: its frames are not A's and B's); the three probes at once
+# (busybox's ping: this test needs busybox, not iputils-ping)
+hping() { ip netns exec "$VT_NS" busybox ping -c 3 -i 0.3 -W 3 "$1" > "$VT_W/hping.$1" 2>&1; }
+hping "$IP_A" & pa=$!
+hping "$IP_B" & pb=$!
+hping "$IP_C" & pc=$!
+wait $pa; ra=$?
+wait $pb; rb=$?
+wait $pc; rc=$?
+vt_check "uplink: the station behind it ($IP_H on br0) pings A ($(grep -o '[0-9]*% packet loss' "$VT_W/hping.$IP_A"))" test "$ra" = 0
+vt_check "uplink: the station behind it pings B ($(grep -o '[0-9]*% packet loss' "$VT_W/hping.$IP_B"))" test "$rb" = 0
+vt_check "uplink: the station behind it gets no reply from C (vlan 20)" test "$rc" != 0
+up_line=$("$VT_TOP/build/vnetctl" status --socket "$CTL" 2>&1 | grep "^switch s0: uplink tap:$UP")
+echo "# status: $up_line"
+vt_check "uplink: vnetctl status shows it on vlan 10, the station learned behind it" \
+	grep -qE "^switch s0: uplink tap:$UP, vlan 10, macs [1-9]" <<< "$up_line"
 for g in a b c; do gs_send $g end; done
 for g in a b c; do gs_wait $g; gs_report $g; done
 vt_step "guests done in $((SECONDS - t0))s, load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -37,7 +37,9 @@ t _vnetd "s0,uplink=tap:lo" vnetd --switch s0,uplink=tap:l
 t _vnetctl "plan tap probe status port switch upgrade" vnetctl ""
 t _vnetctl "list show" vnetctl switch ""
 t _vnetctl "--json --socket" vnetctl switch show s0 --
-t _vnetctl "--switch --vms --vlan" vnetctl plan --
+t _vnetctl "--switch --vms --vlan --uplink --uplink-vlan --uplink-trunk" vnetctl plan --
+t _vnetctl "tap:" vnetctl plan --uplink ""
+t _vnetctl "tap:lo" vnetctl plan --uplink tap:l
 t _vnetctl "add del list" vnetctl port ""
 t _vnetctl "create delete" vnetctl tap ""
 t _vnetctl "vhost-net" vnetctl probe ""

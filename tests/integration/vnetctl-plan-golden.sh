@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # vnetctl-plan-golden.sh - golden tests of every `vnetctl plan` output format
 # (QEMU, libvirt XML, cloud-hypervisor, vnetd command line, guest hint, JSON;
-# N VMs on one vnetd switch: --switch NAME --vms N) and of its refusals
+# N VMs on one vnetd switch: --switch NAME --vms N, with the switch's
+# uplink: --uplink tap:IF) and of its refusals
 # (message and exit status).
 #
 # Each case runs build/vnetctl with fixed inputs (--qemu-version and
@@ -106,6 +107,20 @@ CASES=(
 	"refuse-switch-socket|--vcpus 2 --switch s0 --vms 2 $VU"
 	"refuse-switch-output|--vcpus 2 --switch s0 --vms 2 --output hint --qemu-version 7.2"
 	"refuse-vms-without-switch|--vcpus 2 --vms 2 $VU"
+	"switch-uplink-bridge-all|--vcpus 2 --switch s0 --vms 2 --vlan 10 --uplink tap:s0up --bridge br0 --qemu-version 7.2"
+	"switch-uplink-trunk-all|--vcpus 1 --switch s0 --vms 2 --vlan 20 --uplink tap:s0up --uplink-trunk 10,20-30 --bridge br0 --qemu-version 7.2"
+	"switch-uplink-vnetd|--vcpus 1 --switch s0 --vms 2 --uplink tap:s0up --uplink-vlan 1 --output vnetd --qemu-version 7.2"
+	"switch-uplink-no-bridge|--vcpus 1 --switch s0 --vms 1 --vlan 5 --uplink tap:up0 --output all --qemu-version 7.2"
+	"refuse-uplink-not-tap|--vcpus 2 --switch s0 --vms 2 --uplink eth0 --qemu-version 7.2"
+	"refuse-uplink-if-16|--vcpus 2 --switch s0 --vms 2 --uplink tap:0123456789abcdef --qemu-version 7.2"
+	"refuse-uplink-vlan-4095|--vcpus 2 --switch s0 --vms 2 --uplink tap:u --uplink-vlan 4095 --qemu-version 7.2"
+	"refuse-uplink-vlan-and-trunk|--vcpus 2 --switch s0 --vms 2 --vlan 10 --uplink tap:u --uplink-vlan 10 --uplink-trunk 10 --qemu-version 7.2"
+	"refuse-uplink-trunk-misses-vlan|--vcpus 2 --switch s0 --vms 2 --vlan 10 --uplink tap:u --uplink-trunk 20-30 --qemu-version 7.2"
+	"refuse-uplink-vlan-other|--vcpus 2 --switch s0 --vms 2 --vlan 10 --uplink tap:u --uplink-vlan 20 --qemu-version 7.2"
+	"refuse-uplink-trunk-word|--vcpus 2 --switch s0 --vms 2 --uplink tap:u --uplink-trunk 1,x --qemu-version 7.2"
+	"refuse-uplink-vlan-alone|--vcpus 2 --switch s0 --vms 2 --uplink-vlan 10 --qemu-version 7.2"
+	"refuse-uplink-bridge-alone|--vcpus 2 --switch s0 --vms 2 --bridge br0 --qemu-version 7.2"
+	"refuse-uplink-without-switch|--vcpus 2 --uplink tap:u $VU"
 	"refuse-xdp-comma-socket|--vcpus 2 --socket /tmp/a,b.sock --qemu-version 7.2 --host af_xdp --sysfs-net $SYSFS --if nic8"
 )
 
