@@ -48,6 +48,14 @@
  * closes (the socket leaves the XSKMAP as it closes), so the sandboxed
  * process needs no bpf() and no capability; the program stays on the
  * interface for the next start to reuse (host_afxdp_prog()).
+ *
+ * Upgrade (vnetd's upgrade.c): every UMEM is a sealed memfd, also for the
+ * sockets libxdp makes here, so hand_over() can pass it with the socket
+ * once xsk_queue_settle() left the rings saying where every chunk is. The
+ * next process gets them as host_cfg.xdp_fds with xdp_bound: it maps the
+ * memfd and the rings of the bound socket (no sizing, no bind) and adopts
+ * them (xsk_queue_adopt()). The socket never closes, so it stays in the
+ * XSKMAP.
  */
 #include <errno.h>
 #include <fcntl.h>
