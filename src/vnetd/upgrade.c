@@ -284,6 +284,7 @@ static int upgrade_export_xsk(struct vnetd_port *p, struct upgrade_state *st,
 
 	for (i = 0; ops && ops->hand_over && i < p->cfg.queues; i++) {
 		reason_clear(&inner);
+		memset(&h, 0, sizeof(h));
 		ret = ops->hand_over(&p->host, i, &h, &inner);
 		dropped += h.dropped;
 		if (ret)
