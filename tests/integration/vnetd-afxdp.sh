@@ -280,13 +280,14 @@ else
 fi
 
 # ---- vnetctl upgrade: the socket and its UMEM pass to the new process ---------
-# paced so that the pause (tens of ms) fits the RX ring's 1024 entries
-UPCOUNT=${UP_FRAMES:-6000}
+# paced (at most 2000 frames/s) so that a pause of up to 0.5 s, far more than a
+# hand-over takes even on a loaded machine, fits the RX ring's 1024 entries
+UPCOUNT=${UP_FRAMES:-4000}
 ip netns exec "$NS" "$BENCH" --socket "$SOCK" --mode rx-only --check-seq --json -d 60 \
 	> "$out" 2>&1 &
 BPID=$!
 sleep 1
-COUNT=$UPCOUNT PACE=8 inject &
+COUNT=$UPCOUNT PACE=4 inject &
 IPID=$!
 sleep 0.5
 up=$(nsx "$VNETCTL" upgrade --binary "$VNETD" --socket "$CTL" 2>&1); urc=$?
