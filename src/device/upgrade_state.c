@@ -39,8 +39,9 @@ _Static_assert(UPGRADE_RX_FDS == VHOST_USER_MAX_FDS, "fds per message");
 			 4 + UPGRADE_RX_FDS * 4 + UPG_LOG_LEN)
 /* The bitmap for every 64-bit guest address: 2^64 / 4 KiB pages / 8 bits */
 #define UPG_LOG_SIZE_MAX (1ULL << 49)
+#define UPG_XSK_LEN	(4 * 4)			/* version 3 */
 #define UPG_PORT_LEN_MAX (UPGRADE_NAME_LEN + 4 * 5 + UPGRADE_MAX_PAIRS * 4 + \
-			  UPG_DEV_LEN_MAX)
+			  4 + UPGRADE_MAX_PAIRS * UPG_XSK_LEN + UPG_DEV_LEN_MAX)
 
 /* A cursor over a buffer; @err latches the first overrun */
 struct upgrade_state_cur {
@@ -259,16 +260,19 @@ static void upgrade_state_put_dev(struct upgrade_state_cur *c, const struct upgr
 /* The lowest version that holds @st: what the previous binary reads */
 static unsigned int upgrade_state_version(const struct upgrade_state *st)
 {
+	unsigned int v = 1;
 	uint32_t i;
 
 	for (i = 0; i < st->nports && i < UPGRADE_MAX_PORTS; i++) {
 		const struct upgrade_port *p = &st->ports[i];
 
+		if (p->nxsk)
+			return UPGRADE_VERSION_XSK;
 		if ((p->flags & UPGRADE_P_CONNECTED) &&
 		    (p->dev.log_fd >= 0 || p->dev.log_notify_fd >= 0))
-			return UPGRADE_VERSION_LOG;
+			v = UPGRADE_VERSION_LOG;
 	}
-	return 1;
+	return v;
 }
 
 static void upgrade_state_put_port(struct upgrade_state_cur *c, const struct upgrade_port *p)
@@ -283,6 +287,15 @@ static void upgrade_state_put_port(struct upgrade_state_cur *c, const struct upg
 	upgrade_state_put32(c, p->nqfds);
 	for (i = 0; i < p->nqfds && i < UPGRADE_MAX_PAIRS; i++)
 		upgrade_state_put32(c, p->qfds[i]);
+	if (c->version >= UPGRADE_VERSION_XSK) {
+		upgrade_state_put32(c, p->nxsk);
+		for (i = 0; i < p->nxsk && i < UPGRADE_MAX_PAIRS; i++) {
+			upgrade_state_put32(c, p->xsk[i].sock_fd);
+			upgrade_state_put32(c, p->xsk[i].umem_fd);
+			upgrade_state_put32(c, p->xsk[i].qid);
+			upgrade_state_put32(c, p->xsk[i].flags);
+		}
+	}
 	if (p->flags & UPGRADE_P_CONNECTED)
 		upgrade_state_put_dev(c, &p->dev);
 }
@@ -579,6 +592,42 @@ static int upgrade_state_get_dev(struct upgrade_state_dec *x, struct upgrade_dev
 	return ret ?: upgrade_state_get_log(x, d, port);
 }
 
+/* Version 3: the port's AF_XDP sockets, each with both descriptors */
+static int upgrade_state_get_xsk(struct upgrade_state_dec *x, struct upgrade_port *p)
+{
+	struct upgrade_xsk *k;
+	uint32_t i;
+	int ret;
+
+	p->nxsk = 0;
+	if (x->c.version < UPGRADE_VERSION_XSK)
+		return 0;
+	p->nxsk = upgrade_state_get32(&x->c);
+	if (!x->c.err && p->nxsk && p->nxsk != p->queues)
+		return reason_set(x->why, -EBADMSG, "port %s: %u AF_XDP sockets for %u queue pairs",
+				  p->name, p->nxsk, p->queues);
+	for (i = 0; i < p->nxsk && !x->c.err; i++) {
+		k = &p->xsk[i];
+		ret = upgrade_state_fd(&x->c, x->seen, x->nfds, "AF_XDP socket",
+				       p->name, x->why, &k->sock_fd);
+		ret = ret ?: upgrade_state_fd(&x->c, x->seen, x->nfds, "UMEM",
+					      p->name, x->why, &k->umem_fd);
+		if (ret)
+			return ret;
+		k->qid = upgrade_state_get32(&x->c);
+		k->flags = upgrade_state_get32(&x->c);
+		if (x->c.err)
+			return 0;
+		if (k->sock_fd < 0 || k->umem_fd < 0)
+			return reason_set(x->why, -EBADMSG, "port %s: pair %u: AF_XDP socket or UMEM descriptor missing",
+					  p->name, i);
+		if (k->flags & ~UPGRADE_XSK_FLAGS)
+			return reason_set(x->why, -EBADMSG, "port %s: pair %u: unknown AF_XDP flags %#x",
+					  p->name, i, k->flags & ~UPGRADE_XSK_FLAGS);
+	}
+	return 0;
+}
+
 static int upgrade_state_get_port(struct upgrade_state_dec *x, struct upgrade_port *p)
 {
 	uint32_t i;
@@ -621,6 +670,9 @@ static int upgrade_state_get_port(struct upgrade_state_dec *x, struct upgrade_po
 			return reason_set(x->why, -EBADMSG, "port %s: backend queue %u descriptor missing",
 					  p->name, i);
 	}
+	ret = upgrade_state_get_xsk(x, p);
+	if (ret)
+		return ret;
 	if (p->flags & UPGRADE_P_CONNECTED)
 		return upgrade_state_get_dev(x, &p->dev, p->name, p->queues);
 	return 0;

@@ -20,6 +20,9 @@
  * up to its own and refuses a newer one rather than guess; a writer writes
  * the lowest version that holds the state (1 unless a port has a dirty
  * log), so going back to the previous binary works outside a migration.
+ * 3 = 2 plus, after each port's backend queue descriptors, its AF_XDP
+ * sockets (per pair the socket, its UMEM's memfd, the interface queue and
+ * how it was bound), written only when a port has some.
  */
 #ifndef VNET_UPGRADE_STATE_H
 #define VNET_UPGRADE_STATE_H
@@ -33,8 +36,9 @@
 #include "util.h"
 
 #define UPGRADE_MAGIC		0x50554e56u	/* "VNUP" */
-#define UPGRADE_VERSION		2	/* the newest this binary reads */
+#define UPGRADE_VERSION		3	/* the newest this binary reads */
 #define UPGRADE_VERSION_LOG	2	/* the first with the dirty log */
+#define UPGRADE_VERSION_XSK	3	/* the first with AF_XDP sockets */
 #define UPGRADE_HDR_LEN		24
 #define UPGRADE_MAX_PORTS	64
 #define UPGRADE_MAX_PAIRS	64
@@ -146,6 +150,24 @@ struct upgrade_dev {
 	int32_t log_notify_fd;
 };
 
+/* struct upgrade_xsk @flags */
+#define UPGRADE_XSK_ZEROCOPY	(1u << 0)	/* bound with XDP_ZEROCOPY */
+#define UPGRADE_XSK_FLAGS	UPGRADE_XSK_ZEROCOPY
+
+/**
+ * struct upgrade_xsk - One pair's AF_XDP socket (format version 3)
+ * @sock_fd:	The socket's descriptor index, bound, its rings settled
+ * @umem_fd:	Its UMEM's memfd's index
+ * @qid:	Interface queue it is bound to
+ * @flags:	UPGRADE_XSK_*
+ */
+struct upgrade_xsk {
+	int32_t sock_fd;
+	int32_t umem_fd;
+	uint32_t qid;
+	uint32_t flags;
+};
+
 /**
  * struct upgrade_port - One port
  * @name:	Port name, NUL-terminated, not empty
@@ -155,6 +177,8 @@ struct upgrade_dev {
  * @conn_fd:	Frontend connection's index, -1 unless connected
  * @nqfds:	Backend queue descriptors (TAP queues), 0 or @queues
  * @qfds:	Their indices, pair order
+ * @nxsk:	AF_XDP sockets (af_xdp), 0 or @queues (version 3)
+ * @xsk:	They, pair order
  * @dev:	Device state, valid if UPGRADE_P_CONNECTED
  */
 struct upgrade_port {
@@ -165,6 +189,8 @@ struct upgrade_port {
 	int32_t conn_fd;
 	uint32_t nqfds;
 	int32_t qfds[UPGRADE_MAX_PAIRS];
+	uint32_t nxsk;
+	struct upgrade_xsk xsk[UPGRADE_MAX_PAIRS];
 	struct upgrade_dev dev;
 };
 

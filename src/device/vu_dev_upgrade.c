@@ -168,7 +168,8 @@ int vu_dev_drain_pair(struct vnet_pair *p, struct host *host,
  * its frames across the hand-over by itself; a generator's frames are made
  * up. A host that holds frames in our memory (it has a reset(), host.h:
  * loop; or an rx_fill(): the frames a TAP batch read and no guest buffer
- * took yet) would lose them with this process: each started, enabled RX
+ * took yet; or a hand_over(): af_xdp's frames taken off its RX ring)
+ * would lose them with this process: each started, enabled RX
  * ring takes what it has buffers for (vu_dev_drain_pair()). Does
  * not wait: the caller calls again while the result is not 0, as long as
  * it may keep the workers parked (vnetd's upgrade.c).
@@ -181,8 +182,8 @@ unsigned int vu_dev_drain_host(struct vu_dev *d, struct net_scratch *s)
 	struct host *host = d->cfg.host;
 	unsigned int i, left = 0;
 
-	if (!host || (!host->ops->reset && !host->ops->rx_fill) ||
-	    !host->ops->rx_peek_len)
+	if (!host || (!host->ops->reset && !host->ops->rx_fill &&
+		      !host->ops->hand_over) || !host->ops->rx_peek_len)
 		return 0;
 	for (i = 0; i < d->cfg.queues; i++) {
 		struct vnet_pair *p = &d->pairs[i];

@@ -39,6 +39,9 @@ struct sw_police_cfg;
  *		(needs the capabilities). The host side uses duplicates and
  *		mappings: the caller keeps and closes these
  * @nxdp_fds:	af_xdp: how many in @xdp_fds (2 * @npairs when given)
+ * @xdp_bound:	af_xdp: the sockets of @xdp_fds are bound, their rings
+ *		mapped and settled by a previous vnetd (host_ops.hand_over):
+ *		adopt them as they are (@xdp_mode says how they were bound)
  * @sw_name:	switch: the switch to join (--switch NAME declared it)
  * @sw_vlans:	switch: the VLANs the port carries (vlan=, trunk=)
  * @sw_police:	switch: its ingress policer (police-*=), NULL: none
@@ -61,6 +64,7 @@ struct host_cfg {
 	} xdp_mode;
 	const int *xdp_fds;
 	unsigned int nxdp_fds;
+	bool xdp_bound;
 	const char *sw_name;
 	const struct sw_vlans *sw_vlans;
 	const struct sw_police_cfg *sw_police;
@@ -73,6 +77,22 @@ struct host_cfg {
 
 struct host;
 struct tap_uring;
+
+/**
+ * struct host_handover - One pair's host queue as it passes to the next
+ *			  process (host_ops.hand_over)
+ * @fds:	Descriptors to pass, borrowed (af_xdp: the socket, the memfd
+ *		of its UMEM)
+ * @qid:	Interface queue it is bound to
+ * @zerocopy:	Bound with zero-copy
+ * @dropped:	Frames held for the guest and dropped (none took them)
+ */
+struct host_handover {
+	int fds[2];
+	unsigned int qid;
+	bool zerocopy;
+	unsigned int dropped;
+};
 
 /**
  * struct host_ops - What every host implements
@@ -176,6 +196,20 @@ struct host_ops {
 	 * frames belong to the host network, not to the session.
 	 */
 	void (*reset)(struct host *host);
+	/**
+	 * @hand_over: optional (NULL: only @queue_fd's descriptors pass): the
+	 * port goes to the next process (vnetd's upgrade). Leave @pair so
+	 * that what the kernel shares with us says where every frame is
+	 * (af_xdp: queued TX sent and completed, held RX frames dropped and
+	 * counted, every RX buffer back in the fill ring), then say in @out
+	 * what passes. The caller delivered the held frames it could first
+	 * (a host with this op holds frames in our memory). Called from the
+	 * control thread with every worker of the port parked; the port may
+	 * run on here afterwards if the hand-over fails.
+	 * Return: 0, or -errno with @why set (the hand-over is refused)
+	 */
+	int (*hand_over)(struct host *host, unsigned int pair,
+			 struct host_handover *out, struct reason *why);
 	/**
 	 * @mode: optional: how the host side runs, one line for the log
 	 * and status once open() succeeded (af_xdp: interface, queues, copy

@@ -48,6 +48,14 @@
  * closes (the socket leaves the XSKMAP as it closes), so the sandboxed
  * process needs no bpf() and no capability; the program stays on the
  * interface for the next start to reuse (host_afxdp_prog()).
+ *
+ * Upgrade (vnetd's upgrade.c): every UMEM is a sealed memfd, also for the
+ * sockets libxdp makes here, so hand_over() can pass it with the socket
+ * once xsk_queue_settle() left the rings saying where every chunk is. The
+ * next process gets them as host_cfg.xdp_fds with xdp_bound: it maps the
+ * memfd and the rings of the bound socket (no sizing, no bind) and adopts
+ * them (xsk_queue_adopt()). The socket never closes, so it stays in the
+ * XSKMAP.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +65,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <poll.h>
 #include <net/if.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -89,13 +98,18 @@
 _Static_assert(AFXDP_CHUNK == XSK_UMEM__DEFAULT_FRAME_SIZE, "libxdp's chunk");
 /* sendto() calls per flush at most: a burst needs one in copy mode */
 #define AFXDP_KICKS	4
+/* A hand-over waits this long at most for the kernel to complete TX (the
+ * reason host_afxdp_hand_over() gives says 20 ms) */
+#define AFXDP_SETTLE_MS	20
 
 /**
  * struct afxdp_q - One pair's socket
  * @q:		Its rings and UMEM (xsk_ring.c)
  * @umem:	libxdp's UMEM
  * @xsk:	libxdp's socket
- * @area:	The UMEM's memory (AFXDP_UMEM bytes)
+ * @area:	The UMEM's memory (AFXDP_UMEM bytes), a MAP_SHARED mapping of
+ *		@umem_fd
+ * @umem_fd:	The UMEM's memfd, ours (a hand-over passes it on)
  * @fd:		Socket fd
  * @given_fd:	The socket passed in (host_cfg.xdp_fds, not ours), -1: none
  * @given_umem:	Its UMEM's memfd (not ours)
@@ -115,6 +129,7 @@ struct afxdp_q {
 	struct xsk_umem *umem;
 	struct xsk_socket *xsk;
 	void *area;
+	int umem_fd;
 	int fd;
 	int given_fd;
 	int given_umem;
@@ -232,10 +247,13 @@ static void host_afxdp_q_close(struct afxdp_q *aq)
 		xsk_umem__delete(aq->umem);
 	if (aq->area)
 		munmap(aq->area, AFXDP_UMEM);
+	if (aq->umem_fd >= 0)
+		close(aq->umem_fd);
 	xsk_queue_cleanup(&aq->q);
 	aq->xsk = NULL;
 	aq->umem = NULL;
 	aq->area = NULL;
+	aq->umem_fd = -1;
 	aq->fd = -1;
 }
 
@@ -255,9 +273,34 @@ static void host_afxdp_close(struct host *host)
 	host->npairs = 0;
 }
 
+/*
+ * The UMEM's memory: a memfd sealed against resizing, mapped shared, so
+ * that a hand-over can pass it (the kernel's RX frames and its fill
+ * entries point into it). Registering it pins its pages and charges them
+ * to RLIMIT_MEMLOCK as it does anonymous memory. Return: 0 or -errno
+ */
+static int host_afxdp_area(struct afxdp_q *aq)
+{
+	aq->umem_fd = memfd_create("vnetd-umem", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (aq->umem_fd < 0)
+		return -errno;
+	if (ftruncate(aq->umem_fd, AFXDP_UMEM) ||
+	    fcntl(aq->umem_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW))
+		return -errno;
+	aq->area = mmap(NULL, AFXDP_UMEM, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_POPULATE, aq->umem_fd, 0);
+	if (aq->area == MAP_FAILED) {
+		aq->area = NULL;
+		return -errno;
+	}
+	return 0;
+}
+
 /* Make the UMEM of @aq (memory, libxdp UMEM, fill/completion rings) */
 static int host_afxdp_umem(struct afxdp_q *aq)
 {
+	int ret;
+
 	struct xsk_umem_config uc = {
 		.fill_size = AFXDP_RING,
 		.comp_size = AFXDP_RING,
@@ -267,12 +310,9 @@ static int host_afxdp_umem(struct afxdp_q *aq)
 	};
 
 	if (!aq->area) {
-		aq->area = mmap(NULL, AFXDP_UMEM, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-		if (aq->area == MAP_FAILED) {
-			aq->area = NULL;
-			return -errno;
-		}
+		ret = host_afxdp_area(aq);
+		if (ret)
+			return ret;
 	}
 	memset(&aq->lx_fill, 0, sizeof(aq->lx_fill));
 	memset(&aq->lx_comp, 0, sizeof(aq->lx_comp));
@@ -363,10 +403,13 @@ static void *host_afxdp_map(struct afxdp_q *aq, unsigned int i,
  * A passed-in socket, set up by hand (libxdp 1.3 cannot take an fd made
  * elsewhere): map its UMEM's memfd, size and map the four rings, bind queue
  * @qid with @flags (XDP_COPY, XDP_ZEROCOPY). Only calls on our duplicate of the fd: no
- * capability, nothing the sandbox refuses. Return: 0 or -errno
+ * capability, nothing the sandbox refuses. A socket a previous vnetd
+ * handed over (@bound) has its rings and binding: they are only mapped,
+ * and our state is rebuilt from their indices (xsk_queue_adopt()).
+ * Return: 0 or -errno
  */
 static int host_afxdp_bind_given(struct afxdp_priv *p, struct afxdp_q *aq,
-				 unsigned int qid, uint16_t flags)
+				 unsigned int qid, uint16_t flags, bool bound)
 {
 	struct sockaddr_xdp sa = { .sxdp_family = AF_XDP };
 	struct xdp_mmap_offsets off;
@@ -383,11 +426,17 @@ static int host_afxdp_bind_given(struct afxdp_priv *p, struct afxdp_q *aq,
 	aq->fd = fcntl(aq->given_fd, F_DUPFD_CLOEXEC, 0);
 	if (aq->fd < 0)
 		return -errno;
-	if (setsockopt(aq->fd, SOL_XDP, XDP_UMEM_FILL_RING, &n, sizeof(n)) ||
-	    setsockopt(aq->fd, SOL_XDP, XDP_UMEM_COMPLETION_RING, &n, sizeof(n)) ||
-	    setsockopt(aq->fd, SOL_XDP, XDP_RX_RING, &n, sizeof(n)) ||
-	    setsockopt(aq->fd, SOL_XDP, XDP_TX_RING, &n, sizeof(n)) ||
-	    getsockopt(aq->fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &olen))
+	/* ours to pass on at the next hand-over */
+	aq->umem_fd = fcntl(aq->given_umem, F_DUPFD_CLOEXEC, 0);
+	if (aq->umem_fd < 0)
+		return -errno;
+	if (!bound &&
+	    (setsockopt(aq->fd, SOL_XDP, XDP_UMEM_FILL_RING, &n, sizeof(n)) ||
+	     setsockopt(aq->fd, SOL_XDP, XDP_UMEM_COMPLETION_RING, &n, sizeof(n)) ||
+	     setsockopt(aq->fd, SOL_XDP, XDP_RX_RING, &n, sizeof(n)) ||
+	     setsockopt(aq->fd, SOL_XDP, XDP_TX_RING, &n, sizeof(n))))
+		return -errno;
+	if (getsockopt(aq->fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &olen))
 		return -errno;
 	f = host_afxdp_map(aq, 0, &off.fr, sizeof(uint64_t), XDP_UMEM_PGOFF_FILL_RING);
 	c = host_afxdp_map(aq, 1, &off.cr, sizeof(uint64_t),
@@ -401,7 +450,7 @@ static int host_afxdp_bind_given(struct afxdp_priv *p, struct afxdp_q *aq,
 	sa.sxdp_flags = flags | XDP_USE_NEED_WAKEUP;
 	if (!sa.sxdp_ifindex)
 		return -ENODEV;
-	if (bind(aq->fd, (struct sockaddr *)&sa, sizeof(sa)))
+	if (!bound && bind(aq->fd, (struct sockaddr *)&sa, sizeof(sa)))
 		return -errno;
 	host_afxdp_ring(&aq->q.fill, (uint32_t *)(f + off.fr.producer),
 			(uint32_t *)(f + off.fr.consumer),
@@ -419,10 +468,24 @@ static int host_afxdp_bind_given(struct afxdp_priv *p, struct afxdp_q *aq,
 			(uint32_t *)(t + off.tx.consumer),
 			(uint32_t *)(t + off.tx.flags), t + off.tx.desc,
 			AFXDP_RING - 1);
+	if (bound)
+		return xsk_queue_adopt(&aq->q, aq->area, AFXDP_CHUNK, AFXDP_RING,
+				       AFXDP_RING);
 	if (xsk_queue_init(&aq->q, aq->area, AFXDP_CHUNK, AFXDP_RING, AFXDP_RING))
 		return -ENOMEM;
 	aq->q.fill_kick = true;
 	return 0;
+}
+
+/* Bound with zero-copy? (a handed-over socket; -errno: cannot tell) */
+static int host_afxdp_is_zc(const struct afxdp_q *aq)
+{
+	struct xdp_options o = { 0 };
+	socklen_t len = sizeof(o);
+
+	if (getsockopt(aq->fd, SOL_XDP, XDP_OPTIONS, &o, &len))
+		return -errno;
+	return !!(o.flags & XDP_OPTIONS_ZEROCOPY);
 }
 
 /*
@@ -430,13 +493,29 @@ static int host_afxdp_bind_given(struct afxdp_priv *p, struct afxdp_q *aq,
  * the others follow pair 0.
  */
 static int host_afxdp_open_q(struct afxdp_priv *p, unsigned int i,
-			     enum host_xdp_mode mode, struct reason *why)
+			     enum host_xdp_mode mode, bool bound,
+			     struct reason *why)
 {
 	struct afxdp_q *aq = &p->qs[i];
 	unsigned int qid = p->first + i;
 	int ret, zc_err = 0;
 
 	aq->fd = -1;
+	if (bound) {
+		ret = host_afxdp_bind_given(p, aq, qid, 0, true);
+		if (ret)
+			return reason_set(why, ret, "af_xdp %s queue %u: handed-over "
+					  "socket: %s%s", p->ifname, qid,
+					  strerror(-ret), ret == -EBUSY ?
+					  " (its rings were not settled)" : "");
+		ret = host_afxdp_is_zc(aq);
+		p->zerocopy = ret < 0 ? mode == HOST_XDP_ZEROCOPY : ret;
+		if (!i)
+			snprintf(p->mode, sizeof(p->mode), "%s mode (sockets "
+				 "handed over by the previous vnetd)",
+				 p->zerocopy ? "zero-copy" : "copy");
+		return 0;
+	}
 	if (aq->given_fd >= 0) {
 		/* one bind per passed socket (see the top of the file) */
 		if (mode == HOST_XDP_AUTO && !i)
@@ -444,7 +523,7 @@ static int host_afxdp_open_q(struct afxdp_priv *p, unsigned int i,
 				 "sockets passed in: no zero-copy try; "
 				 "xdp-mode=zerocopy asks for it)");
 		ret = host_afxdp_bind_given(p, aq, qid, mode == HOST_XDP_ZEROCOPY ?
-					    XDP_ZEROCOPY : XDP_COPY);
+					    XDP_ZEROCOPY : XDP_COPY, false);
 		if (ret)
 			return reason_set(why, ret, "af_xdp %s queue %u: passed "
 					  "socket: %s: %s", p->ifname, qid,
@@ -556,7 +635,8 @@ static int host_afxdp_open(struct host *host, const struct host_cfg *cfg,
 	p->first = cfg->xdp_queue;
 	p->map_fd = -1;
 	for (i = 0; i < VNET_MAX_PAIRS; i++)
-		p->qs[i].fd = p->qs[i].given_fd = p->qs[i].given_umem = -1;
+		p->qs[i].fd = p->qs[i].given_fd = p->qs[i].given_umem =
+			p->qs[i].umem_fd = -1;
 	libxdp_set_print(host_afxdp_print);
 	libbpf_set_print(host_afxdp_bpf_print);
 	if (cfg->xdp_fds) {
@@ -567,7 +647,8 @@ static int host_afxdp_open(struct host *host, const struct host_cfg *cfg,
 	if (ret)
 		goto err_close;
 	for (i = 0; i < cfg->npairs; i++) {
-		ret = host_afxdp_open_q(p, i, cfg->xdp_mode, why);
+		ret = host_afxdp_open_q(p, i, cfg->xdp_mode,
+					cfg->xdp_fds && cfg->xdp_bound, why);
 		if (ret)
 			goto err_close;
 		p->npairs = i + 1;
@@ -747,6 +828,51 @@ static int host_afxdp_queue_fd(struct host *host, unsigned int pair)
 }
 
 /*
+ * Hand pair @pair to the next process: settle its rings (xsk_ring.c),
+ * kicking the kernel until it sent and completed every TX frame, at most
+ * AFXDP_SETTLE_MS; then the socket and the UMEM's memfd pass. The socket
+ * stays in the XSKMAP: the map refers to it, and it stays open.
+ */
+static int host_afxdp_hand_over(struct host *host, unsigned int pair,
+				struct host_handover *out, struct reason *why)
+{
+	struct afxdp_priv *p = host->priv;
+	unsigned int dropped, i;
+	struct afxdp_q *aq;
+	int ret;
+
+	if (!p || pair >= p->npairs)
+		return reason_set(why, -EINVAL, "af_xdp: no queue pair %u", pair);
+	aq = &p->qs[pair];
+	memset(out, 0, sizeof(*out));
+	for (i = 0;; i++) {
+		ret = xsk_queue_settle(&aq->q, &dropped);
+		out->dropped += dropped;
+		if (ret != -EBUSY || i == AFXDP_SETTLE_MS)
+			break;
+		if (syscall(SYS_sendto, aq->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
+		    errno != EAGAIN && errno != EBUSY && errno != ENOBUFS)
+			aq->kick_err++;
+		if (xsk_tx_busy(&aq->q))
+			(void)poll(NULL, 0, 1);
+	}
+	if (ret)
+		return reason_set(why, ret, "af_xdp %s queue %u: %s", p->ifname,
+				  p->first + pair, ret == -EBUSY ?
+				  "the kernel did not complete the queued TX frames in "
+				  "20 ms" :
+				  "the fill ring did not take every free RX buffer");
+	if (aq->umem_fd < 0)
+		return reason_set(why, -ENOENT, "af_xdp %s queue %u: its UMEM has "
+				  "no descriptor to pass", p->ifname, p->first + pair);
+	out->fds[0] = aq->fd;
+	out->fds[1] = aq->umem_fd;
+	out->qid = p->first + pair;
+	out->zerocopy = p->zerocopy;
+	return 0;
+}
+
+/*
  * The mode, queues and what the sockets refused, for the log at open and
  * `vnetctl status`: the counters are the workers', read here without a
  * lock (each a relaxed 64-bit load, as the ring counters are).
@@ -791,5 +917,6 @@ const struct host_ops host_afxdp_ops = {
 	.rx_fd = host_afxdp_rx_fd,
 	.queue_fd = host_afxdp_queue_fd,
 	.mode = host_afxdp_mode,
+	.hand_over = host_afxdp_hand_over,
 	.close = host_afxdp_close,
 };

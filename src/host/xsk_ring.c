@@ -94,6 +94,9 @@ static inline bool xsk_needs_wakeup(const struct xsk_ring *r)
 	return READ_ONCE(*r->flags) & XDP_RING_NEED_WAKEUP;
 }
 
+static int xsk_queue_setup(struct xsk_queue *q, uint8_t *umem, uint32_t chunk,
+			   uint32_t nrx, uint32_t ntx);
+
 /**
  * xsk_queue_init() - Take a socket's rings and UMEM into use
  * @q:		Queue; its four struct xsk_ring must be filled in (pointers
@@ -110,6 +113,62 @@ static inline bool xsk_needs_wakeup(const struct xsk_ring *r)
  */
 int xsk_queue_init(struct xsk_queue *q, uint8_t *umem, uint32_t chunk,
 		   uint32_t nrx, uint32_t ntx)
+{
+	uint32_t i;
+	int ret = xsk_queue_setup(q, umem, chunk, nrx, ntx);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < nrx; i++)
+		q->recycle[i] = (uint64_t)i * chunk;
+	q->nrecycle = nrx;
+	xsk_fill_refill(q);
+	return 0;
+}
+
+/**
+ * xsk_queue_adopt() - Take a socket another process settled into use
+ * @q:		Queue; its four struct xsk_ring must be filled in (pointers
+ *		and mask) with the rings of the socket as it was handed over
+ * @umem:	UMEM area, (@nrx + @ntx) * @chunk bytes
+ * @chunk:	Chunk size, a power of two
+ * @nrx:	RX chunks
+ * @ntx:	TX chunks
+ *
+ * The previous owner settled the socket (xsk_queue_settle()): every TX
+ * chunk is free and every RX chunk is in the fill ring, the RX ring, or in
+ * the kernel between them. So our state is rebuilt from the rings' indices
+ * alone: all TX chunks free, nothing to recycle, nothing held. A TX or
+ * completion ring that still holds entries, or a fill ring claiming more
+ * entries than RX chunks, means it was not settled: refused, since a chunk
+ * could then be in two places.
+ *
+ * Context: control thread, before any worker uses @q
+ * Return: 0, -EINVAL for sizes that do not fit, -EBUSY if not settled,
+ *	   -ENOMEM
+ */
+int xsk_queue_adopt(struct xsk_queue *q, uint8_t *umem, uint32_t chunk,
+		    uint32_t nrx, uint32_t ntx)
+{
+	int ret = xsk_queue_setup(q, umem, chunk, nrx, ntx);
+
+	if (ret)
+		return ret;
+	if (q->tx.prod != q->tx.cons ||
+	    LOAD_ACQUIRE(*q->comp.producer) != q->comp.cons ||
+	    q->fill.prod - q->fill.cons > nrx) {
+		xsk_queue_cleanup(q);
+		return -EBUSY;
+	}
+	/* a wake-up costs nothing: the driver may wait for one */
+	q->fill_kick = true;
+	return 0;
+}
+
+/* What xsk_queue_init() and xsk_queue_adopt() share: sizes, free lists,
+ * our copies of the indices, every TX chunk free, nothing recycled */
+static int xsk_queue_setup(struct xsk_queue *q, uint8_t *umem, uint32_t chunk,
+			   uint32_t nrx, uint32_t ntx)
 {
 	uint32_t i;
 
@@ -137,13 +196,11 @@ int xsk_queue_init(struct xsk_queue *q, uint8_t *umem, uint32_t chunk,
 	for (i = 0; i < ntx; i++)
 		q->tx_free[i] = (uint64_t)(nrx + ntx - 1 - i) * chunk;
 	q->ntx_free = ntx;
-	for (i = 0; i < nrx; i++)
-		q->recycle[i] = (uint64_t)i * chunk;
-	q->nrecycle = nrx;
+	q->nrecycle = 0;
 	q->tx_pending = 0;
 	q->at = q->nheld = 0;
+	q->fill_kick = false;
 	memset(&q->stats, 0, sizeof(q->stats));
-	xsk_fill_refill(q);
 	return 0;
 }
 
@@ -500,4 +557,41 @@ bool xsk_tx_submit(struct xsk_queue *q)
 bool xsk_tx_busy(const struct xsk_queue *q)
 {
 	return LOAD_ACQUIRE(*q->tx.consumer) != q->tx.prod - q->tx_pending;
+}
+
+/**
+ * xsk_queue_settle() - Leave the socket so that its rings alone say where
+ *			every chunk is (the next process adopts it)
+ * @q:		Queue, its worker parked
+ * @dropped:	Held frames no guest took, dropped here (output)
+ *
+ * Held RX frames were taken off the RX ring already: what the caller did
+ * not deliver first is dropped (their chunks recycled) and counted in
+ * @dropped. Then the whole recycle stash goes into the fill ring (it
+ * always fits: the ring has an entry per RX chunk) and the completions are
+ * reaped. Published TX frames the kernel has not sent yet keep their
+ * chunks: the caller kicks the kernel and calls again until it returns 0.
+ *
+ * Context: control thread, the owning worker parked
+ * Return: 0 once every TX chunk is free and nothing is stashed, -EBUSY
+ *	   while TX frames are still out (call again after a kick), -EAGAIN
+ *	   if the fill ring took less than the stash (it cannot happen unless
+ *	   the kernel holds more fill entries than it was given)
+ */
+int xsk_queue_settle(struct xsk_queue *q, unsigned int *dropped)
+{
+	*dropped = q->nheld - q->at;
+	xsk_rx_drop_held(q);
+	q->at = q->nheld = 0;
+	if (q->tx_pending) {
+		xsk_prod_publish(&q->tx);
+		q->tx_pending = 0;
+	}
+	/* xsk_prod_free() looks at the kernel's index only on a full ring */
+	q->fill.cons = LOAD_ACQUIRE(*q->fill.consumer);
+	xsk_fill_refill(q);
+	xsk_comp_reap(q);
+	if (q->nrecycle)
+		return -EAGAIN;
+	return q->ntx_free == q->ntx && !xsk_tx_busy(q) ? 0 : -EBUSY;
 }

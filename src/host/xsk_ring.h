@@ -106,6 +106,9 @@ struct xsk_queue {
 
 int xsk_queue_init(struct xsk_queue *q, uint8_t *umem, uint32_t chunk,
 		   uint32_t nrx, uint32_t ntx);
+int xsk_queue_adopt(struct xsk_queue *q, uint8_t *umem, uint32_t chunk,
+		    uint32_t nrx, uint32_t ntx);
+int xsk_queue_settle(struct xsk_queue *q, unsigned int *dropped);
 void xsk_queue_cleanup(struct xsk_queue *q);
 bool xsk_fill_refill(struct xsk_queue *q);
 ssize_t xsk_rx_peek(struct xsk_queue *q, unsigned int hdr_len);

@@ -60,6 +60,8 @@
  *			passed with `port add` (the control client's, closed
  *			after the port started)
  * @nxdp_fds:		How many in @xdp_fds (0 once the port runs)
+ * @xdp_bound:		af_xdp: @xdp_fds were handed over by the previous
+ *			vnetd, bound and settled (false once the port runs)
  * @gen_size:		gen: frame bytes, 0: the default
  * @queues:		Queue pairs (1..VNET_MAX_PAIRS)
  * @mac:		MAC for the config space
@@ -96,6 +98,7 @@ struct vnetd_port_cfg {
 	enum host_xdp_mode xdp_mode;
 	int xdp_fds[2 * VNET_MAX_PAIRS];
 	unsigned int nxdp_fds;
+	bool xdp_bound;
 	unsigned int gen_size;
 	unsigned int queues;
 	uint8_t mac[6];

@@ -576,6 +576,7 @@ static int port_open_backend(struct vnetd_port *p, struct reason *why)
 		.xdp_mode = p->cfg.xdp_mode,
 		.xdp_fds = p->cfg.nxdp_fds ? p->cfg.xdp_fds : NULL,
 		.nxdp_fds = p->cfg.nxdp_fds,
+		.xdp_bound = p->cfg.xdp_bound,
 		.gen_size = p->cfg.gen_size,
 		.sw_name = p->cfg.sw[0] ? p->cfg.sw : NULL,
 		.sw_vlans = &vlans,

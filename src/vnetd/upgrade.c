@@ -269,6 +269,46 @@ void upgrade_init(int argc, char **argv, int ctl_fd, int http_fd)
 	upg.http_fd = http_fd;
 }
 
+/*
+ * The port's host queues that pass as more than a queue fd (af_xdp: per
+ * pair the socket and its UMEM), each settled by the host side first
+ */
+static int upgrade_export_xsk(struct vnetd_port *p, struct upgrade_state *st,
+			      struct upgrade_port *o, struct reason *why)
+{
+	const struct host_ops *ops = p->host.ops;
+	unsigned int i, dropped = 0;
+	struct host_handover h;
+	struct reason inner;
+	int ret;
+
+	for (i = 0; ops && ops->hand_over && i < p->cfg.queues; i++) {
+		reason_clear(&inner);
+		memset(&h, 0, sizeof(h));
+		ret = ops->hand_over(&p->host, i, &h, &inner);
+		dropped += h.dropped;
+		if (ret)
+			break;
+		o->xsk[i].sock_fd = upgrade_state_add_fd(st, h.fds[0]);
+		o->xsk[i].umem_fd = upgrade_state_add_fd(st, h.fds[1]);
+		o->xsk[i].qid = h.qid;
+		o->xsk[i].flags = h.zerocopy ? UPGRADE_XSK_ZEROCOPY : 0;
+		o->nxsk = i + 1;
+		if (o->xsk[i].sock_fd < 0 || o->xsk[i].umem_fd < 0) {
+			ret = reason_set(&inner, -EMFILE, "more than %u descriptors to hand over",
+					 UPGRADE_MAX_FDS);
+			break;
+		}
+	}
+	/* gone either way: they were off the kernel's ring */
+	if (dropped)
+		log_warn("port %s: %u frame%s for the guest dropped at the hand-over: no RX buffer for them",
+			 p->cfg.name, dropped, dropped == 1 ? "" : "s");
+	if (ops && ops->hand_over && i < p->cfg.queues)
+		return reason_set(why, ret, "port %s: %s", p->cfg.name, inner.msg);
+	return 0;
+}
+
 static int upgrade_export_port(struct vnetd_port *p, struct upgrade_state *st,
 			   struct reason *why)
 {
@@ -292,6 +332,9 @@ static int upgrade_export_port(struct vnetd_port *p, struct upgrade_state *st,
 	if (o->nqfds && o->nqfds != o->queues)
 		return reason_set(why, -EINVAL, "port %s: backend has %u queue fds for %u pairs",
 				  p->cfg.name, o->nqfds, o->queues);
+	ret = upgrade_export_xsk(p, st, o, why);
+	if (ret)
+		return ret;
 	if (port_connected(p)) {
 		o->flags |= UPGRADE_P_CONNECTED;
 		o->conn_fd = upgrade_state_add_fd(st, vu_dev_sock(p->dev));
@@ -473,25 +516,6 @@ static int upgrade_hello(int fd, uint64_t deadline)
 	return upgrade_send_frame(fd, UPG_HELLO, buf, (uint32_t)len, deadline);
 }
 
-/*
- * Ports whose host side cannot be handed over: af_xdp. Its sockets could
- * pass, but the UMEM is anonymous memory of this process holding the
- * frames the kernel filled and those queued for TX, and the free-chunk
- * lists are the workers'; re-made sockets would drop what the rings hold.
- * Refused before anything stops. Return: 0 or -EOPNOTSUPP with @why set
- */
-static int upgrade_check_ports(struct reason *why)
-{
-	unsigned int i, n;
-	struct vnetd_port *ports = ports_get(&n);
-
-	for (i = 0; i < n; i++)
-		if (ports[i].used && !strcmp(ports[i].cfg.backend, "af_xdp"))
-			return reason_set(why, -EOPNOTSUPP, "port %s: backend af_xdp cannot be handed over (its UMEM and rings hold frames in flight; re-made sockets would lose them): remove the port (vnetctl port del %s), upgrade, then add it again, or restart vnetd",
-					  ports[i].cfg.name, ports[i].cfg.name);
-	return 0;
-}
-
 /**
  * upgrade_serve() - Hand every port to the process at the other end of a
  *		     control connection (its "upgrade" request)
@@ -511,8 +535,6 @@ void upgrade_serve(int fd, struct sbuf *b)
 	int ret;
 
 	log_info("upgrade: pid %d asks to take over", (int)pid);
-	if (upgrade_check_ports(&why))
-		goto out;
 	ret = upgrade_hello(fd, t0 + UPGRADE_STEP_MS);
 	if (ret) {
 		reason_set(&why, ret, "sending the command line: %s", strerror(-ret));
@@ -810,6 +832,36 @@ static int upgrade_conn_rx(struct vnetd_port *p, struct upgrade_state *st,
 	return 0;
 }
 
+/*
+ * The AF_XDP sockets that came for an af_xdp port: bound to the queues its
+ * configuration names, adopted as they are (host_cfg.xdp_bound)
+ */
+static int upgrade_take_xsk(struct vnetd_port_cfg *pc, struct upgrade_state *st,
+			    const struct upgrade_port *sp, struct reason *why)
+{
+	unsigned int i;
+
+	if (!sp->nxsk)
+		return 0;
+	if (strcmp(pc->backend, "af_xdp"))
+		return reason_set(why, -EINVAL, "port %s: AF_XDP sockets handed over, its configuration says backend=%s",
+				  pc->name, pc->backend);
+	for (i = 0; i < sp->nxsk; i++)
+		if (sp->xsk[i].qid != pc->xdp_queue + i)
+			return reason_set(why, -EINVAL, "port %s: pair %u: socket bound to queue %u of %s, its configuration says %u (xdp-queue=)",
+					  pc->name, i, sp->xsk[i].qid, pc->xdp_if,
+					  pc->xdp_queue + i);
+	for (i = 0; i < sp->nxsk; i++) {
+		pc->xdp_fds[2 * i] = upgrade_state_take_fd(st, sp->xsk[i].sock_fd);
+		pc->xdp_fds[2 * i + 1] = upgrade_state_take_fd(st, sp->xsk[i].umem_fd);
+	}
+	pc->nxdp_fds = 2 * sp->nxsk;
+	pc->xdp_bound = true;
+	pc->xdp_mode = sp->xsk[0].flags & UPGRADE_XSK_ZEROCOPY ?
+		       HOST_XDP_ZEROCOPY : HOST_XDP_COPY;
+	return 0;
+}
+
 static int upgrade_take_port(struct vnetd_port *p, const struct vnetd_port_cfg *cfg,
 			 int epfd, struct upgrade_state *st,
 			 struct upgrade_port *sp, struct reason *why)
@@ -834,12 +886,20 @@ static int upgrade_take_port(struct vnetd_port *p, const struct vnetd_port_cfg *
 	for (i = 0; i < sp->nqfds; i++)
 		pc.tap_fds[i] = upgrade_state_take_fd(st, sp->qfds[i]);
 	pc.ntap_fds = sp->nqfds;
+	ret = upgrade_take_xsk(&pc, st, sp, why);
+	if (ret)
+		return ret;
 	reason_clear(&inner);
 	ret = port_init(p, &pc, epfd, &inner);
+	for (i = 0; i < pc.nxdp_fds; i++)	/* the host side holds duplicates */
+		close(pc.xdp_fds[i]);
 	if (ret)
 		return reason_set(why, ret, "port %s: %s", cfg->name,
 				  inner.msg[0] ? inner.msg : strerror(-ret));
 	p->cfg.fd = cfg->fd;		/* who owns the socket file: as before */
+	p->cfg.nxdp_fds = 0;		/* configured as before (reload compares) */
+	p->cfg.xdp_bound = false;
+	p->cfg.xdp_mode = cfg->xdp_mode;
 	vu_dev_quiesce(p->dev);		/* until the old process commits */
 	upg.nports++;
 	if (!(sp->flags & UPGRADE_P_CONNECTED))

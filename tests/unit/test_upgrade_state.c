@@ -7,7 +7,9 @@
  * decoder checks are refused with a reason, whatever the checksum says.
  * The state filled here carries a dirty log (format version 2);
  * without one the writer falls back to version 1, which still decodes,
- * and a version 2 body under a version 1 header does not.
+ * and a version 2 body under a version 1 header does not. A port with
+ * AF_XDP sockets makes it version 3: they round-trip, and a bad count,
+ * a missing descriptor or unknown flags are refused.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -238,7 +240,7 @@ static void test_newer_version(void)
 	CHECK_EQ(encode(), 0);
 	buf[4] = UPGRADE_VERSION + 1;
 	CHECK_EQ(decode(buf_len, &why), -EPROTONOSUPPORT);
-	CHECK(strstr(why.msg, "version 3"));
+	CHECK(strstr(why.msg, "version 4"));
 	buf[4] = 0;
 	CHECK_EQ(decode(buf_len, &why), -EPROTONOSUPPORT);
 }
@@ -349,6 +351,56 @@ static void test_every_field_checked(void)
 	}
 }
 
+/* A third port, af_xdp with 2 pairs: format version 3 */
+static void add_xsk(struct upgrade_state *s)
+{
+	struct upgrade_port *p = &s->ports[s->nports++];
+	unsigned int i;
+
+	memset(p, 0, sizeof(*p));
+	strcpy(p->name, "xdp");
+	p->queues = 2;
+	p->listen_fd = upgrade_state_add_fd(s, 80);
+	p->conn_fd = -1;
+	p->nxsk = 2;
+	for (i = 0; i < 2; i++)
+		p->xsk[i] = (struct upgrade_xsk){
+			upgrade_state_add_fd(s, 81 + 2 * (int)i),
+			upgrade_state_add_fd(s, 82 + 2 * (int)i),
+			3 + i, i ? UPGRADE_XSK_ZEROCOPY : 0 };
+}
+
+static void m_xsk_count(struct upgrade_state *s) { add_xsk(s); s->ports[2].nxsk = 1; }
+static void m_xsk_umem(struct upgrade_state *s) { add_xsk(s); s->ports[2].xsk[1].umem_fd = -1; }
+static void m_xsk_flags(struct upgrade_state *s) { add_xsk(s); s->ports[2].xsk[0].flags = 6; }
+static void m_xsk_twice(struct upgrade_state *s) { add_xsk(s); s->ports[2].xsk[1].sock_fd = s->ports[2].xsk[0].umem_fd; }
+
+static void test_version3_xsk(void)
+{
+	struct reason why;
+	unsigned int i;
+
+	fill(&st_in);
+	add_xsk(&st_in);
+	CHECK_EQ(encode(), 0);
+	CHECK_EQ(buf[4], UPGRADE_VERSION_XSK);
+	CHECK_EQ(decode(buf_len, &why), 0);
+	CHECK_EQ(st_out.nports, 3);
+	CHECK_EQ(st_out.ports[2].nxsk, 2);
+	for (i = 0; i < 2; i++)
+		CHECK(!memcmp(&st_in.ports[2].xsk[i], &st_out.ports[2].xsk[i],
+			      sizeof(st_in.ports[2].xsk[i])));
+	CHECK_EQ(st_out.ports[0].nxsk, 0);
+	CHECK_EQ(st_out.ports[0].dev.log_size, st_in.ports[0].dev.log_size);
+	buf[4] = UPGRADE_VERSION_LOG;	/* a v3 body read as v2: misread */
+	fix_crc();
+	CHECK_EQ(decode(buf_len, &why), -EBADMSG);
+	CHECK(refused(m_xsk_count, "AF_XDP sockets for 2 queue pairs"));
+	CHECK(refused(m_xsk_umem, "descriptor missing"));
+	CHECK(refused(m_xsk_flags, "unknown AF_XDP flags"));
+	CHECK(refused(m_xsk_twice, "named twice"));
+}
+
 /* Bytes the encoder cannot produce: flag bytes, rx length, trailing data */
 static void test_raw_values(void)
 {
@@ -412,6 +464,7 @@ int main(void)
 	RUN(test_fd_count);
 	RUN(test_every_field_checked);
 	RUN(test_raw_values);
+	RUN(test_version3_xsk);
 	RUN(test_take_fd);
 	return test_exit();
 }

@@ -17,6 +17,11 @@
  * - a guest frame larger than a chunk is refused before anything is
  *   written; a completion address outside the TX area, or not a chunk's
  *   start, or one too many, is refused and counted;
+ * - hand-over: settling drops the held frames (counted), publishes queued
+ *   TX, says busy until the kernel completed it, puts every RX chunk in the
+ *   fill ring; a fresh queue adopting the same rings receives the frame
+ *   left on the RX ring and then runs as before, every chunk in one place;
+ *   rings still holding TX descriptors or completions are refused;
  * - no allocation on the frame path.
  */
 #include <errno.h>
@@ -390,6 +395,84 @@ static void test_comp_bad_addr(void)
 	free(k);
 }
 
+/* The next process's queue on @k's rings (their pointers, nothing else) */
+static int adopt(struct fake *k, struct xsk_queue *nq)
+{
+	memset(nq, 0, sizeof(*nq));
+	nq->fill = k->q.fill;
+	nq->comp = k->q.comp;
+	nq->rx = k->q.rx;
+	nq->tx = k->q.tx;
+	return xsk_queue_adopt(nq, k->umem, CHUNK, NRX, NTX);
+}
+
+static void test_settle_adopt(void)
+{
+	static const uint32_t starts[] = { 0, 0xfffffffb };
+	struct fake *k = malloc(sizeof(*k));
+	uint8_t buf[HDR + CHUNK], seen[64];
+	struct iovec iov = { buf, sizeof(buf) };
+	unsigned int dropped, nseen, i;
+	struct xsk_queue nq;
+
+	CHECK(k);
+	for (unsigned int s = 0; s < ARRAY_SIZE(starts); s++) {
+		nseen = 0;
+		CHECK_EQ(fake_init(k, starts[s]), 0);
+		CHECK_EQ(rx_run(k, 20, 3), 0);	/* chunks in the stash */
+		for (i = 0; i < 4; i++)
+			CHECK_EQ(kern_rx(k, 100, (uint8_t)i), 0);
+		CHECK_EQ(xsk_rx_peek(&k->q, HDR), HDR + 100);	/* 4 held */
+		CHECK_EQ(xsk_rx_copy(&k->q, &iov, 1, HDR), HDR + 100);
+		CHECK_EQ(kern_rx(k, 100, 9), 0);	/* left on the RX ring */
+		CHECK_EQ(tx_one(k, 1, 100), HDR + 100);
+		CHECK_EQ(tx_one(k, 2, 100), HDR + 100);	/* not published */
+		CHECK_EQ(xsk_queue_settle(&k->q, &dropped), -EBUSY);
+		CHECK_EQ(dropped, 3);
+		CHECK_EQ(k->tx.prod - k->tx.cons, 2);	/* published */
+		/* unsettled rings: a chunk would be in two places */
+		CHECK_EQ(adopt(k, &nq), -EBUSY);
+		kern_tx_all(k, seen, &nseen);
+		CHECK_EQ(nseen, 2);
+		CHECK_EQ(adopt(k, &nq), -EBUSY);	/* completions not reaped */
+		CHECK_EQ(xsk_queue_settle(&k->q, &dropped), 0);
+		CHECK_EQ(dropped, 0);
+		CHECK_EQ(k->q.ntx_free, NTX);
+		CHECK_EQ(k->q.nrecycle, 0);
+		CHECK_EQ((k->fill.prod - k->fill.cons) + (k->rx.prod - k->rx.cons), NRX);
+		CHECK_EQ(k->comp.prod, k->comp.cons);
+
+		CHECK_EQ(adopt(k, &nq), 0);
+		xsk_queue_cleanup(&k->q);
+		k->q = nq;
+		CHECK(k->q.fill_kick);
+		CHECK_EQ(k->q.ntx_free, NTX);
+		CHECK_EQ(k->q.nrecycle, 0);
+		/* the frame the old process left on the RX ring, once */
+		CHECK_EQ(xsk_rx_copy(&k->q, &iov, 1, HDR), HDR + 100);
+		CHECK_EQ(buf[HDR], 9);
+		CHECK_EQ(xsk_rx_copy(&k->q, &iov, 1, HDR), -EAGAIN);
+		CHECK_EQ(rx_run(k, 100, RSZ), 0);	/* every RX chunk in use */
+		xsk_rx_peek(&k->q, HDR);
+		CHECK_EQ(k->fill.prod - k->fill.cons, NRX);
+		CHECK_EQ(k->q.stats.bad_rx, 0);
+		/* every TX chunk free, each once */
+		for (i = 0; i < NTX; i++)
+			CHECK_EQ(tx_one(k, (uint8_t)(10 + i), 64), HDR + 64);
+		CHECK_EQ(tx_one(k, 99, 64), -EAGAIN);
+		xsk_tx_submit(&k->q);
+		nseen = 0;
+		kern_tx_all(k, seen, &nseen);
+		CHECK_EQ(nseen, NTX);
+		for (i = 0; i < NTX; i++)
+			CHECK_EQ(seen[i], 10 + i);
+		CHECK_EQ(xsk_comp_reap(&k->q), NTX);
+		CHECK_EQ(k->q.stats.bad_comp, 0);
+		xsk_queue_cleanup(&k->q);
+	}
+	free(k);
+}
+
 static void test_noalloc(void)
 {
 	struct fake *k = malloc(sizeof(*k));
@@ -429,6 +512,7 @@ int main(void)
 	RUN(test_tx_reserve);
 	RUN(test_tx_too_big);
 	RUN(test_comp_bad_addr);
+	RUN(test_settle_adopt);
 	RUN(test_noalloc);
 	return test_exit();
 }
