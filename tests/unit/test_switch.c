@@ -52,6 +52,16 @@ static struct sw_member *join(struct vswitch *sw, uint16_t vlan)
 	return test_sw_join(sw, vlan);
 }
 
+/* Three access members of VLAN 1, checked */
+static void join3(struct vswitch *sw, struct sw_member **a, struct sw_member **b,
+		  struct sw_member **c)
+{
+	*a = join(sw, 1);
+	*b = join(sw, 1);
+	*c = join(sw, 1);
+	CHECK(*a && *b && *c);
+}
+
 static void test_learn_flood_unicast(void)
 {
 	struct vswitch *sw = switch_new("s0");
@@ -59,10 +69,7 @@ static void test_learn_flood_unicast(void)
 	uint8_t ma[6], mb[6], f[64];
 
 	CHECK(sw);
-	a = join(sw, 1);
-	b = join(sw, 1);
-	c = join(sw, 1);
-	CHECK(a && b && c);
+	join3(sw, &a, &b, &c);
 	mac_of(ma, 1);
 	mac_of(mb, 2);
 	/* unknown unicast: flooded to every other member, never to A */
@@ -119,9 +126,7 @@ static void test_ageing(void)
 	uint8_t ma[6], mb[6];
 
 	CHECK(sw);
-	a = join(sw, 1);
-	b = join(sw, 1);
-	c = join(sw, 1);
+	join3(sw, &a, &b, &c);
 	mac_of(ma, 1);
 	mac_of(mb, 2);
 	CHECK(tx(a, BCAST, ma, -1, 0, NOW) > 0);
@@ -184,9 +189,7 @@ static void test_learn_port_mac(void)
 	uint8_t ma[6], mb[6], mt[6];
 
 	CHECK(sw);
-	a = join(sw, 1);
-	b = join(sw, 1);
-	c = join(sw, 1);
+	join3(sw, &a, &b, &c);
 	memset(&tr, 0, sizeof(tr));
 	tr.trunk[0] = 0x02;	/* VLAN 1 */
 	t = switch_join(sw, 1, &tr, &(int){ 0 });
@@ -219,9 +222,7 @@ static void test_port_limit_no_evict(void)
 
 	CHECK(sw);
 	sw->macs_port = 4;	/* test hooks: the limits are fields */
-	a = join(sw, 1);
-	b = join(sw, 1);
-	c = join(sw, 1);
+	join3(sw, &a, &b, &c);
 	mac_of(mb, 0x100);
 	mac_of(mc, 0x200);
 	CHECK(tx(b, BCAST, mb, -1, 0, NOW) > 0);
@@ -453,9 +454,7 @@ static void test_leave_reset_forget(void)
 	int fds = test_count_fds();
 
 	CHECK(sw);
-	a = join(sw, 1);
-	b = join(sw, 1);
-	c = join(sw, 1);
+	join3(sw, &a, &b, &c);
 	mac_of(ma, 1);
 	mac_of(mb, 2);
 	CHECK(tx(a, BCAST, ma, -1, 0, NOW) > 0);
@@ -498,10 +497,7 @@ static void test_last_decision_follows_table(void)
 	uint8_t ma[6], mb[6], mc[6];
 
 	CHECK(sw);
-	a = join(sw, 1);
-	b = join(sw, 1);
-	c = join(sw, 1);
-	CHECK(a && b && c);
+	join3(sw, &a, &b, &c);
 	mac_of(ma, 1);
 	mac_of(mb, 2);
 	mac_of(mc, 3);
