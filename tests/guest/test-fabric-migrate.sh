@@ -21,6 +21,7 @@ Q10=$("$LIB/qemu10.sh" path) || { echo "SKIP: $Q10"; exit 77; }
 export VNET_QEMU=$Q10
 . "$LIB/vu-test.sh" || { echo "SKIP: tests/guest/lib/vu-test.sh missing"; exit 77; }
 . "$LIB/fabric.sh" || { echo "SKIP: tests/guest/lib/fabric.sh missing"; exit 77; }
+. "$LIB/mig-pair.sh" || { echo "SKIP: tests/guest/lib/mig-pair.sh missing"; exit 77; }
 command -v bridge > /dev/null || vt_skip "bridge (iproute2) missing"
 FB_CTL=$VT_TOP/build/vnetctl
 [ -x "$FB_CTL" ] || vt_skip "build/vnetctl not built (run make)"
@@ -77,20 +78,13 @@ fm_qemu() {
 		{ tail -n 5 "$VT_W/run-$id.log" | sed 's/^/# run: /'; vt_notok "QEMU $id started"; vt_finish; }
 }
 
-fm_wait_mark() { # LOG NAME SECS
-	local _
-	for _ in $(seq $(($3 * 10))); do grep -aq "VNET-MARK $2" "$1" && return 0; sleep 0.1; done
-	tail -n 10 "$1" | sed 's/^/# console: /'
-	return 1
-}
 
-fm_xfers() { grep -ac '^VNET-XFER' "$@"; } # LOG...: downloads finished so far
 
 fm_script A "$IP_B"
 fm_script B "$IP_A"
 fm_qemu A1 A "$IP_A" "$MAC_A" a1
 fm_qemu B B "$IP_B" "$MAC_B" b
-if fm_wait_mark "$VT_W/console-A1.log" ready 120 && fm_wait_mark "$VT_W/console-B.log" ready 120; then
+if mp_wait_mark "$VT_W/console-A1.log" ready 120 && mp_wait_mark "$VT_W/console-B.log" ready 120; then
 	vt_ok "VM-A on h1 and VM-B on h2 see each other"
 else
 	vt_notok "VM-A on h1 and VM-B on h2 see each other"
@@ -107,7 +101,7 @@ vt_check "before: h2's br0 has B's MAC on B's TAP" test "$(fb_learned 1 "$MAC_B"
 
 # ---- the migration -----------------------------------------------------------------------
 fm_qemu A2 A "$IP_A" "$MAC_A" a2 incoming
-XB0=$(fm_xfers "$VT_W/console-B.log")
+XB0=$(mp_xfers "$VT_W/console-B.log")
 res=$(python3 "$VT_LIB/qmp.py" "$VT_W/qmp-A1.sock" migrate "unix:$VT_W/mig.sock" 60 "$MIBPS" 2>&1)
 rc=$?
 t0=$(date +%s%N)
@@ -128,36 +122,7 @@ python3 "$VT_LIB/qmp.py" "$VT_W/qmp-A1.sock" quit > /dev/null 2>&1
 vt_step "migrated"
 
 # ---- keep talking until each side finished a download after the switch-over -------------
-for _ in $(seq 600); do
-	[ "$(fm_xfers "$VT_W/console-A2.log")" -gt 0 ] && [ "$(fm_xfers "$VT_W/console-B.log")" -gt "$XB0" ] && break
-	sleep 0.1
-done
-XA=$(fm_xfers "$VT_W/console-A2.log") XB=$(fm_xfers "$VT_W/console-B.log")
-echo "# downloads finished: A $(fm_xfers "$VT_W/console-A1.log") on h1 + $XA on h2; B $XB0 before the migration + $((XB - XB0)) after"
-touch "$VT_W/done"
-fm_wait_mark "$VT_W/console-A2.log" stopped 120 || vt_notok "VM-A stopped its downloads on h2"
-fm_wait_mark "$VT_W/console-B.log" stopped 120 || vt_notok "VM-B stopped its downloads"
-touch "$VT_W/done.end"
-for p in "${GPIDS[@]}"; do
-	for _ in $(seq 600); do kill -0 "$p" 2> /dev/null || break; sleep 0.1; done
-done
-cA=$(cat "$VT_W/console-A1.log" "$VT_W/console-A2.log" | tr -d '\r')
-cB=$(tr -d '\r' < "$VT_W/console-B.log")
-while read -r _ r secs name; do
-	if [ "$r" = ok ]; then vt_ok "VM-A: $name (${secs}s)"; else vt_notok "VM-A: $name (${secs}s)"; fi
-done < <(grep -a '^VNET-CHECK ' <<< "$cA")
-while read -r _ r secs name; do
-	if [ "$r" = ok ]; then vt_ok "VM-B: $name (${secs}s)"; else vt_notok "VM-B: $name (${secs}s)"; fi
-done < <(grep -a '^VNET-CHECK ' <<< "$cB")
-grep -a 'VNET-XFER.*BAD\|VNET-RESULT' <<< "$cA" | sed 's/^/# VM-A: /'
-grep -a 'VNET-XFER.*BAD\|VNET-RESULT\|VNET-PING' <<< "$cB" | sed 's/^/# VM-B: /'
-vt_check "VM-A downloaded from VM-B across the switch-over ($XA after it)" test "$XA" -gt 0
-vt_check "VM-B downloaded from VM-A across the switch-over ($((XB - XB0)) after it)" test "$XB" -gt "$XB0"
-vt_check "VM-A ran to its end on h2 (VNET-GUEST-EXIT status=0)" grep -aq 'VNET-GUEST-EXIT status=0' "$VT_W/console-A2.log"
-vt_check "VM-B ran to its end (VNET-GUEST-EXIT status=0)" grep -aq 'VNET-GUEST-EXIT status=0' <<< "$cB"
-ping=$(grep -a -m1 -o 'VNET-PING .*' <<< "$cB")
-gap=$(sed -n 's/.*gap_ms=\([0-9]*\).*/\1/p' <<< "$ping")
-vt_check "B's 20 ms pings to A came back ($ping)" test "${gap:-0}" -gt 0
+mp_talk_out h1 h2
 grep -a 'SEND_RARP' "$VT_W/backend.a2.log" | sed 's/^/# vnetd a2: /'
 echo "# result: h1 -> h2 ${res#status=completed } ping gap ${gap:-?} ms ($ping), h2 fdb moved after ${t2:-never} ms, h1 fdb after ${t1:-never} ms"
 for id in a1 b a2; do vt_check "vnetd $id still running" kill -0 "${FB_VPID[$id]}"; done

@@ -23,6 +23,7 @@ LIB=$(dirname "$0")/lib
 Q10=$("$LIB/qemu10.sh" path) || { echo "SKIP: $Q10"; exit 77; }
 export VNET_QEMU=$Q10
 . "$LIB/vu-test.sh" || { echo "SKIP: tests/guest/lib/vu-test.sh missing"; exit 77; }
+. "$LIB/mig-pair.sh" || { echo "SKIP: tests/guest/lib/mig-pair.sh missing"; exit 77; }
 CTL=$VT_TOP/build/vnetctl
 [ -x "$CTL" ] || vt_skip "build/vnetctl not built (run make)"
 vt_init switch-migrate
@@ -129,14 +130,7 @@ sm_qemu() {
 		{ tail -n 5 "$VT_W/run-$id.log" | sed 's/^/# run: /'; vt_notok "QEMU $id started"; vt_finish; }
 }
 
-sm_wait_mark() { # LOG NAME SECS
-	local _
-	for _ in $(seq $(($3 * 10))); do grep -aq "VNET-MARK $2" "$1" && return 0; sleep 0.1; done
-	tail -n 10 "$1" | sed 's/^/# console: /'
-	return 1
-}
 
-sm_xfers() { grep -ac '^VNET-XFER' "$@"; } # LOG...: downloads finished so far
 
 sm_script A "$IP_B"
 sm_script B "$IP_A"
@@ -148,7 +142,7 @@ GPIDS+=("$POLL")
 sm_qemu A1 A "$IP_A" "$MAC_A" a1
 sm_qemu B B "$IP_B" "$MAC_B" b
 sm_qemu A2 A "$IP_A" "$MAC_A" a2 incoming
-if sm_wait_mark "$VT_W/console-A1.log" ready 120 && sm_wait_mark "$VT_W/console-B.log" ready 120; then
+if mp_wait_mark "$VT_W/console-A1.log" ready 120 && mp_wait_mark "$VT_W/console-B.log" ready 120; then
 	vt_ok "VM-A on port a1 and VM-B on port b see each other"
 else
 	vt_notok "VM-A on port a1 and VM-B on port b see each other"
@@ -160,7 +154,7 @@ vt_step "both guests up, B pings A every 20 ms, downloads both ways"
 touch "$VT_W/poll.start"
 for _ in $(seq 300); do grep -q '^at ' "$VT_W/poll.log" && break; sleep 0.1; done
 grep -q '^at ' "$VT_W/poll.log" || { vt_notok "vnetctl switch show s0 --json read"; vt_finish; }
-XB0=$(sm_xfers "$VT_W/console-B.log")
+XB0=$(mp_xfers "$VT_W/console-B.log")
 res=$(python3 "$VT_LIB/qmp.py" "$VT_W/qmp-A1.sock" migrate "unix:$VT_W/mig.sock" 60 "$MIBPS" 2>&1)
 rc=$?
 t0=$(date +%s%N)
@@ -204,36 +198,7 @@ GPIDS+=($!)
 vt_step "migrated"
 
 # ---- keep talking until each side finished a download after the switch-over -------------
-for _ in $(seq 600); do
-	[ "$(sm_xfers "$VT_W/console-A2.log")" -gt 0 ] && [ "$(sm_xfers "$VT_W/console-B.log")" -gt "$XB0" ] && break
-	sleep 0.1
-done
-XA=$(sm_xfers "$VT_W/console-A2.log") XB=$(sm_xfers "$VT_W/console-B.log")
-echo "# downloads finished: A $(sm_xfers "$VT_W/console-A1.log") on a1 + $XA on a2; B $XB0 before the migration + $((XB - XB0)) after"
-touch "$VT_W/done"
-sm_wait_mark "$VT_W/console-A2.log" stopped 120 || vt_notok "VM-A stopped its downloads on a2"
-sm_wait_mark "$VT_W/console-B.log" stopped 120 || vt_notok "VM-B stopped its downloads"
-touch "$VT_W/done.end"
-for p in "${GPIDS[@]}"; do
-	for _ in $(seq 600); do kill -0 "$p" 2> /dev/null || break; sleep 0.1; done
-done
-cA=$(cat "$VT_W/console-A1.log" "$VT_W/console-A2.log" | tr -d '\r')
-cB=$(tr -d '\r' < "$VT_W/console-B.log")
-while read -r _ r secs name; do
-	if [ "$r" = ok ]; then vt_ok "VM-A: $name (${secs}s)"; else vt_notok "VM-A: $name (${secs}s)"; fi
-done < <(grep -a '^VNET-CHECK ' <<< "$cA")
-while read -r _ r secs name; do
-	if [ "$r" = ok ]; then vt_ok "VM-B: $name (${secs}s)"; else vt_notok "VM-B: $name (${secs}s)"; fi
-done < <(grep -a '^VNET-CHECK ' <<< "$cB")
-grep -a 'VNET-XFER.*BAD\|VNET-RESULT' <<< "$cA" | sed 's/^/# VM-A: /'
-grep -a 'VNET-XFER.*BAD\|VNET-RESULT\|VNET-PING' <<< "$cB" | sed 's/^/# VM-B: /'
-vt_check "VM-A downloaded from VM-B across the switch-over ($XA after it)" test "$XA" -gt 0
-vt_check "VM-B downloaded from VM-A across the switch-over ($((XB - XB0)) after it)" test "$XB" -gt "$XB0"
-vt_check "VM-A ran to its end on a2 (VNET-GUEST-EXIT status=0)" grep -aq 'VNET-GUEST-EXIT status=0' "$VT_W/console-A2.log"
-vt_check "VM-B ran to its end (VNET-GUEST-EXIT status=0)" grep -aq 'VNET-GUEST-EXIT status=0' <<< "$cB"
-ping=$(grep -a -m1 -o 'VNET-PING .*' <<< "$cB")
-gap=$(sed -n 's/.*gap_ms=\([0-9]*\).*/\1/p' <<< "$ping")
-vt_check "B's 20 ms pings to A came back ($ping)" test "${gap:-0}" -gt 0
+mp_talk_out a1 a2
 grep -a 'SEND_RARP' "$VT_W/backend.switch.log" | sed 's/^/# vnetd: /'
 echo "# result: a1 -> a2 ${res#status=completed } ping gap ${gap:-?} ms ($ping), MAC moved to a2 after ${tm:-never} ms"
 vt_check "vnetd still running" vt_backend_alive
