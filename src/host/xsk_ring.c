@@ -229,7 +229,10 @@ void xsk_queue_cleanup(struct xsk_queue *q)
  */
 bool xsk_fill_refill(struct xsk_queue *q)
 {
-	uint32_t n = MIN(q->nrecycle, xsk_prod_free(&q->fill)), i;
+	/* once: MIN() evaluates an argument twice, and the kernel moves the
+	 * index between two reads (a second, larger room ran the stash
+	 * below zero) */
+	uint32_t room = xsk_prod_free(&q->fill), n = MIN(q->nrecycle, room), i;
 	uint64_t *ring = q->fill.desc;
 
 	if (!n)
@@ -271,7 +274,9 @@ static int xsk_rx_check(const struct xsk_queue *q, const struct xdp_desc *d)
 static uint32_t xsk_rx_take(struct xsk_queue *q)
 {
 	const struct xdp_desc *ring = q->rx.desc;
-	uint32_t n = MIN(xsk_cons_avail(&q->rx), (uint32_t)XSK_RX_BATCH), i;
+	/* once, as in xsk_fill_refill(): a second read could pass the batch */
+	uint32_t avail = xsk_cons_avail(&q->rx), i;
+	uint32_t n = MIN(avail, (uint32_t)XSK_RX_BATCH);
 	struct xdp_desc d;
 	int bad;
 
