@@ -93,7 +93,9 @@ check "bridge rx_mpps ${bm:-none} = median of its rounds $mb" near "${bm:-0}" "$
 want=$(div "$ms" "$mb")
 check "bridge switch_ratio ${br:-none} = $ms / $mb = $want" near "${br:-0}" "$want" 0.006
 want=$(paste -d ' ' <(echo "$S") <(echo "$B") | awk '{ print $1 / $2 }' | med)
-check "bridge pair_ratio ${bp:-none} = median of the round ratios $want" near "${bp:-0}" "$want" 0.006
+# the script rounds each round's ratio to 2 places, then their median: two
+# roundings, up to 0.005 each (a run with the bridge at 10x was 0.0061 off)
+check "bridge pair_ratio ${bp:-none} = median of the round ratios $want" near "${bp:-0}" "$want" 0.011
 V=$(sed -n 's/^round [0-9]* split vms 4: B rx \([0-9.]*\) Mpps over 2 receivers, slowest\/mean \([0-9.]*\) .*/\1 \2/p' "$D/all")
 check "--vms 4: two rounds, frames received ($(echo $V))" \
 	eval '[ "$(wc -l <<< "$V")" = 2 ] && positive "$(cut -d " " -f 1 <<< "$V")"'
