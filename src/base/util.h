@@ -12,8 +12,28 @@
 #include <string.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+/*
+ * MIN() and MAX() evaluate each argument once, as the kernel's min()/max():
+ * an argument may be a read of an index that the kernel or a guest moves
+ * (xsk_prod_free()), and a second read could give a larger value than
+ * the one compared. Both are held in the type the comparison converts
+ * them to (that of a + b), as the plain ?: did; each expansion's locals get
+ * a fresh name (__COUNTER__) so that nested uses do not shadow each other.
+ */
+#define VNET_CAT_(a, b)		a##b
+#define VNET_CAT(a, b)		VNET_CAT_(a, b)
+#define VNET_PICK_(a, b, op, u) __extension__ ({			\
+	__typeof__((a) + (b)) VNET_CAT(pa_, u) = (a);			\
+	__typeof__((a) + (b)) VNET_CAT(pb_, u) = (b);			\
+	VNET_CAT(pa_, u) op VNET_CAT(pb_, u) ? VNET_CAT(pa_, u) :	\
+					      VNET_CAT(pb_, u); })
+#ifndef __CPPCHECK__
+#define MIN(a, b)	VNET_PICK_(a, b, <, __COUNTER__)
+#define MAX(a, b)	VNET_PICK_(a, b, >, __COUNTER__)
+#else	/* tests/lint.sh: cppcheck does not parse statement expressions */
 #define MIN(a, b)	((a) < (b) ? (a) : (b))
 #define MAX(a, b)	((a) > (b) ? (a) : (b))
+#endif
 #define BIT(n)		(1ULL << (n))
 
 /* Queue pairs of one port: the limit of every layer (host, device, worker) */

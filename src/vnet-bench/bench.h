@@ -141,6 +141,17 @@ extern volatile int bench_stop;		/* workers stop sending */
 extern volatile int bench_quit;		/* workers stop draining too */
 extern volatile sig_atomic_t bench_interrupted;	/* SIGINT/SIGTERM seen */
 
+/**
+ * bench_max_frame() - The largest frame a VM's frontend must take
+ * @c:	Run's configuration
+ *
+ * Return: the frame size asked for, at least a full Ethernet frame
+ */
+static inline uint32_t bench_max_frame(const struct bench_cfg *c)
+{
+	return MAX(c->size, 1518u);
+}
+
 int bench_vm_start(struct bench_vm *vm);
 int bench_run_workers(struct bench_vm *vms, unsigned int nvms, double secs,
 		      double *elapsed);

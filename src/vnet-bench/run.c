@@ -457,7 +457,7 @@ int bench_vm_start(struct bench_vm *vm)
 	struct vu_frontend_opts o = {
 		.pairs = c->pairs, .ring_size = c->ring, .packed = c->packed,
 		.features = c->features, .mem_regions = c->mem_regions,
-		.max_frame = MAX(c->size, 1518),
+		.max_frame = bench_max_frame(c),
 		.no_reply_ack = c->no_reply_ack, .no_mem_slots = c->no_mem_slots,
 	};
 	unsigned int i;

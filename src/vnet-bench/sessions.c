@@ -94,7 +94,7 @@ static int sess_connect(struct vu_frontend *fe, const struct bench_cfg *c,
 {
 	struct vu_frontend_opts o = {
 		.ring_size = c->ring, .packed = c->packed,
-		.features = c->features, .max_frame = MAX(c->size, 1518),
+		.features = c->features, .max_frame = bench_max_frame(c),
 		.no_reply_ack = c->no_reply_ack,
 		.no_mem_slots = c->no_mem_slots,
 	};
