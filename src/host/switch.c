@@ -303,8 +303,8 @@ void switch_set_up(struct sw_member *m, bool up)
  * @m:		Member, before its guest sends (its workers do not run)
  * @cfg:	Limits (checked where they entered); all 0: no policer
  *
- * Each sending pair gets its share of the rate (switch_police_init()),
- * its bucket full.
+ * The buckets are the port's, full, shared by its sending pairs
+ * (switch_police.h).
  *
  * Context: control thread
  */
@@ -314,8 +314,9 @@ void switch_set_police(struct sw_member *m, const struct sw_police_cfg *cfg)
 	unsigned int i;
 
 	m->police = *cfg;
+	switch_police_init(&m->pol, cfg, m->npairs, now);
 	for (i = 0; i < m->npairs; i++) {
-		switch_police_init(&m->txp[i].pol, cfg, m->npairs, now);
+		switch_police_pair(&m->txp[i].pol, &m->pol);
 		m->txp[i].clk_left = 0;
 	}
 }

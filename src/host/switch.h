@@ -105,7 +105,8 @@ struct sw_last {
 
 /**
  * struct sw_txp - One sending pair's state (its worker's alone)
- * @pol:	Its policer's buckets (off unless switch_set_police())
+ * @pol:	Its view of the port's policer (off unless
+ *		switch_set_police())
  * @now_ns:	The policer's clock, read once per burst
  * @clk_left:	Frames until @now_ns is read again (0: at the next frame;
  *		switch_flush() zeroes it)
@@ -165,6 +166,7 @@ struct vswitch;
  * @txp:	Per sending pair: policer, the queue it waits on, the pairs
  *		queued to
  * @police:	Its policer's limits, as set (status)
+ * @pol:	Its policer's buckets, shared by its sending pairs
  * @nmacs:	MAC table entries pointing to it
  * @macs_max:	MACs it may hold, 0: the switch's per-port limit (set
  *		after switch_join(): an uplink holds as many as the switch)
@@ -185,6 +187,7 @@ struct sw_member {
 	uint64_t *touched;
 	struct sw_txp *txp;
 	struct sw_police_cfg police;
+	struct sw_police_port pol;
 	_Atomic unsigned int nmacs;
 	unsigned int macs_max;
 	struct sw_stats st;

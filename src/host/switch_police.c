@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * switch_police.c - the switch's ingress policer (see switch_police.h):
- * two token buckets per sending pair, refilled from the caller's clock.
+ * a port's two buckets, each one theoretical arrival time (GCRA) that
+ * its pairs move on by compare-and-swap when they take a chunk of tokens,
+ * and each pair's unspent tokens.
  *
- * Overflow: the refill multiplies the elapsed time by the rate, so the
- * elapsed time is first clamped to what fills an empty bucket (cap /
- * rate + 1 ns): after any idle time the bucket is full, never past it,
- * and the product stays below cap + rate < 2^63: a bucket holds at most
- * 2^62 units x 1e9 (police_cap()).
+ * Overflow: times count from the init (epoch_ns), so a clock near the end
+ * of uint64 does not wrap; a bucket holds at most 2^62 units x 1e9
+ * (police_cap()), a chunk at most a bucket plus one frame, so a pair's
+ * tokens stay below 2^63.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "switch_police.h"
@@ -30,70 +32,120 @@ static uint64_t police_cap(uint64_t rate, unsigned int burst_ms, uint64_t floor)
 }
 
 /**
- * switch_police_init() - Set one pair's buckets from the port's policer
- * @p:		The pair's buckets (output; start full)
+ * switch_police_init() - Set a port's buckets from its policer's keys
+ * @port:	The port's buckets (output; they start full)
  * @cfg:	The port's limits (checked: switch_police_rate_parse() and
  *		the burst range)
- * @npairs:	The port's pairs: each gets 1/@npairs of the rate and burst
- *		(rounded up), as each pair's worker polices its own frames
+ * @npairs:	The port's pairs: a chunk is a quarter of the bucket shared
+ *		between them
  * @now_ns:	Time now
+ *
+ * Context: before any pair polices (the port's workers do not run)
  */
-void switch_police_init(struct sw_police *p, const struct sw_police_cfg *cfg,
-			unsigned int npairs, uint64_t now_ns)
+void switch_police_init(struct sw_police_port *port,
+			const struct sw_police_cfg *cfg, unsigned int npairs,
+			uint64_t now_ns)
 {
 	unsigned int ms = cfg->burst_ms ? cfg->burst_ms : SW_POLICE_BURST_DEF;
+	uint64_t cap;
 
 	if (!npairs)
 		npairs = 1;
-	p->pps = (cfg->pps + npairs - 1) / npairs;
-	p->bps = (cfg->bps + npairs - 1) / npairs;
+	port->pps = cfg->pps;
+	port->bps = cfg->bps;
+	port->span_f = port->span_b = port->chunk_f = port->chunk_b = 0;
 	/* at least one frame fits, whatever the rate and burst */
-	p->cap_f = p->pps ? police_cap(p->pps, ms, 1) : 0;
-	p->cap_b = p->bps ? police_cap(p->bps, ms, MAX_FRAME_BITS) : 0;
-	p->tok_f = p->cap_f;
-	p->tok_b = p->cap_b;
-	p->last_ns = now_ns;
+	if (port->pps) {
+		cap = police_cap(port->pps, ms, 1);
+		port->span_f = cap / port->pps;
+		port->chunk_f = cap / (4ULL * npairs);
+	}
+	if (port->bps) {
+		cap = police_cap(port->bps, ms, MAX_FRAME_BITS);
+		port->span_b = cap / port->bps;
+		port->chunk_b = cap / (4ULL * npairs);
+	}
+	port->epoch_ns = now_ns;
+	atomic_store_explicit(&port->tat_f, 0, memory_order_relaxed);
+	atomic_store_explicit(&port->tat_b, 0, memory_order_relaxed);
 }
 
-/* Add @dt ns of @rate to *@tok, up to @cap */
-static inline void police_fill(uint64_t *tok, uint64_t cap, uint64_t rate,
-			       uint64_t dt)
+/**
+ * switch_police_pair() - Give a sending pair its view of the port's buckets
+ * @p:		The pair's view (output; holds no tokens)
+ * @port:	The port's buckets (switch_police_init())
+ */
+void switch_police_pair(struct sw_police *p, struct sw_police_port *port)
 {
-	uint64_t room = cap - *tok;
+	p->port = port;
+	p->lim_f = port->pps != 0;
+	p->lim_b = port->bps != 0;
+	p->on = p->lim_f || p->lim_b;
+	p->tok_f = p->tok_b = 0;
+}
 
-	if (dt > cap / rate + 1 || dt * rate >= room)
-		*tok = cap;
-	else
-		*tok += dt * rate;
+/*
+ * Take tokens from one shared bucket into *@tok, which holds less than
+ * @cost: at least what the frame still needs, up to a chunk, as far as
+ * the bucket has them at @now (ns since the epoch). A time before the
+ * bucket's last move only finds less room: it adds nothing.
+ * Return: true if *@tok now covers @cost
+ */
+static bool police_take(_Atomic uint64_t *tat, uint64_t rate, uint64_t span,
+			uint64_t chunk, uint64_t *tok, uint64_t cost,
+			uint64_t now)
+{
+	uint64_t need = (cost - *tok + rate - 1) / rate;	/* ns, rounded up */
+	uint64_t want = MAX(chunk / rate, need);
+	uint64_t old = atomic_load_explicit(tat, memory_order_relaxed);
+	uint64_t base, room, take;
+
+	do {
+		base = MAX(old, now);
+		if (base - now >= span)
+			return false;
+		room = span - (base - now);
+		if (room < need)
+			return false;
+		take = MIN(want, room);
+	} while (!atomic_compare_exchange_weak_explicit(tat, &old, base + take,
+							memory_order_relaxed,
+							memory_order_relaxed));
+	*tok += take * rate;
+	return true;
 }
 
 /**
  * switch_police_pass() - May this frame pass? Takes its tokens if so
- * @p:		The pair's buckets (switch_police_on())
+ * @p:		The pair's view (switch_police_on())
  * @bytes:	The frame's Ethernet bytes
- * @now_ns:	Time now (the same clock as init; a time before the last
- *		refill adds nothing)
+ * @now_ns:	Time now (the same clock as init)
  *
- * Context: the pair's worker, per frame: a few multiplications
- * Return: true: pass; false: drop (no tokens taken)
+ * A frame is paid from the pair's own tokens; only when they run short
+ * does it take a chunk from the port's bucket (one compare-and-swap).
+ *
+ * Context: the pair's worker, per frame
+ * Return: true: pass; false: drop (no tokens spent)
  */
 bool switch_police_pass(struct sw_police *p, uint32_t bytes, uint64_t now_ns)
 {
-	uint64_t dt = now_ns > p->last_ns ? now_ns - p->last_ns : 0;
-	uint64_t cost_b = (uint64_t)bytes * 8 * NS;
+	struct sw_police_port *port = p->port;
+	uint64_t cost_b = (uint64_t)bytes * 8 * NS, now;
 
-	if (dt) {
-		p->last_ns = now_ns;
-		if (p->pps)
-			police_fill(&p->tok_f, p->cap_f, p->pps, dt);
-		if (p->bps)
-			police_fill(&p->tok_b, p->cap_b, p->bps, dt);
+	if ((p->lim_f && p->tok_f < NS) || (p->lim_b && p->tok_b < cost_b)) {
+		now = now_ns > port->epoch_ns ? now_ns - port->epoch_ns : 0;
+		if (p->lim_f && p->tok_f < NS &&
+		    !police_take(&port->tat_f, port->pps, port->span_f,
+				 port->chunk_f, &p->tok_f, NS, now))
+			return false;
+		if (p->lim_b && p->tok_b < cost_b &&
+		    !police_take(&port->tat_b, port->bps, port->span_b,
+				 port->chunk_b, &p->tok_b, cost_b, now))
+			return false;
 	}
-	if ((p->pps && p->tok_f < NS) || (p->bps && p->tok_b < cost_b))
-		return false;
-	if (p->pps)
+	if (p->lim_f)
 		p->tok_f -= NS;
-	if (p->bps)
+	if (p->lim_b)
 		p->tok_b -= cost_b;
 	return true;
 }

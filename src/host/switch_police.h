@@ -5,10 +5,18 @@
  * are switched. Two token buckets, one in frames/s and one in bits/s
  * (either or both); a frame passes only if both have room for it.
  *
+ * The buckets are the port's, shared by its pairs, so a guest gets its
+ * rate whichever of its queues it sends on. They are kept as a GCRA
+ * (the ATM "virtual scheduling" form of a token bucket): per bucket one
+ * time, the theoretical arrival time, moved on by a compare-and-swap. A
+ * pair does not take each frame's cost from it: it takes a chunk of
+ * tokens at once (a quarter of the bucket shared between the pairs) and
+ * spends them alone, so the shared cache line is written once per chunk,
+ * not per frame; what pairs hold unspent is at most a quarter of the
+ * bucket together, so a burst is at most 1.25 buckets.
+ *
  * Pure: the caller gives the time (nanoseconds, any monotonic origin), so
- * tests inject a clock; no allocation, no syscall, no atomics. Each
- * sending pair's worker owns one bucket pair (the port's rate shared
- * evenly between its pairs: switch_police_init()).
+ * tests inject a clock; no allocation, no syscall, no lock.
  */
 #ifndef VNET_SWITCH_POLICE_H
 #define VNET_SWITCH_POLICE_H
@@ -38,43 +46,71 @@ struct sw_police_cfg {
 };
 
 /**
- * struct sw_police - One pair's buckets. Tokens are kept in
- * "units x nanoseconds": a second's worth of the rate is rate x 1e9, so
- * the refill is elapsed_ns x rate and a frame costs 1e9 (or its bits x
- * 1e9): integers, no division per frame.
- * @pps:	Frames per second of this pair, 0: off
- * @bps:	Bits per second of this pair, 0: off
- * @cap_f:	Frame bucket depth (frames x 1e9)
- * @cap_b:	Bit bucket depth (bits x 1e9)
- * @tok_f:	Frame tokens now
- * @tok_b:	Bit tokens now
- * @last_ns:	Time of the last refill
+ * struct sw_police_port - A port's buckets, shared by its pairs. Tokens
+ * are kept in "units x nanoseconds": a second's worth of the rate is
+ * rate x 1e9, so a frame costs 1e9 (or its bits x 1e9) and the time
+ * those tokens take to come is tokens / rate ns: integers, a division
+ * per chunk, none per frame.
+ * @pps:	Frames per second, 0: off
+ * @bps:	Bits per second, 0: off
+ * @span_f:	Frame bucket depth as time (ns of @pps)
+ * @span_b:	Bit bucket depth as time (ns of @bps)
+ * @chunk_f:	Frame tokens a pair takes at once
+ * @chunk_b:	Bit tokens a pair takes at once
+ * @epoch_ns:	Time of init: the times below count from it
+ * @tat_f:	Frame bucket's theoretical arrival time (ns since
+ *		@epoch_ns): the bucket is full while it is not after now,
+ *		empty when it is @span_f after now
+ * @tat_b:	Bit bucket's, the same way
  */
-struct sw_police {
+struct sw_police_port {
 	uint64_t pps;
 	uint64_t bps;
-	uint64_t cap_f;
-	uint64_t cap_b;
-	uint64_t tok_f;
-	uint64_t tok_b;
-	uint64_t last_ns;
+	uint64_t span_f;
+	uint64_t span_b;
+	uint64_t chunk_f;
+	uint64_t chunk_b;
+	uint64_t epoch_ns;
+	_Atomic uint64_t tat_f;
+	_Atomic uint64_t tat_b;
 };
 
-void switch_police_init(struct sw_police *p, const struct sw_police_cfg *cfg,
-			unsigned int npairs, uint64_t now_ns);
+/**
+ * struct sw_police - One sending pair's view of its port's buckets
+ * @port:	The port's buckets
+ * @on:		A limit is set
+ * @lim_f:	The frame limit is set (these two are read per frame
+ *		here, not on @port's line, which other pairs write)
+ * @lim_b:	The bit limit is set
+ * @tok_f:	Frame tokens this pair took and has not spent
+ * @tok_b:	Bit tokens, the same way
+ */
+struct sw_police {
+	struct sw_police_port *port;
+	bool on;
+	bool lim_f;
+	bool lim_b;
+	uint64_t tok_f;
+	uint64_t tok_b;
+};
+
+void switch_police_init(struct sw_police_port *port,
+			const struct sw_police_cfg *cfg, unsigned int npairs,
+			uint64_t now_ns);
+void switch_police_pair(struct sw_police *p, struct sw_police_port *port);
 bool switch_police_pass(struct sw_police *p, uint32_t bytes, uint64_t now_ns);
 const char *switch_police_rate_parse(const char *text, bool bits,
 				     uint64_t *out);
 
 /**
  * switch_police_on() - Does this pair police at all?
- * @p:		The pair's buckets
+ * @p:		The pair's view (switch_police_pair())
  *
  * Return: true if a frame or bit limit is set
  */
 static inline bool switch_police_on(const struct sw_police *p)
 {
-	return p->pps | p->bps;
+	return p->on;
 }
 
 #endif /* VNET_SWITCH_POLICE_H */

@@ -5,7 +5,8 @@
  * seconds, a full bucket lets its burst through at once, both limits
  * together hold the tighter one, a long idle time refills to the burst
  * and no further (no overflow, even at the largest rates and times),
- * the rate is shared between pairs, the rate parser's ranges and
+ * the port's buckets are shared by its pairs (one pair alone gets the
+ * whole rate, several together share it and one burst), the rate parser's ranges and
  * suffixes, no allocation per frame, and through the switch: a policed
  * member's frames over its rate are dropped before they are switched
  * (counted as drop_police), with the clock read once per burst.
@@ -23,6 +24,16 @@
 
 #define NS	1000000000ULL
 #define T0	(5 * NS)
+
+static struct sw_police_port port;
+
+/* Set the port's buckets from @cfg and give @p (its only pair) its view */
+static void police_one(struct sw_police *p, const struct sw_police_cfg *cfg,
+		       uint64_t t)
+{
+	switch_police_init(&port, cfg, 1, t);
+	switch_police_pair(p, &port);
+}
 
 /*
  * Offer @n frames of @bytes evenly over @secs seconds from *@t (advanced);
@@ -46,7 +57,7 @@ static void test_pps_held(void)
 	struct sw_police p;
 	uint64_t t = T0, got;
 
-	switch_police_init(&p, &cfg, 1, t);
+	police_one(&p, &cfg, t);
 	CHECK(switch_police_on(&p));
 	/* drain the initial burst (100 ms: 2000 frames), then 2 s at 50k */
 	got = offer(&p, 2000, 64, 0.000001, &t);
@@ -61,7 +72,7 @@ static void test_bps_held(void)
 	struct sw_police p;
 	uint64_t t = T0, got;
 
-	switch_police_init(&p, &cfg, 1, t);
+	police_one(&p, &cfg, t);
 	offer(&p, 100000, 1000, 0.001, &t);	/* empty the bucket */
 	/* 1000-byte frames: 1250/s pass; offer 10k/s for 4 s */
 	got = offer(&p, 40000, 1000, 4.0, &t);
@@ -78,7 +89,7 @@ static void test_burst(void)
 	uint64_t t = T0;
 	unsigned int i, passed = 0;
 
-	switch_police_init(&p, &cfg, 1, t);
+	police_one(&p, &cfg, t);
 	/* all at one instant: exactly the burst (500 ms of 1000/s) */
 	for (i = 0; i < 2000; i++)
 		passed += switch_police_pass(&p, 64, t);
@@ -89,13 +100,13 @@ static void test_burst(void)
 	CHECK(!switch_police_pass(&p, 64, t));
 	/* the default burst is 100 ms of the rate */
 	cfg.burst_ms = 0;
-	switch_police_init(&p, &cfg, 1, t);
+	police_one(&p, &cfg, t);
 	for (i = 0, passed = 0; i < 2000; i++)
 		passed += switch_police_pass(&p, 64, t);
 	CHECK_EQ(passed, SW_POLICE_BURST_DEF);
 	/* a tiny bit rate still lets one maximal frame through */
 	cfg = (struct sw_police_cfg){ .bps = SW_POLICE_BPS_MIN, .burst_ms = 10 };
-	switch_police_init(&p, &cfg, 1, t);
+	police_one(&p, &cfg, t);
 	CHECK(switch_police_pass(&p, 9018, t));
 	CHECK(!switch_police_pass(&p, 60, t));
 }
@@ -108,7 +119,7 @@ static void test_both_limits(void)
 	struct sw_police p;
 	uint64_t t = T0, got;
 
-	switch_police_init(&p, &cfg, 1, t);
+	police_one(&p, &cfg, t);
 	offer(&p, 100000, 1000, 0.001, &t);
 	got = offer(&p, 20000, 1000, 2.0, &t);
 	CHECK(got >= 1990 && got <= 2010);
@@ -128,14 +139,15 @@ static void test_idle_refill_no_overflow(void)
 	unsigned int i, passed = 0;
 
 	/* the largest rates and burst: a year idle fills, never wraps */
-	switch_police_init(&p, &cfg, 1, t);
+	police_one(&p, &cfg, t);
 	CHECK(switch_police_pass(&p, 9018, t));
 	t += 365ULL * 86400 * NS;
 	CHECK(switch_police_pass(&p, 9018, t));
-	CHECK(p.tok_f <= p.cap_f && p.tok_b <= p.cap_b);
-	CHECK(p.cap_b <= (1ULL << 62));
+	CHECK(p.tok_f <= port.span_f * port.pps + NS);
+	CHECK(p.tok_b <= port.span_b * port.bps + 9018ULL * 8 * NS);
+	CHECK(port.span_b * port.bps <= (1ULL << 62));
 	/* a slow rate after an hour idle: exactly its burst, then the rate */
-	switch_police_init(&p, &slow, 1, t);
+	police_one(&p, &slow, t);
 	for (i = 0; i < 100; i++)
 		passed += switch_police_pass(&p, 64, t);
 	CHECK_EQ(passed, 10);
@@ -148,7 +160,7 @@ static void test_idle_refill_no_overflow(void)
 	t += NS / 10;
 	CHECK(switch_police_pass(&p, 64, t));
 	/* uint64 time near its end: no wrap in the difference */
-	switch_police_init(&p, &slow, 1, UINT64_MAX - NS);
+	police_one(&p, &slow, UINT64_MAX - NS);
 	CHECK(switch_police_pass(&p, 64, UINT64_MAX));
 }
 
@@ -156,22 +168,39 @@ static void test_pairs_share(void)
 {
 	struct sw_police_cfg cfg = { .pps = 30000 };
 	struct sw_police p[3];
-	uint64_t t = T0, got = 0;
-	unsigned int i;
+	uint64_t t = T0, got = 0, step = NS / 100000;
+	unsigned int i, k;
 
-	for (i = 0; i < 3; i++) {
-		switch_police_init(&p[i], &cfg, 3, t);
-		CHECK_EQ(p[i].pps, 10000);
-	}
-	for (i = 0; i < 3; i++) {
-		uint64_t ti = t;
-
-		offer(&p[i], 100000, 64, 0.001, &ti);
-		got += offer(&p[i], 100000, 64, 2.0, &ti);
+	switch_police_init(&port, &cfg, 3, t);
+	for (i = 0; i < 3; i++)
+		switch_police_pair(&p[i], &port);
+	/* all three at one instant: the port's one burst (100 ms of 30k/s,
+	 * less what chunks lose to rounding), not one per pair */
+	for (k = 0; k < 10000; k++)
+		got += switch_police_pass(&p[k % 3], 64, t);
+	CHECK(got >= 2990 && got <= 3000);
+	/* one pair alone gets the port's whole rate: 100k/s offered, 2 s */
+	got = offer(&p[1], 200000, 64, 2.0, &t);
+	CHECK(got >= 59700 && got <= 60300);
+	/* the three at once share it: frames offered in turn, 2 s */
+	for (k = 0, got = 0; k < 200000; k++) {
+		t += step;
+		got += switch_police_pass(&p[k % 3], 64, t);
 	}
 	CHECK(got >= 59700 && got <= 60300);
+	/* ... each getting a part: none is starved by the others' chunks */
+	for (i = 0; i < 3; i++) {
+		uint64_t mine = 0;
+
+		for (k = 0; k < 30000; k++) {
+			t += step;
+			mine += switch_police_pass(&p[k % 3], 64, t) && k % 3 == i;
+		}
+		CHECK(mine > 1000);
+	}
 	cfg.pps = 0;
-	switch_police_init(&p[0], &cfg, 3, t);
+	switch_police_init(&port, &cfg, 3, t);
+	switch_police_pair(&p[0], &port);
 	CHECK(!switch_police_on(&p[0]));
 }
 
@@ -288,7 +317,8 @@ static void test_no_alloc(void)
 	unsigned long n;
 
 	alloc_count_start();
-	switch_police_init(&p, &cfg, 2, t);
+	switch_police_init(&port, &cfg, 2, t);
+	switch_police_pair(&p, &port);
 	offer(&p, 100000, 500, 1.0, &t);
 	n = alloc_count_stop();
 	CHECK_EQ(n, 0);
