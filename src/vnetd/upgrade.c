@@ -391,15 +391,21 @@ static void upgrade_drain(void)
 	free(s);
 }
 
-/* Committed: one line per port whose guest had no RX buffer for its frames */
+/*
+ * Committed: one line per port whose guest had no RX buffer for its
+ * frames. A host that hands its queues over (af_xdp) counted the frames
+ * it dropped exactly when it settled them (upgrade_export_xsk()), so it
+ * gets no second, coarser line here.
+ */
 static void upgrade_log_dropped(void)
 {
 	unsigned int i, n, left;
 	struct vnetd_port *ports = ports_get(&n);
 
-	for (i = 0; i < MIN(n, VNETD_MAX_PORTS); i++) {
+	n = MIN(n, VNETD_MAX_PORTS);
+	for (i = 0; i < n; i++) {
 		left = upg.drain_left[i];
-		if (left)
+		if (left && !(ports[i].host.ops && ports[i].host.ops->hand_over))
 			log_warn("port %s: frames for the guest on %u queue pair%s dropped at the hand-over: no RX buffer for them in %d ms",
 				 ports[i].cfg.name, left, left == 1 ? "" : "s",
 				 UPGRADE_DRAIN_MS);
