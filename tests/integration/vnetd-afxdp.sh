@@ -21,7 +21,8 @@
 #   frames injected on the peer while it runs reach the frontend once each
 #   and in order, the new pid serves (its log says the sockets were handed
 #   over); a second upgrade, from that sandboxed process, while the guest
-#   sends: every frame it sent arrives at the peer; then the new process
+#   sends: every frame it sent arrives at the peer, in order and once per
+#   queue (the markers of the frames a capture keeps); then the new process
 #   ends on SIGTERM with no syscall blocked;
 # - SIGTERM: exit 0, no syscall blocked by the sandbox (setup ran before it,
 #   the data path and close need only what the #syscalls: tags list).
@@ -332,9 +333,51 @@ else
 	sed 's/^/# /' <<< "$res" | tail -n 8
 	sed 's/^/# vnetd: /' "$LOG" | tail -n 8
 fi
+# seqcap SECS: vnet-bench's markers (offset 14: magic, vm, pair, seq, time)
+# of the frames arriving on xb for SECS seconds: per queue each sequence
+# number later than the one before (no frame twice, none reordered; the
+# capture may miss frames it is too slow for, which only leaves gaps)
+seqcap() {
+	nsx python3 - xb "$1" <<'PY'
+import socket, struct, sys, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 24)
+s.bind((sys.argv[1], 0))
+s.settimeout(0.2)
+print("ready", flush=True)
+last, seen, dup, back, lo, hi = {}, 0, 0, 0, None, 0
+end = time.time() + float(sys.argv[2])
+while time.time() < end:
+    try:
+        f = s.recv(2048)
+    except socket.timeout:
+        continue
+    if len(f) < 38:
+        continue
+    magic, vm, pair, seq = struct.unpack_from("<IHHQ", f, 14)
+    if magic != 0x564e4254:
+        continue
+    seen += 1
+    k = (vm, pair)
+    if k in last and seq == last[k]:
+        dup += 1
+    elif k in last and seq < last[k]:
+        back += 1
+    last[k] = seq
+    lo = seq if lo is None else min(lo, seq)
+    hi = max(hi, seq)
+print("seen %d dup %d back %d lo %d hi %d" % (seen, dup, back, lo or 0, hi), flush=True)
+PY
+}
+
 # again, from the sandboxed process that took over, while the guest sends
 if [ -n "$NEWPID" ] && kill -0 "$NEWPID" 2>/dev/null; then
 	OLDPID=$NEWPID
+	scap=$(mktemp /tmp/vnetd-afxdp-seq.XXXXXX)
+	cleanup_path "$scap"
+	seqcap 4 > "$scap" 2>&1 &
+	SPID=$!
+	for _ in $(seq 50); do grep -q ready "$scap" && break; sleep 0.1; done
 	before=$(rx_packets)
 	nsx "$BENCH" --socket "$SOCK" --mode tx-only -d 2 --json > "$out" 2>&1 &
 	BPID=$!
@@ -354,6 +397,16 @@ if [ -n "$NEWPID" ] && kill -0 "$NEWPID" 2>/dev/null; then
 	else
 		not_ok "upgrade during guest TX: rc=$urc ($up); ${sent:-?} frames sent, $got arrived at the peer"
 		sed 's/^/# vnetd: /' "$LOG" | tail -n 6
+	fi
+	wait $SPID
+	read -r _ sseen _ sdup _ sback _ slo _ shi < <(grep '^seen' "$scap")
+	# the frames checked reach from before the upgrade (at 0.7 s of 2) to
+	# after it: the first quarter's and the last quarter's sequence numbers
+	if [ "${sseen:-0}" -ge 1000 ] && [ "${sdup:-1}" = 0 ] && [ "${sback:-1}" = 0 ] &&
+	   [ -n "$sent" ] && [ "${slo:-0}" -lt $((sent / 4)) ] && [ "${shi:-0}" -gt $((sent * 3 / 4)) ]; then
+		ok "upgrade during guest TX: in order: $sseen frames checked at the peer (seq $slo..$shi of $sent), none twice, none reordered"
+	else
+		not_ok "upgrade during guest TX: order at the peer: $(grep -m1 . "$scap") (${sent:-?} sent)"
 	fi
 	kill "$NEWPID" 2>/dev/null
 	for _ in $(seq 50); do kill -0 "$NEWPID" 2>/dev/null || break; sleep 0.1; done
