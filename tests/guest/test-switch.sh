@@ -17,7 +17,9 @@
 # of its own, where its uplink TAP is on a Linux bridge with an address, a station of
 # the host network behind the uplink. Once the guests are done (their counters read), the
 # station pings A and B and gets no reply from C (vlan 20); vnetctl status shows the
-# uplink learned it.
+# uplink learned it. Then a guest behind the uplink: C has a second NIC, QEMU's own
+# virtio-net on a TAP (no vnetd), unused so far; its TAP moves onto br0, C takes its
+# switch NIC down and IP_C2 on the second one, and pings A and B through the uplink.
 # A guest that does not boot (a TCG panic under load) is booted once more; the others wait.
 # needs: root netns tun qemu busybox cpio python3
 . "$(dirname "$0")/lib/vu-test.sh"
@@ -25,9 +27,11 @@
 MEM=${VNET_SWITCH_GUEST_MEM:-128}
 SECS=${VNET_SWITCH_IPERF_SECS:-5}
 vt_init switch
-IP_A=10.77.0.11 IP_B=10.77.0.12 IP_C=10.77.0.13 IP_H=10.77.0.14
+IP_A=10.77.0.11 IP_B=10.77.0.12 IP_C=10.77.0.13 IP_H=10.77.0.14 IP_C2=10.77.0.15
 CTL=$VT_W/ctl.sock
 UP=vsu$$	# the uplink's TAP, on bridge br0 (address IP_H) in vnetd's namespace
+CT=vsc$$	# C's second NIC's TAP (QEMU makes it here; moved onto br0 later)
+MAC_C2=52:54:00:12:34:1c
 vt_netns
 # no IPv6 chatter from the bridge into the switch before the counters are read
 ip netns exec "$VT_NS" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 net.ipv6.conf.all.disable_ipv6=1
@@ -45,7 +49,7 @@ ip -n "$VT_NS" link set "$UP" master br0 ||
 	{ vt_notok "uplink TAP $UP on br0 (ip link set $UP master br0)"; exit 1; }
 
 script() {	# ID: the guest script of A, B or C
-	echo "A=$IP_A B=$IP_B C=$IP_C SECS=$SECS"
+	echo "A=$IP_A B=$IP_B C=$IP_C C2=$IP_C2 MAC_C2=$MAC_C2 SECS=$SECS"
 	cat << 'EOG'
 ethtool -k eth0 | grep -E '^(tx-checksumming|tcp-segmentation-offload):' | sed 's/^/  ethtool -k eth0: /'
 ping_noloss() { ping -c 5 -W 2 $1 > /tmp/ping.log 2>&1; tail -n 2 /tmp/ping.log; grep -q ' 0% packet loss' /tmp/ping.log; }
@@ -86,6 +90,14 @@ gs_recv go
 gcheck "no reply from A ($A, vlan 10)" noreply $A
 gcheck "no reply from B ($B, vlan 10)" noreply $B
 gmark done
+gs_recv uplink
+# behind the uplink: the NIC on the host bridge's TAP (found by its MAC), the switch's down
+for _d in /sys/class/net/*; do [ "$(cat $_d/address)" = $MAC_C2 ] && IF2=${_d##*/}; done
+ip link set eth0 down
+ip addr add $C2/24 dev ${IF2:-none} && ip link set ${IF2:-none} up
+gcheck "behind the uplink (${IF2:-no NIC with $MAC_C2} on the host bridge): first ping reply from A ($A)" gping_wait $A 30
+gcheck "behind the uplink: ping -c 5 B: no loss" ping_noloss $B
+gmark done2
 gs_recv end
 EOG
 	;;
@@ -93,8 +105,11 @@ EOG
 }
 declare -A IP=([a]=$IP_A [b]=$IP_B [c]=$IP_C) MAC=([a]=52:54:00:12:34:0a [b]=52:54:00:12:34:0b [c]=52:54:00:12:34:0c)
 boot() {
+	local nic2=()
+	[ "$1" = c ] && nic2=(-- -netdev "tap,id=up0,ifname=$CT,script=no,downscript=no"
+		-device "virtio-net-pci,netdev=up0,mac=$MAC_C2")
 	gs_start "$1" --ctl --vu "$VT_W/$1.sock" --ip "${IP[$1]}/24" --mac "${MAC[$1]}" --smp 1 \
-		--mem "$MEM" --timeout 240 < <(script "$1")
+		--mem "$MEM" --timeout 240 "${nic2[@]+"${nic2[@]}"}" < <(script "$1")
 }
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 t0=$SECONDS
@@ -133,6 +148,14 @@ up_line=$("$VT_TOP/build/vnetctl" status --socket "$CTL" 2>&1 | grep "^switch s0
 echo "# status: $up_line"
 vt_check "uplink: vnetctl status shows it on vlan 10, the station learned behind it" \
 	grep -qE "^switch s0: uplink tap:$UP, vlan 10, macs [1-9]" <<< "$up_line"
+# guest C behind the uplink: its second NIC's TAP onto br0, then C pings A and B
+if ip link set "$CT" netns "$VT_NS" && ip -n "$VT_NS" link set "$CT" master br0 &&
+   ip -n "$VT_NS" link set "$CT" up; then
+	gs_send c uplink
+	gs_mark_wait c done2 90 || echo "# guest c did not finish its checks behind the uplink"
+else
+	vt_notok "C's second NIC's TAP $CT onto br0 in $VT_NS"
+fi
 for g in a b c; do gs_send $g end; done
 for g in a b c; do gs_wait $g; gs_report $g; done
 vt_step "guests done in $((SECONDS - t0))s, load $(cut -d' ' -f1-3 /proc/loadavg)"

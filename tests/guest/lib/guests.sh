@@ -4,7 +4,7 @@
 #
 #   gs_start ID [--ctl] ARGS... < SCRIPT
 #       boot guest ID in the background: prelude.sh in front of SCRIPT, console in
-#       $VT_W/ID.console, ARGS go to guest.sh run. --ctl gives the guest a line channel from
+#       $VT_W/ID.console, ARGS go to guest.sh run (they may end in -- QEMU ARGS). --ctl gives the guest a line channel from
 #       the host: a second serial port (/dev/ttyS1 in the guest, a FIFO pair here) that
 #       gs_send writes and the guest's gs_recv (prepended with --ctl) reads.
 #   gs_wait ID          wait for QEMU to exit; 0 when the guest booted (its READY marker
@@ -39,9 +39,11 @@ EOF
 }
 
 gs_start() {
-	local id=$1 ctl='' extra=()
+	local id=$1 ctl='' extra=() sep=(--) a
 	shift
 	[ "${1:-}" = --ctl ] && { ctl=1; shift; }
+	# ARGS may end in "-- QEMU ARGS" already: the serial port joins them
+	for a in "$@"; do [ "$a" = -- ] && sep=(); done
 	{
 		cat "$VT_LIB/prelude.sh"
 		[ -n "$ctl" ] && gs_ctl_prelude
@@ -54,7 +56,7 @@ gs_start() {
 	if [ -n "$ctl" ]; then
 		rm -f "$VT_W/$id.ser.in" "$VT_W/$id.ser.out"
 		mkfifo "$VT_W/$id.ser.in" "$VT_W/$id.ser.out"
-		extra=(-- -serial "pipe:$VT_W/$id.ser")
+		extra=("${sep[@]+"${sep[@]}"}" -serial "pipe:$VT_W/$id.ser")
 	fi
 	GS_T0[$id]=$SECONDS
 	"$VT_GUEST" run --initrd "$VT_INITRD" --script "$VT_W/$id.script" \
