@@ -38,8 +38,12 @@
  * before any field behind it is read: the Ethernet type (one 802.1Q tag),
  * the IP version, header length and protocol, the IP length against the
  * frame's (a frame with padding or cut short is not merged), the TCP
- * header length inside the frame. Nothing is written but struct gro and
- * the caller's vnet header.
+ * header length inside the frame. Each of those fields is read once, and
+ * every offset and length gro.c and its caller use comes from those reads
+ * (struct gro), never from a second look at the frame: memory that changed
+ * under it (a UMEM another process maps) can change the bytes delivered,
+ * not where they are read. Nothing is written but struct gro and the
+ * caller's vnet header.
  */
 #include <endian.h>
 #include <errno.h>
