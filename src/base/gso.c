@@ -72,12 +72,19 @@ static inline void gso_put32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-/*
- * Add @n bytes at @p to the one's complement sum @s (RFC 1071), in host
- * order: the sum is order-independent, gso_fold() stores it back the same
- * way. @p starts a 16-bit word of the checksummed data.
+/**
+ * gso_sum() - Add @n bytes to a one's complement sum (RFC 1071)
+ * @s:		Sum so far
+ * @p:		Bytes; @p starts a 16-bit word of the checksummed data
+ * @n:		How many
+ *
+ * In host order: the sum is order-independent, gso_fold() and
+ * gso_sum_fold() give it back the same way (gro.c verifies and builds
+ * checksums with them too).
+ *
+ * Return: the new sum, not folded
  */
-static uint64_t gso_sum(uint64_t s, const uint8_t *p, size_t n)
+uint64_t gso_sum(uint64_t s, const uint8_t *p, size_t n)
 {
 	uint32_t w;
 	uint16_t h = 0;
@@ -111,17 +118,54 @@ static inline uint64_t gso_sum16(uint64_t s, uint16_t v)
 	return gso_sum(s, b, 2);
 }
 
-/* Fold @s and store its complement at @p; 0 is sent as 0xffff (RFC 768) */
-static void gso_fold(uint8_t *p, uint64_t s)
+/**
+ * gso_sum_fold() - Fold a sum of gso_sum() to 16 bits
+ * @s:		Sum
+ *
+ * Return: the folded sum, not complemented, in the byte order gso_sum()
+ *	   read (memcpy() it into a frame as it is); 0xffff for data whose
+ *	   checksum is right
+ */
+uint16_t gso_sum_fold(uint64_t s)
 {
-	uint16_t r;
-
 	while (s >> 16)
 		s = (s & 0xffff) + (s >> 16);
-	r = (uint16_t)~s;
+	return (uint16_t)s;
+}
+
+/**
+ * gso_fold() - Fold a sum and store its complement, the checksum
+ * @p:		Where the checksum goes (2 bytes, any alignment)
+ * @s:		Sum of gso_sum() over the checksummed bytes, field zero
+ *
+ * 0 is sent as 0xffff (RFC 768).
+ */
+void gso_fold(uint8_t *p, uint64_t s)
+{
+	uint16_t r = (uint16_t)~gso_sum_fold(s);
+
 	if (!r)
 		r = 0xffff;
 	memcpy(p, &r, 2);
+}
+
+/**
+ * gso_pseudo_sum() - The TCP/UDP pseudo-header's sum (RFC 793, RFC 8200 8.1)
+ * @ip:		The IP header (addresses at 12 for IPv4, 8 for IPv6)
+ * @v6:		IPv6
+ * @proto:	6 or 17
+ * @l4len:	Transport header and payload bytes
+ *
+ * Return: the sum, for gso_sum() to add the transport bytes to
+ */
+uint64_t gso_pseudo_sum(const uint8_t *ip, bool v6, uint8_t proto,
+			uint32_t l4len)
+{
+	uint64_t s = v6 ? gso_sum(0, ip + 8, 32) : gso_sum(0, ip + 12, 8);
+
+	s = gso_sum16(s, proto);
+	s = gso_sum16(s, (uint16_t)(l4len >> 16));
+	return gso_sum16(s, (uint16_t)l4len);
 }
 
 /**
@@ -319,7 +363,7 @@ static void gso_fix_seg(const struct gso *g, uint8_t *buf, uint32_t len,
 	bool tcp = g->kind == GSO_KIND_TCP4 || g->kind == GSO_KIND_TCP6;
 	uint8_t *ip = buf + g->l3, *th = buf + g->l4;
 	uint32_t l4len = len - g->l4;
-	uint64_t s = 0;
+	uint64_t s;
 	uint8_t zero[2] = { 0, 0 };
 	uint16_t r;
 
@@ -328,15 +372,10 @@ static void gso_fix_seg(const struct gso *g, uint8_t *buf, uint32_t len,
 		gso_put16(ip + 4, (uint16_t)(gso_get16(ip + 4) + g->seg));
 		memcpy(ip + 10, zero, 2);
 		gso_fold(ip + 10, gso_sum(0, ip, g->l4 - g->l3));
-		s = gso_sum(s, ip + 12, 8);
 	} else {
 		gso_put16(ip + 4, (uint16_t)(len - g->l3 - GSO_IP6_HLEN));
-		s = gso_sum(s, ip + 8, 32);
 	}
-	/* pseudo-header: addresses (above), protocol, transport length */
-	s = gso_sum16(s, tcp ? 6 : 17);
-	s = gso_sum16(s, (uint16_t)(l4len >> 16));
-	s = gso_sum16(s, (uint16_t)l4len);
+	s = gso_pseudo_sum(ip, !v4, tcp ? 6 : 17, l4len);
 	if (tcp) {
 		gso_put32(th + 4, gso_get32(th + 4) + g->seg * g->mss);
 		if (g->seg + n < g->nseg)
@@ -348,9 +387,7 @@ static void gso_fix_seg(const struct gso *g, uint8_t *buf, uint32_t len,
 	}
 	if (partial) {
 		/* the folded sum itself, not its complement (5.1.6.2) */
-		while (s >> 16)
-			s = (s & 0xffff) + (s >> 16);
-		r = (uint16_t)s;
+		r = gso_sum_fold(s);
 		memcpy(buf + g->csum, &r, 2);
 		return;
 	}

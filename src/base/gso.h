@@ -10,6 +10,7 @@
 #ifndef VNET_GSO_H
 #define VNET_GSO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -80,5 +81,10 @@ uint32_t gso_seg_max(const struct gso *g);
 ssize_t gso_next(struct gso *g, uint8_t *buf, size_t room);
 ssize_t gso_next_gso(struct gso *g, uint8_t *buf, size_t room, uint32_t n);
 void gso_csum(uint8_t *p, const uint8_t *data, size_t n);
+uint64_t gso_sum(uint64_t s, const uint8_t *p, size_t n);
+uint16_t gso_sum_fold(uint64_t s);
+void gso_fold(uint8_t *p, uint64_t s);
+uint64_t gso_pseudo_sum(const uint8_t *ip, bool v6, uint8_t proto,
+			uint32_t l4len);
 
 #endif /* VNET_GSO_H */

@@ -26,8 +26,12 @@
  * one frame reserved together so none is sent half. A frame gso refuses
  * (bad header, a segment larger than a chunk, more segments than the ring)
  * is dropped: -EINVAL, which net.c counts as a host drop, and counted here
- * for status. Frames for the guest come with an all-zero header (the
- * guest checks the checksums itself).
+ * for status. Towards the guest it offers GUEST_CSUM, GUEST_TSO4 and
+ * GUEST_TSO6: when the guest acked GUEST_CSUM and a TSO family, each RX
+ * batch's consecutive TCP segments of one flow of that family go to the
+ * guest merged into one GSO frame (GRO, xsk_ring.c and gro.c, checksums
+ * verified in software first); every other frame comes with an all-zero
+ * header (the guest checks the checksums itself).
  *
  * Modes (--xdp-mode): copy binds with XDP_COPY, zerocopy with XDP_ZEROCOPY
  * (refused by drivers without it, veth among them), auto tries zero-copy
@@ -84,6 +88,7 @@
 #include "netif.h"
 #include "reason.h"
 #include "util.h"
+#include "vnet_hdr.h"
 #include "xsk_ring.h"
 
 /* #syscalls: sendto recvfrom getsockopt munmap close
@@ -160,7 +165,7 @@ struct afxdp_priv {
 	bool zerocopy;
 	int map_fd;
 	char mode[192];
-	char status[448];
+	char status[512];
 	struct afxdp_q qs[VNET_MAX_PAIRS];
 };
 
@@ -599,6 +604,8 @@ static int host_afxdp_given(struct afxdp_priv *p, const struct host_cfg *cfg,
 	return 0;
 }
 
+static void host_afxdp_apply_gro(struct host *host);
+
 static int host_afxdp_open(struct host *host, const struct host_cfg *cfg,
 			   struct reason *why)
 {
@@ -660,6 +667,8 @@ static int host_afxdp_open(struct host *host, const struct host_cfg *cfg,
 		close(p->map_fd);
 	p->map_fd = -1;
 	host->npairs = cfg->npairs;
+	/* features acked before the sockets opened stay in force */
+	host_afxdp_apply_gro(host);
 	return 0;
 
 err_close:
@@ -669,12 +678,42 @@ err_close:
 	return ret;
 }
 
-/* No vnet header crosses AF_XDP: tx() does the offloads in software */
+/* No vnet header crosses AF_XDP: tx() does the offloads in software, and
+ * RX merges TCP segments for the guest (GRO) */
 static uint64_t host_afxdp_host_features(struct host *host)
 {
 	(void)host;
 	return BIT(VIRTIO_NET_F_CSUM) | BIT(VIRTIO_NET_F_HOST_TSO4) |
-	       BIT(VIRTIO_NET_F_HOST_TSO6) | BIT(VIRTIO_NET_F_HOST_USO);
+	       BIT(VIRTIO_NET_F_HOST_TSO6) | BIT(VIRTIO_NET_F_HOST_USO) |
+	       BIT(VIRTIO_NET_F_GUEST_CSUM) | BIT(VIRTIO_NET_F_GUEST_TSO4) |
+	       BIT(VIRTIO_NET_F_GUEST_TSO6);
+}
+
+/* The families whose TCP segments RX merges for a guest that acked
+ * @features: a merged frame needs GUEST_CSUM and the family's GUEST_TSO */
+static unsigned int host_afxdp_gro_families(uint64_t features)
+{
+	unsigned int fam = 0;
+
+	if (!(features & BIT(VIRTIO_NET_F_GUEST_CSUM)))
+		return 0;
+	if (features & BIT(VIRTIO_NET_F_GUEST_TSO4))
+		fam |= GRO_IPV4;
+	if (features & BIT(VIRTIO_NET_F_GUEST_TSO6))
+		fam |= GRO_IPV6;
+	return fam;
+}
+
+/* Tell every open queue what the guest takes merged */
+static void host_afxdp_apply_gro(struct host *host)
+{
+	struct afxdp_priv *p = host->priv;
+	unsigned int i, fam = host_afxdp_gro_families(host->features);
+
+	if (!p)
+		return;
+	for (i = 0; i < p->npairs; i++)
+		xsk_rx_gro(&p->qs[i].q, host->hdr_len ? fam : 0, VNET_FRAME_MAX);
 }
 
 static int host_afxdp_configure(struct host *host, uint64_t features,
@@ -682,6 +721,7 @@ static int host_afxdp_configure(struct host *host, uint64_t features,
 {
 	host->features = features;
 	host->hdr_len = hdr_len;
+	host_afxdp_apply_gro(host);
 	return 0;
 }
 
@@ -881,6 +921,7 @@ static const char *host_afxdp_mode(struct host *host)
 {
 	struct afxdp_priv *p = host->priv;
 	uint64_t bad_rx = 0, bad_comp = 0, too_big = 0, kick_err = 0, bad_off = 0;
+	uint64_t gro_frames = 0, gro_segs = 0;
 	unsigned int i;
 
 	if (!p)
@@ -894,14 +935,18 @@ static const char *host_afxdp_mode(struct host *host)
 			   __atomic_load_n(&aq->q.stats.rx_too_big, __ATOMIC_RELAXED);
 		kick_err += __atomic_load_n(&aq->kick_err, __ATOMIC_RELAXED);
 		bad_off += __atomic_load_n(&aq->bad_offload, __ATOMIC_RELAXED);
+		gro_frames += __atomic_load_n(&aq->q.stats.gro_frames, __ATOMIC_RELAXED);
+		gro_segs += __atomic_load_n(&aq->q.stats.gro_segs, __ATOMIC_RELAXED);
 	}
 	snprintf(p->status, sizeof(p->status), "af_xdp on %s queues %u..%u, %s; "
 		 "refused from the kernel: %llu RX descriptors, %llu completions; "
 		 "frames over a chunk %llu, offloads refused %llu, failed "
-		 "wake-ups %llu", p->ifname, p->first, p->first + p->npairs - 1,
+		 "wake-ups %llu; GRO %llu frames merged into %llu",
+		 p->ifname, p->first, p->first + p->npairs - 1,
 		 p->mode, (unsigned long long)bad_rx,
 		 (unsigned long long)bad_comp, (unsigned long long)too_big,
-		 (unsigned long long)bad_off, (unsigned long long)kick_err);
+		 (unsigned long long)bad_off, (unsigned long long)kick_err,
+		 (unsigned long long)gro_segs, (unsigned long long)gro_frames);
 	return p->status;
 }
 

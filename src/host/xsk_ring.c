@@ -13,6 +13,17 @@
  * completion ring -> free stack). The fill ring holds nrx entries and the
  * completion ring ntx or more, so neither can overflow.
  *
+ * GRO (xsk_rx_gro(), for a guest that acked GUEST_CSUM and GUEST_TSO4/6):
+ * the frames held from one RX batch are looked at in order, and a run of
+ * consecutive TCP segments of one flow (gro.c's rules, checksums verified)
+ * becomes one GSO frame: xsk_rx_peek() says its length, xsk_rx_copy()
+ * writes its vnet header, the first segment's rewritten headers and every
+ * segment's payload straight from the UMEM into the guest's buffers (one
+ * copy, as for a single frame) and recycles every chunk of the run. A run
+ * never reaches past the batch: nothing is held back for a later one, so
+ * there is no timer. A frame that starts no run goes as before, alone,
+ * with an all-zero vnet header.
+ *
  * Security model: the kernel is trusted not to scribble, but what it hands
  * back is still checked once, where it enters, on a local copy: an RX
  * descriptor must lie inside one RX chunk (address in the RX area, length
@@ -33,7 +44,9 @@
 #include <string.h>
 #include <linux/if_xdp.h>
 
+#include "gro.h"
 #include "util.h"
+#include "vnet_hdr.h"
 #include "xsk_ring.h"
 
 #ifndef XDP_PKT_CONTD
@@ -200,6 +213,9 @@ static int xsk_queue_setup(struct xsk_queue *q, uint8_t *umem, uint32_t chunk,
 	q->tx_pending = 0;
 	q->at = q->nheld = 0;
 	q->fill_kick = false;
+	q->gro = 0;
+	q->gro_cap = 0;
+	q->run = 0;
 	memset(&q->stats, 0, sizeof(q->stats));
 	return 0;
 }
@@ -216,6 +232,7 @@ void xsk_queue_cleanup(struct xsk_queue *q)
 	q->recycle = NULL;
 	q->ntx_free = q->nrecycle = 0;
 	q->at = q->nheld = 0;
+	q->run = 0;
 }
 
 /**
@@ -281,6 +298,7 @@ static uint32_t xsk_rx_take(struct xsk_queue *q)
 	int bad;
 
 	q->at = q->nheld = 0;
+	q->run = 0;
 	for (i = 0; i < n; i++) {
 		memcpy(&d, &ring[(q->rx.cons + i) & q->rx.mask], sizeof(d));
 		bad = xsk_rx_check(q, &d);
@@ -299,6 +317,60 @@ static uint32_t xsk_rx_take(struct xsk_queue *q)
 }
 
 /**
+ * xsk_rx_gro() - Merge held TCP segments into GSO frames for the guest, or not
+ * @q:		Queue
+ * @families:	GRO_IPV4 and/or GRO_IPV6: the families whose TSO the guest
+ *		acked (with GUEST_CSUM); 0 turns GRO off
+ * @cap:	Merged frame bytes at most (after the vnet header)
+ *
+ * Context: control thread, the owning worker paused (the host side's
+ *	    configure())
+ */
+void xsk_rx_gro(struct xsk_queue *q, unsigned int families, uint32_t cap)
+{
+	q->gro = (uint8_t)(families & (GRO_IPV4 | GRO_IPV6));
+	q->gro_cap = cap;
+	q->run = 0;
+}
+
+/*
+ * Find the run of held frames from q->at that make the next frame for the
+ * guest: one frame, or with GRO the segments gro.c merges (a vnet header
+ * of at least the legacy 10 bytes says so). Sets q->run, q->run_len and,
+ * for a run of several, q->run_vh and q->run_gro.
+ */
+static void xsk_rx_run(struct xsk_queue *q, unsigned int hdr_len)
+{
+	struct gro *g = &q->run_gro;
+	uint32_t i = q->at;
+
+	q->run = 1;
+	q->run_len = q->held_len[i];
+	if (hdr_len < VNET_HDR_LEGACY || hdr_len > sizeof(q->run_vh) ||
+	    i + 1 == q->nheld ||
+	    gro_start(g, q->umem + q->held_addr[i], q->held_len[i], q->gro,
+		      q->gro_cap))
+		return;
+	while (++i < q->nheld &&
+	       gro_add(g, q->umem + q->held_addr[i], q->held_len[i]))
+		;
+	if (g->count > 1) {
+		q->run = g->count;
+		q->run_len = gro_finish(g, &q->run_vh);
+	}
+}
+
+/* Length of the next frame for the guest, frames held: @hdr_len + bytes */
+static inline ssize_t xsk_rx_len(struct xsk_queue *q, unsigned int hdr_len)
+{
+	if (!q->gro)
+		return (ssize_t)q->held_len[q->at] + hdr_len;
+	if (!q->run)
+		xsk_rx_run(q, hdr_len);
+	return (ssize_t)q->run_len + hdr_len;
+}
+
+/**
  * xsk_rx_peek() - Length of the next frame for the guest
  * @q:		Queue
  * @hdr_len:	vnet header bytes the guest gets in front of it
@@ -306,6 +378,8 @@ static uint32_t xsk_rx_take(struct xsk_queue *q)
  * When nothing is held: first gives the RX chunks done with back to the
  * fill ring (one publish; q->fill_kick says whether the kernel wants a
  * wake-up), then takes a batch of descriptors off the RX ring, each checked.
+ * With GRO on, the next frame may be several held TCP segments merged
+ * (xsk_rx_run()); the answer stands until xsk_rx_copy() takes that frame.
  *
  * Context: the worker thread that owns @q
  * Return: @hdr_len + frame length, 0 if no frame waits
@@ -315,12 +389,12 @@ ssize_t xsk_rx_peek(struct xsk_queue *q, unsigned int hdr_len)
 	unsigned int tries = xsk_ring_size(&q->rx) / XSK_RX_BATCH + 1;
 
 	if (q->at < q->nheld)
-		return (ssize_t)q->held_len[q->at] + hdr_len;
+		return xsk_rx_len(q, hdr_len);
 	q->fill_kick |= xsk_fill_refill(q);
 	/* a batch of refused descriptors only: look again, bounded */
 	while (tries-- && !xsk_rx_take(q) && q->rx.prod != q->rx.cons)
 		;
-	return q->nheld ? (ssize_t)q->held_len[0] + hdr_len : 0;
+	return q->nheld ? xsk_rx_len(q, hdr_len) : 0;
 }
 
 /* Copy @len bytes of @src into @iov from byte @off; Return: bytes that did
@@ -346,14 +420,85 @@ static size_t xsk_iov_put(const struct iovec *iov, unsigned int iovcnt,
 }
 
 /**
+ * struct xsk_iov_cur - Where the next byte goes in a guest's iovec
+ * @iov:	Current entry
+ * @n:		Entries from @iov on
+ * @off:	Bytes of @iov already written
+ */
+struct xsk_iov_cur {
+	const struct iovec *iov;
+	unsigned int n;
+	size_t off;
+};
+
+/* Append @len bytes of @src at @c; Return: bytes that did not fit */
+static size_t xsk_cur_put(struct xsk_iov_cur *c, const uint8_t *src, size_t len)
+{
+	size_t k;
+
+	while (len && c->n) {
+		k = MIN(c->iov->iov_len - c->off, len);
+		if (k)
+			memcpy((uint8_t *)c->iov->iov_base + c->off, src, k);
+		src += k;
+		len -= k;
+		c->off += k;
+		if (c->off == c->iov->iov_len) {
+			c->iov++;
+			c->n--;
+			c->off = 0;
+		}
+	}
+	return len;
+}
+
+/*
+ * The next frame is a merged run (q->run > 1): its vnet header, the
+ * rewritten headers, then each segment's payload from its chunk; every
+ * chunk recycled. Return: as xsk_rx_copy()
+ */
+static ssize_t xsk_rx_copy_run(struct xsk_queue *q, const struct iovec *iov,
+			       unsigned int iovcnt, unsigned int hdr_len)
+{
+	struct xsk_iov_cur c = { iov, iovcnt, 0 };
+	const struct gro *g = &q->run_gro;
+	uint32_t n = q->run, i;
+	uint64_t addr;
+	size_t left;
+
+	left = xsk_cur_put(&c, (const uint8_t *)&q->run_vh, hdr_len);
+	if (!left)
+		left = xsk_cur_put(&c, g->hdr, g->hlen);
+	for (i = q->at; i < q->at + n; i++) {
+		addr = q->held_addr[i];
+		/* every segment's headers are g->hlen bytes (gro_add()) */
+		if (!left)
+			left = xsk_cur_put(&c, q->umem + addr + g->hlen,
+					   q->held_len[i] - g->hlen);
+		xsk_rx_recycle(q, addr);
+	}
+	q->at += n;
+	q->run = 0;
+	if (left) {
+		q->stats.rx_too_big++;
+		return -EMSGSIZE;
+	}
+	q->stats.gro_frames++;
+	q->stats.gro_segs += n;
+	return (ssize_t)hdr_len + q->run_len;
+}
+
+/**
  * xsk_rx_copy() - Give the next held frame to the guest
  * @q:		Queue
  * @iov:	Guest buffers
  * @iovcnt:	Entries in @iov
  * @hdr_len:	vnet header bytes to write first (all zero: no offload, the
- *		guest checks the checksums; net.c sets num_buffers)
+ *		guest checks the checksums; a merged run's GSO header;
+ *		net.c sets num_buffers)
  *
- * The frame is consumed either way, its chunk recycled.
+ * The frame xsk_rx_peek() announced: one held frame, or a run of merged
+ * segments. It is consumed either way, its chunks recycled.
  *
  * Context: the worker thread that owns @q
  * Return: @hdr_len + frame length, -EAGAIN if none waits, -EMSGSIZE if
@@ -369,6 +514,9 @@ ssize_t xsk_rx_copy(struct xsk_queue *q, const struct iovec *iov,
 
 	if (q->at == q->nheld && !xsk_rx_peek(q, hdr_len))
 		return -EAGAIN;
+	if (q->run > 1)
+		return xsk_rx_copy_run(q, iov, iovcnt, hdr_len);
+	q->run = 0;
 	addr = q->held_addr[q->at];
 	len = q->held_len[q->at++];
 	left = xsk_iov_put(iov, iovcnt, 0, zero, MIN(hdr_len, sizeof(zero)));
@@ -392,6 +540,7 @@ void xsk_rx_drop_held(struct xsk_queue *q)
 {
 	while (q->at < q->nheld)
 		xsk_rx_recycle(q, q->held_addr[q->at++]);
+	q->run = 0;
 }
 
 /**

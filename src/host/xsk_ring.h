@@ -13,6 +13,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <linux/virtio_net.h>
+
+#include "gro.h"
 
 /* Held RX descriptors at most (one peek of the RX ring) */
 #define XSK_RX_BATCH	64
@@ -50,6 +53,8 @@ struct xsk_ring {
  * @tx_full:	tx refused with -EAGAIN (no chunk or TX slot)
  * @tx_wakeups:	Kicks asked for the TX ring (one per burst at most)
  * @fill_wakeups: Kicks asked for the fill ring (one per refill at most)
+ * @gro_frames:	GSO frames made of several wire frames (GRO) for the guest
+ * @gro_segs:	Wire frames that went into them
  */
 struct xsk_stats {
 	uint64_t bad_rx;
@@ -59,6 +64,8 @@ struct xsk_stats {
 	uint64_t tx_full;
 	uint64_t tx_wakeups;
 	uint64_t fill_wakeups;
+	uint64_t gro_frames;
+	uint64_t gro_segs;
 };
 
 /**
@@ -83,6 +90,14 @@ struct xsk_stats {
  * @nheld:	Held frames
  * @fill_kick:	xsk_rx_peek() refilled and the kernel asks for a wake-up
  *		(the caller clears it once it did one)
+ * @gro:	GRO_IPV4 | GRO_IPV6: held TCP segments of these families are
+ *		merged for the guest (xsk_rx_gro()); 0: every frame alone
+ * @gro_cap:	Merged frame bytes at most
+ * @run:	Held frames the next frame for the guest is made of (from
+ *		@at); 0: not looked at yet
+ * @run_len:	That frame's bytes (after the vnet header)
+ * @run_vh:	Its vnet header, when @run > 1
+ * @run_gro:	Its merged headers, when @run > 1
  * @stats:	Counters
  */
 struct xsk_queue {
@@ -101,6 +116,12 @@ struct xsk_queue {
 	uint32_t at;
 	uint32_t nheld;
 	bool fill_kick;
+	uint8_t gro;
+	uint32_t gro_cap;
+	uint32_t run;
+	uint32_t run_len;
+	struct virtio_net_hdr_v1 run_vh;
+	struct gro run_gro;
 	struct xsk_stats stats;
 };
 
@@ -111,6 +132,7 @@ int xsk_queue_adopt(struct xsk_queue *q, uint8_t *umem, uint32_t chunk,
 int xsk_queue_settle(struct xsk_queue *q, unsigned int *dropped);
 void xsk_queue_cleanup(struct xsk_queue *q);
 bool xsk_fill_refill(struct xsk_queue *q);
+void xsk_rx_gro(struct xsk_queue *q, unsigned int families, uint32_t cap);
 ssize_t xsk_rx_peek(struct xsk_queue *q, unsigned int hdr_len);
 ssize_t xsk_rx_copy(struct xsk_queue *q, const struct iovec *iov,
 		    unsigned int iovcnt, unsigned int hdr_len);

@@ -22,7 +22,14 @@
  *   fill ring; a fresh queue adopting the same rings receives the frame
  *   left on the RX ring and then runs as before, every chunk in one place;
  *   rings still holding TX descriptors or completions are refused;
- * - no allocation on the frame path.
+ * - GRO on (a guest with GUEST_CSUM and TSO): a batch holding a run of TCP
+ *   segments and one other frame gives one merged GSO frame (its vnet
+ *   header right, gso.c segmenting it back into the very segments), then
+ *   the other frame alone with a zero header, every chunk back in the fill
+ *   ring; a merged frame larger than the guest's buffers is dropped whole
+ *   with every chunk recycled; a family the guest did not ack, or GRO
+ *   off, delivers every segment as before;
+ * - no allocation on the frame path, merged runs included.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -34,8 +41,14 @@
 #ifndef VNET_SANITIZED
 #include "alloc_count.h"
 #endif
+#include <endian.h>
+
+#include "gro.h"
+#include "gso.h"
+#include "tcpseg_testutil.h"
 #include "testlib.h"
 #include "util.h"
+#include "vnet_hdr.h"
 #include "xsk_ring.h"
 
 #define CHUNK	2048
@@ -227,6 +240,148 @@ static void test_rx_too_big(void)
 	CHECK_EQ(xsk_rx_copy(&k->q, &iov, 1, HDR), -EAGAIN);
 	CHECK_EQ(k->q.nrecycle + (k->fill.prod - k->fill.cons), NRX);
 	xsk_queue_cleanup(&k->q);
+	free(k);
+}
+
+/* The kernel receives the frame @f (@len bytes) into the next fill chunk
+ * at offset 256. Return: 0, -1 if the fill ring is empty or the RX ring
+ * full */
+static int kern_rx_frame(struct fake *k, const uint8_t *f, uint32_t len)
+{
+	uint64_t addr;
+
+	if (k->fill.prod == k->fill.cons || k->rx.prod - k->rx.cons == RSZ)
+		return -1;
+	addr = k->fill.addr[k->fill.cons++ % RSZ] + 256;
+	memcpy(k->umem + addr, f, len);
+	k->rx.desc[k->rx.prod % RSZ] = (struct xdp_desc){ addr, len, 0 };
+	k->rx.prod++;
+	return 0;
+}
+
+#define GRO_SEGS	4
+#define GRO_MSS		1000
+
+static uint8_t gro_seg[GRO_SEGS + 1][TCPSEG_HDR_MAX + GRO_MSS];
+static size_t gro_len[GRO_SEGS + 1];
+
+/* The kernel receives GRO_SEGS segments of one flow (@f), the last one
+ * shorter, then a segment of another flow (another port). Return: the
+ * merged frame's bytes */
+static size_t kern_rx_run(struct fake *k, const struct tcpseg_flow *f)
+{
+	size_t total = 0, hlen;
+	uint32_t seq = 7000;
+
+	for (unsigned int i = 0; i <= GRO_SEGS; i++) {
+		size_t plen = i + 1 < GRO_SEGS ? GRO_MSS : 300;
+
+		gro_len[i] = tcpseg_build(gro_seg[i], f, seq, (uint16_t)(100 + i),
+					  TCPSEG_ACK, plen);
+		seq += (uint32_t)plen;
+		if (i == GRO_SEGS) {	/* another flow: a source port + 1 */
+			gro_seg[i][tcpseg_l4(gro_seg[i]) + 1]++;
+			tcpseg_fix(gro_seg[i], gro_len[i]);
+		}
+		if (kern_rx_frame(k, gro_seg[i], (uint32_t)gro_len[i]))
+			return 0;
+	}
+	hlen = tcpseg_hlen(gro_seg[0]);
+	for (unsigned int i = 0; i < GRO_SEGS; i++)
+		total += gro_len[i] - hlen;
+	return hlen + total;
+}
+
+/* @buf holds a merged frame of @len bytes after its vnet header: gso.c
+ * segments it back into gro_seg[0 .. GRO_SEGS). Return: 0 or -1 */
+static int gro_check(const uint8_t *buf, size_t len)
+{
+	static uint8_t out[TCPSEG_HDR_MAX + GRO_MSS];
+	struct virtio_net_hdr_v1 vh;
+	struct iovec iov = { (void *)(buf + HDR), len };
+	struct gso g;
+
+	memcpy(&vh, buf, sizeof(vh));
+	if (vh.flags != VIRTIO_NET_HDR_F_NEEDS_CSUM ||
+	    le16toh(vh.gso_size) != GRO_MSS || vh.num_buffers ||
+	    le16toh(vh.hdr_len) != tcpseg_hlen(gro_seg[0]))
+		return -1;
+	if (gso_init(&g, &vh, &iov, 1, 0) != GRO_SEGS)
+		return -1;
+	for (unsigned int i = 0; i < GRO_SEGS; i++)
+		if (gso_next(&g, out, sizeof(out)) != (ssize_t)gro_len[i] ||
+		    memcmp(out, gro_seg[i], gro_len[i]))
+			return -1;
+	return 0;
+}
+
+static void test_rx_gro(void)
+{
+	struct fake *k = malloc(sizeof(*k));
+	static uint8_t buf[HDR + 8192];
+	/* odd pieces: the copy crosses iovecs inside headers and payloads */
+	struct iovec iov[4] = { { buf, 5 }, { buf + 5, 40 }, { buf + 45, 1001 },
+				{ buf + 1046, sizeof(buf) - 1046 } };
+	const struct tcpseg_flow f4 = { .df = true, .ttl = 64, .ts = true };
+	const struct tcpseg_flow f6 = { .v6 = true, .vlan = true, .ttl = 64 };
+	size_t mlen;
+
+	CHECK(k);
+	for (unsigned int v = 0; v < 2; v++) {
+		CHECK_EQ(fake_init(k, v ? 0xfffffffd : 0), 0);
+		xsk_rx_gro(&k->q, GRO_IPV4 | GRO_IPV6, VNET_FRAME_MAX);
+		mlen = kern_rx_run(k, v ? &f6 : &f4);
+		CHECK(mlen);
+		CHECK_EQ(xsk_rx_peek(&k->q, HDR), HDR + mlen);
+		/* a second look says the same */
+		CHECK_EQ(xsk_rx_peek(&k->q, HDR), HDR + mlen);
+		memset(buf, 0xee, sizeof(buf));
+		CHECK_EQ(xsk_rx_copy(&k->q, iov, 4, HDR), HDR + mlen);
+		CHECK_EQ(gro_check(buf, mlen), 0);
+		CHECK_EQ(buf[1], v ? VIRTIO_NET_HDR_GSO_TCPV6 : VIRTIO_NET_HDR_GSO_TCPV4);
+		/* then the other flow's segment, alone, zero header */
+		CHECK_EQ(xsk_rx_peek(&k->q, HDR), HDR + gro_len[GRO_SEGS]);
+		memset(buf, 0xee, sizeof(buf));
+		CHECK_EQ(xsk_rx_copy(&k->q, iov, 4, HDR), HDR + gro_len[GRO_SEGS]);
+		for (unsigned int i = 0; i < HDR; i++)
+			CHECK_EQ(buf[i], 0);
+		CHECK(!memcmp(buf + HDR, gro_seg[GRO_SEGS], gro_len[GRO_SEGS]));
+		CHECK_EQ(xsk_rx_peek(&k->q, HDR), 0);
+		/* every chunk is back in the fill ring */
+		CHECK_EQ(k->fill.prod - k->fill.cons, NRX);
+		CHECK_EQ(k->q.stats.gro_frames, 1);
+		CHECK_EQ(k->q.stats.gro_segs, GRO_SEGS);
+		CHECK_EQ(k->q.stats.rx_too_big, 0);
+
+		/* too big for the guest's buffers: dropped whole */
+		mlen = kern_rx_run(k, v ? &f6 : &f4);
+		CHECK_EQ(xsk_rx_peek(&k->q, HDR), HDR + mlen);
+		CHECK_EQ(xsk_rx_copy(&k->q, iov, 3, HDR), -EMSGSIZE);
+		CHECK_EQ(k->q.stats.rx_too_big, 1);
+		CHECK_EQ(xsk_rx_copy(&k->q, iov, 4, HDR), HDR + gro_len[GRO_SEGS]);
+		CHECK_EQ(xsk_rx_peek(&k->q, HDR), 0);
+		CHECK_EQ(k->fill.prod - k->fill.cons, NRX);
+
+		/* the other family only, then GRO off: frame by frame */
+		for (unsigned int off = 0; off < 2; off++) {
+			xsk_rx_gro(&k->q, off ? 0 : v ? GRO_IPV4 : GRO_IPV6,
+				   VNET_FRAME_MAX);
+			kern_rx_run(k, v ? &f6 : &f4);
+			for (unsigned int i = 0; i <= GRO_SEGS; i++) {
+				CHECK_EQ(xsk_rx_peek(&k->q, HDR), HDR + gro_len[i]);
+				memset(buf, 0xee, sizeof(buf));
+				CHECK_EQ(xsk_rx_copy(&k->q, iov, 4, HDR),
+					 HDR + gro_len[i]);
+				CHECK_EQ(buf[0] | buf[1] | buf[HDR - 1], 0);
+				CHECK(!memcmp(buf + HDR, gro_seg[i], gro_len[i]));
+			}
+			CHECK_EQ(xsk_rx_peek(&k->q, HDR), 0);
+			CHECK_EQ(k->fill.prod - k->fill.cons, NRX);
+		}
+		/* the run dropped as too big is not counted as delivered */
+		CHECK_EQ(k->q.stats.gro_frames, 1);
+		xsk_queue_cleanup(&k->q);
+	}
 	free(k);
 }
 
@@ -489,6 +644,21 @@ static void test_noalloc(void)
 	alloc_count_start();
 #endif
 	CHECK_EQ(rx_run(k, 200, 3), 0);
+	xsk_rx_gro(&k->q, GRO_IPV4 | GRO_IPV6, VNET_FRAME_MAX);
+	for (unsigned int i = 0; i < 50; i++) {
+		static uint8_t buf[HDR + 8192];
+		struct iovec iov = { buf, sizeof(buf) };
+		size_t mlen;
+
+		/* nothing held: the chunks go back to the fill ring */
+		CHECK_EQ(xsk_rx_peek(&k->q, HDR), 0);
+		mlen = kern_rx_run(k, &(struct tcpseg_flow){ .ttl = 9 });
+		CHECK(mlen);
+		CHECK_EQ(xsk_rx_copy(&k->q, &iov, 1, HDR), HDR + mlen);
+		CHECK(xsk_rx_copy(&k->q, &iov, 1, HDR) > 0);
+	}
+	CHECK_EQ(k->q.stats.gro_frames, 50);
+	xsk_rx_gro(&k->q, 0, 0);
 	for (unsigned int i = 0; i < 200; i++) {
 		CHECK(tx_one(k, 0, 64) > 0);
 		xsk_tx_submit(&k->q);
@@ -508,6 +678,7 @@ int main(void)
 	RUN(test_rx_wrap);
 	RUN(test_rx_bad_desc);
 	RUN(test_rx_too_big);
+	RUN(test_rx_gro);
 	RUN(test_tx);
 	RUN(test_tx_reserve);
 	RUN(test_tx_too_big);
