@@ -356,7 +356,7 @@ static uint32_t packed_write_collapsed(struct vq *vq, uint16_t *slot,
 bool vring_packed_flush(struct vq *vq)
 {
 	struct vring_packed_desc *ring = vq->packed.desc;
-	uint16_t first = vq->used_idx, slot = first, k, first_flags;
+	uint16_t first = vq->used_idx, slot = first, k, first_flags, uflags;
 	bool wrap = vq->used_wrap;
 	bool collapse = packed_batch_collapsible(vq);
 	/* locals: the relaxed atomic stores below would reload these fields
@@ -367,17 +367,16 @@ bool vring_packed_flush(struct vq *vq)
 	uint32_t slots = 0, next;
 
 	first_flags = wrap ? VRING_PACKED_F_AVAIL | VRING_PACKED_F_USED : 0;
+	uflags = first_flags;
 	if (collapse)
 		slots = packed_write_collapsed(vq, &slot, &wrap);
 	for (k = 0; k < nbatch; k++) {
 		const struct vq_used_elem *e = &batch[k];
-		uint16_t f = wrap ? VRING_PACKED_F_AVAIL | VRING_PACKED_F_USED
-				  : 0;
 
 		WRITE_ONCE(ring[slot].id, htole16(e->id));
 		WRITE_ONCE(ring[slot].len, htole32(e->len));
-		if (k)
-			WRITE_ONCE(ring[slot].flags, htole16(f));
+		if (k)	/* the used flags of the slot's wrap counter */
+			WRITE_ONCE(ring[slot].flags, htole16(uflags));
 		if (unlikely(log != NULL))
 			gmem_log_write(log, vq->log_used_gpa +
 				       (uint64_t)slot * 16, 16);
@@ -386,6 +385,7 @@ bool vring_packed_flush(struct vq *vq)
 		if (next >= num) {
 			next -= num;
 			wrap = !wrap;
+			uflags ^= VRING_PACKED_F_AVAIL | VRING_PACKED_F_USED;
 		}
 		slot = (uint16_t)next;
 	}
