@@ -15,11 +15,12 @@
  * switch at its) learns nothing more and never takes another member's
  * entry: nothing is evicted to make room.
  *
- * Every change of an entry's port bumps the table's generation. A sending
- * pair keeps its last unicast decision (both MACs, the second, the
- * generation) and reuses it for the next frame with the same MACs while
- * neither the generation nor the second changed (sw_decide()): a stream's
- * frames skip learning and the lookup.
+ * Every change of an entry's port bumps the table's generation (a sweep
+ * that removes entries, once after them). A sending pair keeps its last
+ * unicast decision (both MACs, the second, the generation) and reuses it
+ * for the next frame with the same MACs while neither the generation nor
+ * the second changed (sw_decide()): a stream's frames skip learning and
+ * the lookup.
  *
  * Members are slots of the switch, never freed while it lives. A producer
  * marks itself a user of the receiving member, then checks it is active;

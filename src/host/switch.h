@@ -220,8 +220,9 @@ struct sw_entry {
  * @macs_max:	MACs the switch may hold (SW_MACS_SWITCH)
  * @nmacs:	Entries in use
  * @next_sweep:	When (seconds) the next ageing sweep is due
- * @gen:	Bumped after every change of an entry's port (learned, moved,
- *		removed): the senders' cached decisions (sw_last) end
+ * @gen:	Bumped after every change of an entry's port (learned, moved;
+ *		removed: once per sweep, after its removals): the senders'
+ *		cached decisions (sw_last) end
  * @nbuckets:	Buckets of SW_WAYS entries in @table (a power of two)
  * @table:	The MAC table
  * @clock_ns:	The policers' clock (CLOCK_MONOTONIC; tests inject one)
