@@ -320,7 +320,7 @@ static ssize_t host_switch_tx(struct host *host, unsigned int pair,
 	if (!p || pair >= host->npairs)
 		return -EINVAL;
 	return switch_tx(p->m, pair, iov, iovcnt, host->hdr_len,
-			 host_switch_now());
+			 switch_tx_now(p->m, pair, host_switch_now));
 }
 
 static void host_switch_tx_flush(struct host *host, unsigned int pair)

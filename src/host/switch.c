@@ -15,11 +15,12 @@
  * switch at its) learns nothing more and never takes another member's
  * entry: nothing is evicted to make room.
  *
- * Every change of an entry's port bumps the table's generation. A sending
- * pair keeps its last unicast decision (both MACs, the second, the
- * generation) and reuses it for the next frame with the same MACs while
- * neither the generation nor the second changed (sw_decide()): a stream's
- * frames skip learning and the lookup.
+ * Every change of an entry's port bumps the table's generation (a sweep
+ * that removes entries, once after them). A sending pair keeps its last
+ * unicast decision (both MACs, the second, the generation) and reuses it
+ * for the next frame with the same MACs while neither the generation nor
+ * the second changed (sw_decide()): a stream's frames skip learning and
+ * the lookup.
  *
  * Members are slots of the switch, never freed while it lives. A producer
  * marks itself a user of the receiving member, then checks it is active;
@@ -250,6 +251,7 @@ static void sw_forget(struct vswitch *sw, unsigned int idx)
 {
 	size_t i, n = (size_t)sw->nbuckets * SW_WAYS;
 	uint32_t want = idx + 1;
+	bool changed = false;
 
 	for (i = 0; i < n; i++) {
 		struct sw_entry *e = &sw->table[i];
@@ -263,8 +265,10 @@ static void sw_forget(struct vswitch *sw, unsigned int idx)
 		atomic_fetch_sub(&sw->m[idx].nmacs, 1);
 		atomic_fetch_sub(&sw->nmacs, 1);
 		atomic_store(&e->key, 0);
-		sw_changed(sw);
+		changed = true;
 	}
+	if (changed)
+		sw_changed(sw);	/* once per sweep: after every removal */
 }
 
 /**
@@ -364,6 +368,7 @@ void switch_reset(struct sw_member *m)
 		memset(m->txp[i].touchq, 0, sizeof(m->txp[i].touchq));
 		m->txp[i].last.port = 0;
 		m->txp[i].clk_left = 0;
+		m->txp[i].sec_left = 0;
 	}
 }
 
@@ -452,12 +457,12 @@ static void sw_unreserve(struct sw_member *m)
 	atomic_fetch_sub(&m->sw->nmacs, 1);
 }
 
-/* Learn that @mac on @vlan sent from @m */
-static void sw_learn(struct sw_member *m, const uint8_t *mac, uint16_t vlan,
+/* Learn that @mac (its key @key: sw_key(@mac, its VLAN)) sent from @m */
+static void sw_learn(struct sw_member *m, const uint8_t *mac, uint64_t key,
 		     uint32_t now)
 {
 	struct vswitch *sw = m->sw;
-	uint64_t key = sw_key(mac, vlan), zero;
+	uint64_t zero;
 	uint32_t want = m->idx + 1, port;
 	struct sw_entry *e, *b;
 	unsigned int w;
@@ -534,7 +539,7 @@ static void sw_learn(struct sw_member *m, const uint8_t *mac, uint16_t vlan,
 void switch_learn_port(struct sw_member *m, const uint8_t *mac, uint32_t now)
 {
 	if (m->vlans.access)
-		sw_learn(m, mac, m->vlans.access, now);
+		sw_learn(m, mac, sw_key(mac, m->vlans.access), now);
 }
 
 /**
@@ -547,6 +552,7 @@ void switch_learn_port(struct sw_member *m, const uint8_t *mac, uint32_t now)
 void switch_age(struct vswitch *sw, uint32_t now)
 {
 	size_t i, n = (size_t)sw->nbuckets * SW_WAYS;
+	bool changed = false;
 
 	for (i = 0; i < n; i++) {
 		struct sw_entry *e = &sw->table[i];
@@ -559,8 +565,10 @@ void switch_age(struct vswitch *sw, uint32_t now)
 		atomic_fetch_sub(&sw->m[port - 1].nmacs, 1);
 		atomic_fetch_sub(&sw->nmacs, 1);
 		atomic_store(&e->key, 0);
-		sw_changed(sw);
+		changed = true;
 	}
+	if (changed)
+		sw_changed(sw);	/* once per sweep: after every removal */
 }
 
 /*
@@ -689,7 +697,7 @@ static ALWAYS_INLINE int sw_hand(struct sw_member *m, struct sw_member *d,
 	if (!atomic_load(&d->active) || !atomic_load(&d->up) ||
 	    !switch_carries(d, vlan))
 		goto out;
-	qi = sw_flow_pair(fl, d->npairs);
+	qi = d->npairs == 1 ? 0 : sw_flow_pair(fl, d->npairs);
 	q = &d->rxq[qi].q;
 	ret = likely(!o) ? swq_push(q, seg, nseg, vlan) :
 	      sw_offl_push(q, atomic_load_explicit(&d->offl,
@@ -743,23 +751,27 @@ static ALWAYS_INLINE uint32_t sw_decide(struct sw_member *m, unsigned int pair,
 {
 	struct vswitch *sw = m->sw;
 	struct sw_last *c = &m->txp[pair].last;
-	uint64_t src = sw_key(eh + 6, vlan), dst = sw_key(eh, vlan);
 	uint32_t gen = atomic_load_explicit(&sw->gen, memory_order_acquire);
-	uint32_t sweep, port = 0;
+	uint32_t sweep, port = 0, macs_end;
+	uint64_t macs, src;
 	struct sw_entry *e;
 
-	if (c->port && c->gen == gen && c->now == now && c->src == src &&
-	    c->dst == dst)
+	/* the MACs compared as the bytes they are: two loads, no decoding */
+	memcpy(&macs, eh, sizeof(macs));
+	memcpy(&macs_end, eh + 8, sizeof(macs_end));
+	if (c->port && c->gen == gen && c->now == now && c->macs == macs &&
+	    c->macs_end == macs_end && c->vlan == vlan)
 		return c->port;
+	src = sw_key(eh + 6, vlan);
 	sweep = atomic_load_explicit(&sw->next_sweep, memory_order_relaxed);
 	if ((int32_t)(now - sweep) >= 0 &&
 	    atomic_compare_exchange_strong(&sw->next_sweep, &sweep, now + 1))
 		switch_age(sw, now);
-	sw_learn(m, eh + 6, vlan, now);
+	sw_learn(m, eh + 6, src, now);
 	if (!(eh[0] & 1))
-		port = sw_find(sw, dst, now, &e);
-	*c = (struct sw_last){ .src = src, .dst = dst, .gen = gen, .now = now,
-			       .port = port };
+		port = sw_find(sw, sw_key(eh, vlan), now, &e);
+	*c = (struct sw_last){ .macs = macs, .macs_end = macs_end, .vlan = vlan,
+			       .gen = gen, .now = now, .port = port };
 	return port;
 }
 
@@ -796,18 +808,23 @@ int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 {
 	struct vswitch *sw = m->sw;
 	struct iovec seg[SW_IOV_MAX + 1];
+	const struct iovec *sg = seg;
 	struct sw_flow fl;
 	const struct sw_offl *o = NULL;
 	struct sw_offl offl;
 	uint8_t eh[18];
-	size_t total = iov_len(iov, iovcnt), len;
+	size_t total = 0, len;
 	unsigned int nseg, i;
 	uint16_t vlan, tpid;
 	uint32_t dst;
 	bool tagged;
 	int ret;
 
-	if (total < hdr_len + ETH_HLEN_ || iovcnt > SW_IOV_MAX)
+	if (iovcnt > SW_IOV_MAX)
+		goto bad;
+	for (i = 0; i < iovcnt; i++)	/* inline: a call per frame costs more */
+		total += iov[i].iov_len;
+	if (total < hdr_len + ETH_HLEN_)
 		goto bad;
 	len = total - hdr_len;
 	if (switch_police_on(&m->txp[pair].pol) && !m->txp[pair].held &&
@@ -848,14 +865,21 @@ int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	}
 	if (len > SW_FRAME_MAX && !o)
 		goto bad;
-	nseg = sw_slice(seg, iov, iovcnt, hdr_len, tagged);
+	if (!tagged && iov[0].iov_len == hdr_len && iovcnt > 1) {
+		/* the vnet header alone first (net_tx_prepare()'s host copy):
+		 * the frame is the rest of @iov as it is */
+		sg = iov + 1;
+		nseg = iovcnt - 1;
+	} else {
+		nseg = sw_slice(seg, iov, iovcnt, hdr_len, tagged);
+	}
 	fl = (struct sw_flow){ .iov = iov, .iovcnt = iovcnt, .hdr_len = hdr_len,
 			       .len = total - hdr_len, .vlan = vlan };
 	dst = sw_decide(m, pair, eh, vlan, now);
 	if (dst) {
 		if (dst == m->idx + 1)
 			return (int)total;	/* never back to its source */
-		ret = sw_hand(m, &sw->m[dst - 1], pair, seg, nseg, vlan, true,
+		ret = sw_hand(m, &sw->m[dst - 1], pair, sg, nseg, vlan, true,
 			      &fl, o);
 		if (ret == -EAGAIN) {
 			m->txp[pair].held = true;	/* policed */
@@ -867,7 +891,7 @@ int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	for (i = 0; i < SW_MAX_MEMBERS; i++) {
 		if (i != m->idx && atomic_load_explicit(&sw->m[i].active,
 						       memory_order_relaxed))
-			sw_hand(m, &sw->m[i], pair, seg, nseg, vlan, false, &fl, o);
+			sw_hand(m, &sw->m[i], pair, sg, nseg, vlan, false, &fl, o);
 	}
 	return (int)total;
 
@@ -895,6 +919,7 @@ void switch_flush(struct sw_member *m, unsigned int pair)
 	unsigned int q;
 
 	tp->clk_left = 0;	/* the next burst reads the clock */
+	tp->sec_left = 0;	/* and the seconds (switch_tx_now()) */
 	if (!t)
 		return;
 	m->touched[pair] = 0;
@@ -925,18 +950,18 @@ void switch_flush(struct sw_member *m, unsigned int pair)
 }
 
 /**
- * switch_rx_peek_len() - Length of the next frame for a member's pair
+ * switch_rx_peek_idle() - switch_rx_peek_len() when no frame waits
  * @m:		Receiving member
  * @pair:	Its pair (the calling worker owns it)
  * @hdr_len:	The vnet header bytes the guest gets
  *
- * With none waiting it says it may sleep (need_wakeup), empties its
- * eventfd if a producer wrote it, and looks once more.
+ * Says it may sleep (need_wakeup), empties its eventfd if a producer
+ * wrote it, and looks once more.
  *
- * Return: bytes the guest gets (header, tag included), 0 if none
+ * Return: as switch_rx_peek_len()
  */
-int switch_rx_peek_len(struct sw_member *m, unsigned int pair,
-		       unsigned int hdr_len)
+int switch_rx_peek_idle(struct sw_member *m, unsigned int pair,
+			unsigned int hdr_len)
 {
 	struct sw_rxq *r = &m->rxq[pair];
 	unsigned int extra = hdr_len + (m->vlans.access ? 0 : 4);
@@ -944,14 +969,6 @@ int switch_rx_peek_len(struct sw_member *m, unsigned int pair,
 	uint32_t len;
 	uint64_t v;
 
-	len = swq_peek_len(&r->q);
-	if (len) {
-		/* busy: producers need not write the eventfd */
-		if (atomic_load_explicit(&r->need_wakeup, memory_order_relaxed))
-			atomic_store_explicit(&r->need_wakeup, 0,
-					      memory_order_relaxed);
-		return (int)(len + extra);
-	}
 	kicks = atomic_load_explicit(&r->kicks, memory_order_acquire);
 	if (kicks != r->kicks_seen) {
 		r->kicks_seen = kicks;
@@ -1007,8 +1024,12 @@ static inline int sw_rx_copy(const struct sw_member *m, struct sw_rxq *r,
 	uint8_t tag[4];
 
 	if (iov[0].iov_len >= total && m->vlans.access) {
-		/* one guest buffer takes it all: the common case */
-		memcpy(iov[0].iov_base, vh, hdr_len);
+		/* one guest buffer takes it all: the common case; the
+		 * usual header size copied as a constant (no call) */
+		if (hdr_len == 12)
+			memcpy(iov[0].iov_base, vh, 12);
+		else
+			memcpy(iov[0].iov_base, vh, hdr_len);
 		memcpy((uint8_t *)iov[0].iov_base + hdr_len, f, len);
 		swq_pop(&r->q);
 		return (int)total;
@@ -1076,9 +1097,9 @@ int switch_rx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	static const uint8_t zero[16];
 	struct sw_rxq *r = &m->rxq[pair];
 	const uint8_t *f;
-	uint32_t vlan;
+	uint32_t vlan, len;
 
-	f = swq_peek(&r->q, &vlan);
+	f = swq_peek_frame(&r->q, &vlan, &len);
 	if (!f)
 		return -EAGAIN;
 	if (unlikely(vlan & SW_META_VNET))
@@ -1087,8 +1108,8 @@ int switch_rx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 		swq_pop(&r->q);
 		return -EMSGSIZE;
 	}
-	return sw_rx_copy(m, r, zero, hdr_len, f, swq_peek_len(&r->q),
-			  (uint16_t)vlan, iov, iovcnt);
+	return sw_rx_copy(m, r, zero, hdr_len, f, len, (uint16_t)vlan, iov,
+			  iovcnt);
 }
 
 /*

@@ -88,16 +88,19 @@ struct sw_wait {
 /**
  * struct sw_last - A sending pair's last unicast decision, valid while
  *		    nothing in the table changed and within the same second
- * @src:	Source key (sw_key(): MAC and VLAN)
- * @dst:	Destination key
+ * @macs:	The frame's first 8 bytes (destination MAC, 2 bytes of the
+ *		source), as they lie in memory: compared, not decoded
+ * @macs_end:	Its bytes 8..11 (the rest of the source MAC)
+ * @vlan:	Its VLAN
  * @gen:	The table's generation (vswitch.gen) read before the lookup
  * @now:	The second it was made in (the source's entry was refreshed
  *		then; a new second learns again, refreshing it once a second)
  * @port:	Where the destination lives: member slot + 1; 0: no decision
  */
 struct sw_last {
-	uint64_t src;
-	uint64_t dst;
+	uint64_t macs;
+	uint32_t macs_end;
+	uint32_t vlan;
 	uint32_t gen;
 	uint32_t now;
 	uint32_t port;
@@ -109,6 +112,10 @@ struct sw_last {
  *		switch_set_police())
  * @now_ns:	The policer's clock, read once per burst
  * @clk_left:	Frames until @now_ns is read again (0: at the next frame;
+ *		switch_flush() zeroes it)
+ * @sec:	The MAC table's time (seconds) for this burst's frames
+ *		(switch_tx_now())
+ * @sec_left:	Frames until @sec is read again (0: at the next frame;
  *		switch_flush() zeroes it)
  * @held:	Its next frame was policed and waits on a full queue (it is
  *		not policed again when it is sent again)
@@ -122,6 +129,8 @@ struct sw_txp {
 	struct sw_police pol;
 	uint64_t now_ns;
 	unsigned int clk_left;
+	uint32_t sec;
+	unsigned int sec_left;
 	bool held;
 	struct sw_wait wait;
 	uint64_t touchq[SW_MAX_MEMBERS];
@@ -214,8 +223,9 @@ struct sw_entry {
  * @macs_max:	MACs the switch may hold (SW_MACS_SWITCH)
  * @nmacs:	Entries in use
  * @next_sweep:	When (seconds) the next ageing sweep is due
- * @gen:	Bumped after every change of an entry's port (learned, moved,
- *		removed): the senders' cached decisions (sw_last) end
+ * @gen:	Bumped after every change of an entry's port (learned, moved;
+ *		removed: once per sweep, after its removals): the senders'
+ *		cached decisions (sw_last) end
  * @nbuckets:	Buckets of SW_WAYS entries in @table (a power of two)
  * @table:	The MAC table
  * @clock_ns:	The policers' clock (CLOCK_MONOTONIC; tests inject one)
@@ -251,8 +261,8 @@ void switch_set_offloads(struct sw_member *m, uint64_t features,
 int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	      unsigned int iovcnt, unsigned int hdr_len, uint32_t now);
 void switch_flush(struct sw_member *m, unsigned int pair);
-int switch_rx_peek_len(struct sw_member *m, unsigned int pair,
-		       unsigned int hdr_len);
+int switch_rx_peek_idle(struct sw_member *m, unsigned int pair,
+			unsigned int hdr_len);
 int switch_rx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 	      unsigned int iovcnt, unsigned int hdr_len);
 void switch_age(struct vswitch *sw, uint32_t now);
@@ -281,5 +291,57 @@ struct sw_mac {
 uint32_t switch_now_s(void);
 bool switch_table_next(const struct vswitch *sw, size_t *pos, uint32_t now,
 		       struct sw_mac *out);
+
+#define SW_SEC_FRAMES	64	/* switch_tx_now(): re-read within a burst */
+
+/**
+ * switch_tx_now() - The MAC table's time for a sending pair's next frame
+ * @m:		Sending member
+ * @pair:	Its pair (the calling worker owns it)
+ * @clock_s:	Reads the time, seconds (the caller's clock)
+ *
+ * Read at a burst's first frame and every SW_SEC_FRAMES frames, not per
+ * frame: a burst's frames share its second.
+ *
+ * Return: seconds
+ */
+static inline uint32_t switch_tx_now(struct sw_member *m, unsigned int pair,
+				     uint32_t (*clock_s)(void))
+{
+	struct sw_txp *t = &m->txp[pair];
+
+	if (!t->sec_left) {
+		t->sec = clock_s();
+		t->sec_left = SW_SEC_FRAMES;
+	}
+	t->sec_left--;
+	return t->sec;
+}
+
+/**
+ * switch_rx_peek_len() - Length of the next frame for a member's pair
+ * @m:		Receiving member
+ * @pair:	Its pair (the calling worker owns it)
+ * @hdr_len:	The vnet header bytes the guest gets
+ *
+ * Inline for a busy queue; with none waiting, switch_rx_peek_idle() says
+ * it may sleep (need_wakeup), empties its eventfd if a producer wrote it,
+ * and looks once more.
+ *
+ * Return: bytes the guest gets (header, tag included), 0 if none
+ */
+static inline int switch_rx_peek_len(struct sw_member *m, unsigned int pair,
+				     unsigned int hdr_len)
+{
+	struct sw_rxq *r = &m->rxq[pair];
+	uint32_t len = swq_peek_len(&r->q);
+
+	if (!len)
+		return switch_rx_peek_idle(m, pair, hdr_len);
+	/* busy: producers need not write the eventfd */
+	if (atomic_load_explicit(&r->need_wakeup, memory_order_relaxed))
+		atomic_store_explicit(&r->need_wakeup, 0, memory_order_relaxed);
+	return (int)(len + hdr_len + (m->vlans.access ? 0 : 4));
+}
 
 #endif /* VNET_SWITCH_H */

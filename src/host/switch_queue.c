@@ -96,8 +96,11 @@ int swq_push(struct swq *q, const struct iovec *iov, unsigned int iovcnt,
 	uint8_t *dst;
 	unsigned int i;
 
-	for (i = 0; i < iovcnt; i++)
-		len += iov[i].iov_len;
+	if (iovcnt == 1)	/* the common frame: one piece, no loops */
+		len = iov[0].iov_len;
+	else
+		for (i = 0; i < iovcnt; i++)
+			len += iov[i].iov_len;
 	if (len > q->slot_size)
 		return -EMSGSIZE;
 	pos = atomic_load_explicit(&q->tail, memory_order_relaxed);
@@ -116,10 +119,13 @@ int swq_push(struct swq *q, const struct iovec *iov, unsigned int iovcnt,
 		}
 	}
 	dst = q->buf + (pos & q->mask) * q->slot_size;
-	for (i = 0; i < iovcnt; i++) {
-		memcpy(dst + n, iov[i].iov_base, iov[i].iov_len);
-		n += iov[i].iov_len;
-	}
+	if (iovcnt == 1)
+		memcpy(dst, iov[0].iov_base, len);
+	else
+		for (i = 0; i < iovcnt; i++) {
+			memcpy(dst + n, iov[i].iov_base, iov[i].iov_len);
+			n += iov[i].iov_len;
+		}
 	s->len = (uint32_t)len;
 	s->meta = meta;
 	atomic_store_explicit(&s->seq, pos + 1, memory_order_release);

@@ -109,6 +109,28 @@ static inline const uint8_t *swq_peek(struct swq *q, uint32_t *meta)
 }
 
 /**
+ * swq_peek_frame() - The consumer's next frame and its length, one look
+ * @q:		Queue
+ * @meta:	Output: the frame's meta (when there is one)
+ * @len:	Output: its bytes (when there is one)
+ *
+ * Context: the consumer only
+ * Return: the frame's slot bytes, NULL if none is ready
+ */
+static inline const uint8_t *swq_peek_frame(struct swq *q, uint32_t *meta,
+					    uint32_t *len)
+{
+	size_t h = atomic_load_explicit(&q->head, memory_order_relaxed);
+	struct swq_slot *s = &q->slots[h & q->mask];
+
+	if (atomic_load_explicit(&s->seq, memory_order_acquire) != h + 1)
+		return NULL;
+	*meta = s->meta;
+	*len = s->len;
+	return q->buf + (h & q->mask) * q->slot_size;
+}
+
+/**
  * swq_peek_len() - Length of the consumer's next frame
  * @q:		Queue
  *

@@ -356,28 +356,38 @@ static uint32_t packed_write_collapsed(struct vq *vq, uint16_t *slot,
 bool vring_packed_flush(struct vq *vq)
 {
 	struct vring_packed_desc *ring = vq->packed.desc;
-	uint16_t first = vq->used_idx, slot = first, k, first_flags;
+	uint16_t first = vq->used_idx, slot = first, k, first_flags, uflags;
 	bool wrap = vq->used_wrap;
 	bool collapse = packed_batch_collapsible(vq);
-	uint32_t slots = 0;
+	/* locals: the relaxed atomic stores below would reload these fields
+	 * of @vq per entry */
+	const struct vq_used_elem *batch = vq->batch;
+	const uint16_t nbatch = collapse ? 0 : vq->nbatch, num = vq->num;
+	struct gmem_log *log = vq->log;
+	uint32_t slots = 0, next;
 
 	first_flags = wrap ? VRING_PACKED_F_AVAIL | VRING_PACKED_F_USED : 0;
+	uflags = first_flags;
 	if (collapse)
 		slots = packed_write_collapsed(vq, &slot, &wrap);
-	for (k = 0; !collapse && k < vq->nbatch; k++) {
-		const struct vq_used_elem *e = &vq->batch[k];
-		uint16_t f = wrap ? VRING_PACKED_F_AVAIL | VRING_PACKED_F_USED
-				  : 0;
+	for (k = 0; k < nbatch; k++) {
+		const struct vq_used_elem *e = &batch[k];
 
 		WRITE_ONCE(ring[slot].id, htole16(e->id));
 		WRITE_ONCE(ring[slot].len, htole32(e->len));
-		if (k)
-			WRITE_ONCE(ring[slot].flags, htole16(f));
-		if (vq->log)
-			gmem_log_write(vq->log, vq->log_used_gpa +
+		if (k)	/* the used flags of the slot's wrap counter */
+			WRITE_ONCE(ring[slot].flags, htole16(uflags));
+		if (unlikely(log != NULL))
+			gmem_log_write(log, vq->log_used_gpa +
 				       (uint64_t)slot * 16, 16);
 		slots += e->ndesc;
-		vring_packed_advance(&vq->area, &slot, &wrap, e->ndesc);
+		next = (uint32_t)slot + e->ndesc;	/* vring_packed_advance() */
+		if (next >= num) {
+			next -= num;
+			wrap = !wrap;
+			uflags ^= VRING_PACKED_F_AVAIL | VRING_PACKED_F_USED;
+		}
+		slot = (uint16_t)next;
 	}
 	/* Pairs with the driver's acquire load of the first used flags:
 	 * every id, length and later flag above is visible with it */

@@ -203,25 +203,30 @@ unsigned int vring_split_pop_run(struct vq *vq, struct vq_chain *c,
 				 unsigned int max)
 {
 	const struct gmem_region *hint = vq_hint_region(vq);
-	const uint16_t mask = vq->num - 1;
+	const uint16_t mask = vq->num - 1, num = vq->num;
+	const uint16_t last = vq->last_avail;
+	/* locals: the relaxed atomic loads below would reload every field
+	 * of @vq per descriptor */
+	const struct vring_avail *avail = vq->split.avail;
+	const struct vring_desc *desc = vq->split.desc;
 	struct gmem_region r;	/* a copy: the chain stores cannot alias it */
 	unsigned int n, k, room;
 
-	n = (uint16_t)(vq->avail_shadow - vq->last_avail);
-	room = vq->inflight + vq->nbatch < vq->num ?
-	       vq->num - vq->inflight - vq->nbatch : 0;
+	n = (uint16_t)(vq->avail_shadow - last);
+	room = vq->inflight + vq->nbatch < num ?
+	       num - vq->inflight - vq->nbatch : 0;
 	n = MIN(n, MIN(max, room));
 	if (!n || unlikely(!hint))
 		return 0;
 	r = *hint;
 	for (k = 0; k < n; k++) {
-		uint16_t head = le16toh(READ_ONCE(vq->split.avail->ring[
-				(uint16_t)(vq->last_avail + k) & mask]));
+		uint16_t head = le16toh(READ_ONCE(avail->ring[
+				(uint16_t)(last + k) & mask]));
 		struct split_desc d;
 
-		if (unlikely(head >= vq->num))
+		if (unlikely(head >= num))
 			break;
-		split_read_desc(&vq->split.desc[head], &d);
+		split_read_desc(&desc[head], &d);
 		if (d.flags & (VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT))
 			break;
 		if (!vq_chain_set_one(&c[k], &r, d.addr, d.len,
@@ -230,7 +235,7 @@ unsigned int vring_split_pop_run(struct vq *vq, struct vq_chain *c,
 		c[k].id = head;
 	}
 	vq_chain_commit_one(vq, k);
-	vq->last_avail = (uint16_t)(vq->last_avail + k);
+	vq->last_avail = (uint16_t)(last + k);
 	return k;
 }
 
@@ -275,14 +280,16 @@ bool vring_split_flush(struct vq *vq)
 {
 	struct vring_used *used = vq->split.used;
 	uint16_t old = vq->used_idx, mask = vq->num - 1, k;
-	uint16_t new = (uint16_t)(old + vq->nbatch);
+	uint16_t nbatch = vq->nbatch, new = (uint16_t)(old + nbatch);
+	/* a local: the relaxed atomic stores would reload it per entry */
+	const struct vq_used_elem *batch = vq->batch;
 
-	for (k = 0; k < vq->nbatch; k++) {
+	for (k = 0; k < nbatch; k++) {
 		uint16_t slot = (uint16_t)(old + k) & mask;
 
-		WRITE_ONCE(used->ring[slot].id, htole32(vq->batch[k].id));
-		WRITE_ONCE(used->ring[slot].len, htole32(vq->batch[k].len));
-		if (vq->log)
+		WRITE_ONCE(used->ring[slot].id, htole32(batch[k].id));
+		WRITE_ONCE(used->ring[slot].len, htole32(batch[k].len));
+		if (unlikely(vq->log != NULL))
 			gmem_log_write(vq->log, vq->log_used_gpa +
 				       offsetof(struct vring_used, ring) +
 				       (uint64_t)slot * 8, 8);

@@ -5,7 +5,9 @@
  * limits (a flooding port cannot evict another's entries), VLAN isolation,
  * trunk tags added and stripped, a full queue drops and counts, the
  * need-wakeup handshake writes the eventfd once per burst, leaving and
- * reset forget MACs, the VLAN list parser, and no allocation per frame.
+ * reset forget MACs, a frame whose vnet header and bytes come in pieces,
+ * the MAC table's time read once per burst, the VLAN list parser, and no
+ * allocation per frame.
  */
 #include <errno.h>
 #include <poll.h>
@@ -563,6 +565,144 @@ static void test_vlans_parse(void)
 	CHECK(switch_vlans_parse(&v, "a", true, ','));
 }
 
+/*
+ * The table's generation ends every sender's cached decision: a sweep
+ * that removes entries bumps it once, after them (ageing and a member's
+ * reset), and one that removes none leaves it
+ */
+static void test_generation_once_per_sweep(void)
+{
+	struct vswitch *sw = switch_new("s0");
+	struct sw_member *a, *b, *c;
+	uint8_t mac[6];
+	uint32_t gen;
+	unsigned int i;
+
+	CHECK(sw);
+	join3(sw, &a, &b, &c);
+	for (i = 0; i < 3; i++) {
+		mac_of(mac, 10 + i);
+		CHECK(tx(a, BCAST, mac, -1, 0, NOW) > 0);
+		mac_of(mac, 20 + i);
+		CHECK(tx(b, BCAST, mac, -1, 0, NOW + 100) > 0);
+	}
+	CHECK_EQ(sw->nmacs, 6);
+	gen = sw->gen;
+	switch_age(sw, NOW + 50);		/* none stale */
+	CHECK_EQ(sw->gen, gen);
+	switch_age(sw, NOW + SW_AGEING_S + 1);	/* A's three */
+	CHECK_EQ(sw->nmacs, 3);
+	CHECK_EQ(sw->gen, gen + 1);
+	switch_reset(b);			/* B's three */
+	CHECK_EQ(sw->nmacs, 0);
+	CHECK_EQ(sw->gen, gen + 2);
+	switch_free(sw);
+}
+
+/*
+ * A frame whose vnet header is an iovec of its own (net_tx_prepare()'s
+ * host copy) and whose bytes come in pieces: the receiver gets the same
+ * bytes as from one piece; untagged (the guest's iovecs handed on as
+ * they are) and tagged from a trunk (the tag cut out of the pieces).
+ */
+static void test_header_apart(void)
+{
+	struct vswitch *sw = switch_new("s0");
+	struct sw_member *a, *b, *t;
+	struct sw_vlans v;
+	uint8_t ma[6], mb[6], mt[6], f[64], g[64], want[64];
+	struct iovec iov[4];
+	size_t n;
+	int err, wn;
+
+	CHECK(sw);
+	CHECK(!switch_vlans_parse(&v, "10", true, ':'));
+	a = join(sw, 10);
+	b = join(sw, 10);
+	t = switch_join(sw, 1, &v, &err);
+	CHECK(a && b && t);
+	mac_of(ma, 1);
+	mac_of(mb, 2);
+	mac_of(mt, 9);
+	CHECK(tx(b, BCAST, mb, -1, 0, NOW) > 0);	/* B is learned */
+	rx_count(a);
+	rx_count(t);
+	/* the reference: one piece */
+	CHECK(tx(a, mb, ma, -1, 77, NOW) > 0);
+	wn = rx(b, want);
+	CHECK_EQ(wn, HDR + 18);
+	/* header apart, the frame whole */
+	n = test_sw_frame(f, mb, ma, -1, 77);
+	iov[0] = (struct iovec){ f, HDR };
+	iov[1] = (struct iovec){ f + HDR, n - HDR };
+	CHECK_EQ(switch_tx(a, 0, iov, 2, HDR, NOW), (int)n);
+	switch_flush(a, 0);
+	memset(g, 0xaa, sizeof(g));
+	CHECK_EQ(rx(b, g), wn);
+	CHECK(!memcmp(g, want, (size_t)wn));
+	/* header apart, the frame in three pieces (one cuts the MACs) */
+	iov[1] = (struct iovec){ f + HDR, 5 };
+	iov[2] = (struct iovec){ f + HDR + 5, 10 };
+	iov[3] = (struct iovec){ f + HDR + 15, n - HDR - 15 };
+	CHECK_EQ(switch_tx(a, 0, iov, 4, HDR, NOW), (int)n);
+	switch_flush(a, 0);
+	memset(g, 0xaa, sizeof(g));
+	CHECK_EQ(rx(b, g), wn);
+	CHECK(!memcmp(g, want, (size_t)wn));
+	CHECK_EQ(rx_count(t), 0);	/* unicast: B alone */
+	/* from the trunk, tagged, header apart: untagged at the access port */
+	n = test_sw_frame(f, mb, mt, 10, 77);
+	iov[0] = (struct iovec){ f, HDR };
+	iov[1] = (struct iovec){ f + HDR, 14 };	/* the tag cut in two */
+	iov[2] = (struct iovec){ f + HDR + 14, n - HDR - 14 };
+	CHECK_EQ(switch_tx(t, 0, iov, 3, HDR, NOW), (int)n);
+	switch_flush(t, 0);
+	memset(g, 0xaa, sizeof(g));
+	CHECK_EQ(rx(b, g), wn);
+	CHECK(!memcmp(g + HDR + 12, want + HDR + 12, (size_t)wn - HDR - 12));
+	CHECK(!memcmp(g + HDR + 6, mt, 6));
+	CHECK_EQ(rx_count(a), 0);
+	switch_free(sw);
+}
+
+static unsigned int clock_reads;
+
+/* switch_tx_now()'s clock for test_tx_now_per_burst(): counts its reads */
+static uint32_t counting_clock(void)
+{
+	return NOW + clock_reads++;
+}
+
+/*
+ * The MAC table's time is read at a burst's first frame and every
+ * SW_SEC_FRAMES frames, and again after switch_flush() or switch_reset()
+ */
+static void test_tx_now_per_burst(void)
+{
+	struct vswitch *sw = switch_new("s0");
+	struct sw_member *a;
+	unsigned int i;
+
+	CHECK(sw);
+	a = join(sw, 1);
+	CHECK(a);
+	clock_reads = 0;
+	for (i = 0; i < SW_SEC_FRAMES; i++)
+		CHECK_EQ(switch_tx_now(a, 0, counting_clock), NOW);
+	CHECK_EQ(clock_reads, 1);
+	CHECK_EQ(switch_tx_now(a, 0, counting_clock), NOW + 1);
+	CHECK_EQ(clock_reads, 2);
+	CHECK_EQ(switch_tx_now(a, 0, counting_clock), NOW + 1);
+	switch_flush(a, 0);	/* the burst ends */
+	CHECK_EQ(switch_tx_now(a, 0, counting_clock), NOW + 2);
+	CHECK_EQ(clock_reads, 3);
+	switch_reset(a);
+	switch_set_up(a, true);
+	CHECK_EQ(switch_tx_now(a, 0, counting_clock), NOW + 3);
+	CHECK_EQ(clock_reads, 4);
+	switch_free(sw);
+}
+
 #ifndef VNET_SANITIZED
 static void test_no_alloc_per_frame(void)
 {
@@ -611,6 +751,9 @@ int main(void)
 	RUN(test_wakeup_once_per_burst);
 	RUN(test_leave_reset_forget);
 	RUN(test_last_decision_follows_table);
+	RUN(test_generation_once_per_sweep);
+	RUN(test_header_apart);
+	RUN(test_tx_now_per_burst);
 	RUN(test_vlans_parse);
 	RUN(test_no_alloc_per_frame);
 	return test_exit();
