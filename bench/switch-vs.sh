@@ -38,8 +38,8 @@
 # whoever sent it; --no-drain stops the count at the window's end.
 #
 # Each measurement: a warm-up of BENCH_WARMUP s (default 2; OVS builds its
-# vhost mbuf pool at the first connection), then A sends for SECONDS + 3 s,
-# B connects 1 s after A and counts for SECONDS.
+# vhost mbuf pool at the first connection), then A sends, B connects 1 s after
+# A and counts for SECONDS, and A stops when B is done (SECONDS + 3 s at most).
 #
 # Usage: bench/switch-vs.sh [--vms N] [SECONDS] [ROUNDS]   (default 5 s, 3 rounds)
 # Env:   VNETD (build/vnetd), VNET_BENCH (build/vnet-bench), TESTPMD
@@ -281,7 +281,7 @@ measure() {
 	pids=($!)
 	fe "${b[@]}" --vms "$n" --mode tx-only -d 1 "${src[@]}" > /dev/null 2>&1
 	wait "${pids[@]}"
-	# measured: A for SECS + 3 s, B from 1 s after A for SECS
+	# measured: A until B is done (SECS + 3 s at most), B from 1 s after A for SECS
 	pids=()
 	if [ -n "$DST_MAC" ]; then
 		for ((i = 0; i < n; i++)); do
@@ -296,6 +296,9 @@ measure() {
 	fi
 	sleep 1
 	out=$(fe "${b[@]}" --vms "$n" --mode rx-only --no-drain -d "$SECS" 2>&1)
+	# B's window is over: end A's (each fe's subshell ignores SIGINT: signal its
+	# child, timeout, which passes it on to vnet-bench)
+	for i in "${pids[@]}"; do pkill -INT -P "$i"; done
 	wait "${pids[@]}"
 	rx=$(bench_field rx_mpps "$out")
 	tx=$(cat "$TMP"/a*.json | sed -n 's/.*"total": {.*"tx_mpps": \([0-9.]*\).*/\1/p' |
