@@ -38,8 +38,8 @@
 # whoever sent it; --no-drain stops the count at the window's end.
 #
 # Each measurement: a warm-up of BENCH_WARMUP s (default 2; OVS builds its
-# vhost mbuf pool at the first connection), then A sends for SECONDS + 3 s,
-# B connects 1 s after A and counts for SECONDS.
+# vhost mbuf pool at the first connection), then A sends, B connects 1 s after
+# A and counts for SECONDS, and A stops when B is done (SECONDS + 3 s at most).
 #
 # Usage: bench/switch-vs.sh [--vms N] [SECONDS] [ROUNDS]   (default 5 s, 3 rounds)
 # Env:   VNETD (build/vnetd), VNET_BENCH (build/vnet-bench), TESTPMD
@@ -228,18 +228,25 @@ ovs_start() {
 	wait_sock "$d/vsa" 10 && wait_sock "$d/vsb" 10 || return 1
 	ln -sf "$d/vsa" "$TMP/a0.sock" && ln -sf "$d/vsb" "$TMP/b0.sock" || return 1
 	# the first connection of each port builds OVS's mbuf pool (seconds,
-	# nothing forwarded meanwhile): connect both until both ports are up
-	local p=() i
+	# nothing forwarded meanwhile): connect both until both ports are up, that
+	# is until OVS has enabled both queues of each (it logs "has been added"
+	# before it builds the pool, the queues' state after)
+	local p=() i up=0
 	for i in a0 b0; do
-		fe -s "$TMP/$i.sock" --mode tx-only -d 40 > /dev/null 2>&1 &
+		fe -s "$TMP/$i.sock" --mode tx-only --no-drain -d 40 > /dev/null 2>&1 &
 		p+=($!)
 	done
 	for i in $(seq 400); do
-		[ "$(grep -c "vHost Device '$d/vs[ab]' has been added" "$d/vswitchd.log")" -ge 2 ] && break
+		up=$(grep -c "of vhost device '$d/vs[ab]' changed to 'enabled'" "$d/vswitchd.log")
+		[ "$up" -ge 4 ] && break
 		sleep 0.1
 	done
+	# each fe runs in a background subshell, which ignores SIGINT: signal its
+	# child (timeout, which passes it on to vnet-bench), both first (--no-drain:
+	# each would collect the other's frames until they stop), then reap them
+	for i in "${p[@]}"; do pkill -INT -P "$i"; done
 	for i in "${p[@]}"; do stop_pid "$i" INT; done
-	[ "$(grep -c "vHost Device '$d/vs[ab]' has been added" "$d/vswitchd.log")" -ge 2 ]
+	[ "$up" -ge 4 ]
 }
 
 # fwd_start CASE RING
@@ -274,7 +281,7 @@ measure() {
 	pids=($!)
 	fe "${b[@]}" --vms "$n" --mode tx-only -d 1 "${src[@]}" > /dev/null 2>&1
 	wait "${pids[@]}"
-	# measured: A for SECS + 3 s, B from 1 s after A for SECS
+	# measured: A until B is done (SECS + 3 s at most), B from 1 s after A for SECS
 	pids=()
 	if [ -n "$DST_MAC" ]; then
 		for ((i = 0; i < n; i++)); do
@@ -289,6 +296,9 @@ measure() {
 	fi
 	sleep 1
 	out=$(fe "${b[@]}" --vms "$n" --mode rx-only --no-drain -d "$SECS" 2>&1)
+	# B's window is over: end A's (each fe's subshell ignores SIGINT: signal its
+	# child, timeout, which passes it on to vnet-bench)
+	for i in "${pids[@]}"; do pkill -INT -P "$i"; done
 	wait "${pids[@]}"
 	rx=$(bench_field rx_mpps "$out")
 	tx=$(cat "$TMP"/a*.json | sed -n 's/.*"total": {.*"tx_mpps": \([0-9.]*\).*/\1/p' |

@@ -36,7 +36,9 @@
 #        (measurement window per round, default 5; rounds, default 3)
 # Env:   VNETD (build/vnetd), TESTPMD (dpdk-testpmd), BENCH_SIZES ("64 1518"),
 #        BENCH_MODES ("txonly rxonly loop"), BENCH_DPDK_CYCLES=1 (below),
-#        BENCH_PACKED=1 (the frontend asks for packed rings: packed_vq=1)
+#        BENCH_PACKED=1 (the frontend asks for packed rings: packed_vq=1),
+#        BENCH_WARMUP (seconds of testpmd's per-second figures skipped before
+#        the window, default 2)
 #
 # The Mpps ratio comes from an uninstrumented DPDK: testpmd's
 # --record-core-cycles slows its forwarding loop (1.5-2.2x in txonly on this
@@ -60,14 +62,16 @@
 # upper bound. With both sides on one core each, Mpps is per core; when the
 # frontend is the bottleneck (rxonly: the backend waits for buffers) the
 # ns/frame columns show each backend's own cost.
-# Exit: 0 done, 77 skipped (no root / testpmd / vnetd), 1 a case failed.
+# Exit: 0 done, 77 skipped (no root / testpmd / vnetd), 1 a case failed, 2 usage.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
 . tests/lib/common.sh
 SECS=${1:-5}
 ROUNDS=${2:-3}
-WARMUP=2
+WARMUP=${BENCH_WARMUP:-2}
+[[ $WARMUP =~ ^[0-9]+$ ]] && [ "$WARMUP" -le 60 ] ||
+	{ echo "bench/vnetd-vs-dpdk.sh: BENCH_WARMUP '$WARMUP': 0..60 seconds" >&2; exit 2; }
 # VNETD_ARGS: more vnetd flags, e.g. "--tap-io writev" to compare TAP TX engines
 VNETD=${VNETD:-$PWD/build/vnetd}
 VNETCTL=${VNETCTL:-$PWD/build/vnetctl}

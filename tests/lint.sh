@@ -6,7 +6,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 bash tests/lint-includes.sh || exit 1
 bash tests/lint-reasons.sh || exit 1
-out=$(cppcheck --quiet --std=c11 --enable=warning,portability,performance \
+out=$(cppcheck -j "$(nproc)" --quiet --std=c11 --enable=warning,portability,performance \
 	--inline-suppr --error-exitcode=1 -D__linux__ -D_GNU_SOURCE -D__CPPCHECK__ \
 	--suppress=missingIncludeSystem --suppress=unknownMacro \
 	$(for d in src/*/; do printf -- "-I %s " "${d%/}"; done) -I tests/unit \

@@ -175,7 +175,11 @@ tso_frames() { # bytes per TX frame above the MTU: TSO frames left the guest
 	set -- $(cat /sys/class/net/eth0/statistics/tx_bytes /sys/class/net/eth0/statistics/tx_packets)
 	echo "  tx: $1 bytes in $2 frames"; [ "$2" -gt 0 ] && [ $(($1 / $2)) -gt 1514 ]
 }
-mkdir -p /www && cp /sys/firmware/qemu_fw_cfg/by_name/opt/vnet/blob/raw /www/blob && httpd -p 8080 -h /www
+# httpd in the foreground of a job, its log (-vv: url and response per client) in /tmp
+mkdir -p /www && cp /sys/firmware/qemu_fw_cfg/by_name/opt/vnet/blob/raw /www/blob &&
+	{ httpd -f -vv -p 8080 -h /www 2> /tmp/httpd.log & }
+# served_done: our httpd has answered the peer's "GET /done" with 200
+served_done() { awk '$2 == "url:/done" { c[$1] = 1 } $2 == "response:200" && ($1 in c) { f = 1 } END { exit !f }' /tmp/httpd.log; }
 gcheck "eth0 MTU is the overlay's, from VIRTIO_NET_F_MTU" mtu_is 1450
 gcheck "TSO $TSO in the guest" tso_is $TSO
 gcheck "ping the VM on the other host" gping_wait $PEER 90
@@ -184,7 +188,9 @@ gcheck "1 MiB over TCP from the other host's VM, sha256 matches" fetch_sum
 touch /www/done
 gcheck "the other VM finished too" fetch done
 [ $TSO = on ] && gcheck "TSO frames left this guest (tx bytes per frame > 1514)" tso_frames
-sleep 15	# the other VM may still be fetching our done file
+# the other VM may still be fetching our done file: stay up until it has it (15 s at
+# most), and a second for the reply to reach it
+i=0; while [ $i -lt 150 ] && ! served_done; do usleep 100000; i=$((i + 1)); done; sleep 1
 EOG
 	mapfile -t QA < "$VT_W/qargs$i"
 	"$VT_GUEST" run --initrd "$VT_INITRD" --smp 1 --ip "${GIP[$i]}/24" --mac "52:54:00:88:01:0$((i + 1))" \

@@ -117,11 +117,21 @@ mg_expect() {
 	if "$@"; then echo "# control: $n: yes"; else echo "# control: $n: no"; fi
 }
 
+# mg_replies_after LOG N MORE SECS: wait until ping LOG holds N + MORE replies, SECS at most
+mg_replies_after() {
+	local _
+	for _ in $(seq "$(awk -v s="$4" 'BEGIN { print int(s * 20) }')"); do
+		[ "$(grep -c 'bytes from' "$1")" -ge $(($2 + $3)) ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # mg_migrate LABEL FROM-ID FROM-PORT TO-PORT: QEMU $QN (on FROM-PORT of vnetd FROM-ID)
 # migrates to a new QEMU on TO-PORT, under a 20 ms ping; with MG_HOOK set, qmp.py runs
 # that shell command once, when the copy has done MG_HOOK_SYNCS dirty syncs (qmp.py)
 mg_migrate() {
-	local label=$1 fid=$2 fport=$3 to=$4 src=$QN res rc pings gap lost pages fdb udps _
+	local label=$1 fid=$2 fport=$3 to=$4 src=$QN res rc pings gap lost pages fdb udps replies _
 	mg_qemu "$to" incoming || return 1
 	ip netns exec "$VT_NS" busybox ping -i 0.02 "$VT_GUEST_IP" > "$VT_W/ping$QN.log" 2>&1 &
 	pings=$!
@@ -130,17 +140,24 @@ mg_migrate() {
 		> "$VT_W/udp$QN.log" 2>&1 < /dev/null &
 	udps=$!
 	VT_EXTRA_PIDS+=("$udps")
-	sleep 1
+	# the copy starts once the destination listens and the guest answers the pings
+	# (the datagrams, 500 a second, go on during all of the copy's seconds)
+	wait_sock "$VT_W/mig$QN.sock" 10 "${GPIDS[$QN]}"
+	mg_replies_after "$VT_W/ping$QN.log" 0 1 1
 	res=$(python3 "$VT_LIB/qmp.py" "$VT_W/qmp$src.sock" migrate "unix:$VT_W/mig$QN.sock" 60 "$MG_MIBPS" \
 		${MG_HOOK:+"$MG_HOOK_SYNCS" "$MG_HOOK"} 2>&1)
 	rc=$?
 	mg_expect "$label: migration $fport -> $to completed ($res)" test "$rc" = 0
 	mg_expect "$label: destination runs" python3 "$VT_LIB/qmp.py" "$VT_W/qmp$QN.sock" running 20
+	replies=$(grep -c 'bytes from' "$VT_W/ping$QN.log")
 	pages=$(mg_pages "$fid" "$fport")
 	touch "$VT_W/udpstop"
 	for _ in $(seq 30); do kill -0 "$udps" 2> /dev/null || break; sleep 0.1; done
 	echo "# $label $fport -> $to: UDP to the guest during the copy: $(tail -n 2 "$VT_W/udp$QN.log" | tr '\n' ' ')"
-	sleep 1.5
+	# the pings go on until the destination has answered 3 of them (60 ms: every
+	# source-side frame is long out, so the bridge has learned the new TAP from them
+	# and the gap below ends at the destination's first answer), 1.5 s at most
+	mg_replies_after "$VT_W/ping$QN.log" "$replies" 3 1.5
 	kill -INT "$pings"; wait "$pings" 2> /dev/null
 	python3 "$VT_LIB/qmp.py" "$VT_W/qmp$src.sock" quit > /dev/null 2>&1
 	wait "${GPIDS[$src]}" 2> /dev/null

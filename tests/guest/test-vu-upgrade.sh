@@ -30,7 +30,7 @@ H=$VT_HOST_IP
 gcheck "carrier up before the upgrade" gwait_oper up 60
 gcheck "ping before the upgrade" gping_wait \$H 20
 CC0=\$(cat /sys/class/net/eth0/carrier_changes)
-iperf3 -c \$H -t 10 > /tmp/iperf.txt 2>&1 &
+iperf3 -c \$H -t 8 > /tmp/iperf.txt 2>&1 &	# the 8 s of pings below
 IP=\$!
 ping -i 0.01 -W 1 \$H > /tmp/ping.txt 2>&1 &
 PP=\$!

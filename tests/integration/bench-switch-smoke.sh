@@ -2,7 +2,7 @@
 # bench-switch-smoke.sh - bench/switch-vs.sh run end to end in its shortest
 # form, two ways:
 #   1. as it is, every case, split rings (packed rounds run the same code
-#      path of the script), --vms 4, two rounds of 1 s:
+#      path of the script), --vms 4, two rounds of 1 s, 1 s warm-up:
 #      each case this host can run prints a rate per ring layout (round
 #      lines and table row, > 0); each it cannot run prints
 #      "CASE: skipped: WHY" with a reason; what can run is decided here by
@@ -34,7 +34,7 @@ rounds() {
 row() { awk -v r="$2" -v c="$3" '$1 == r && $2 == c && NF == 5 { print $3, $4, $5; exit }' "$1"; }
 
 # --- 1. the script as it is
-BENCH_RINGS=split timeout 600 bench/switch-vs.sh --vms 4 1 2 > "$D/all" 2>&1
+BENCH_RINGS=split BENCH_WARMUP=1 timeout 600 bench/switch-vs.sh --vms 4 1 2 > "$D/all" 2>&1
 rc=$?
 check "exits 0 (got $rc)" [ "$rc" = 0 ]
 check "names the machine and the load average at the start and the end" \

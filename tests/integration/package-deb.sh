@@ -37,7 +37,8 @@ else
 		tar -xf - -C "$TMP/src"
 fi
 start=$(date +%s)
-if ! (cd "$TMP/src" && nice dpkg-buildpackage -us -uc -b) > "$TMP/build.log" 2>&1; then
+# -j: a compiler per CPU (dh builds with one job unless DEB_BUILD_OPTIONS says parallel)
+if ! (cd "$TMP/src" && nice dpkg-buildpackage -us -uc -b -j"$(nproc)") > "$TMP/build.log" 2>&1; then
 	sed 's/^/#   /' "$TMP/build.log" | tail -20
 	bail "dpkg-buildpackage -us -uc -b failed"
 fi

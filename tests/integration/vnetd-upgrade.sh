@@ -61,6 +61,10 @@ upgrade() {
 json() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)" 2>/dev/null; }
 # "WHOLE PARKED" (ms) per hand-over the old process logged in $LOG
 handovers() { sed -n 's/.*handed to pid [0-9]* in \([0-9]*\) ms (workers parked \([0-9]*\) ms).*/\1 \2/p' "$LOG"; }
+# bench_end PID...: end vnet-bench runs' windows now (SIGINT: each drains what
+# is in flight and reports as at the end of its --duration, which is only an
+# upper bound once what it was there for has happened)
+bench_end() { kill -INT "$@" 2>/dev/null; }
 bench_ok() {	# FILE: ok, nothing lost, duplicated or reordered
 	[ "$(json "$1" "d['ok'] and d['total']['lost'] == 0 and d['total']['missing'] == 0 and d['total']['dup_or_reordered'] == 0")" = True ]
 }
@@ -78,10 +82,10 @@ wait_sock "$C" 5 "$VPID" && wait_sock "$TMP/packed.sock" 5 "$VPID" ||
 "$VNETCTL" port list --socket "$C" > "$TMP/list.before" 2>&1
 
 # --- two upgrades in a row under traffic ----------------------------------
-"$BENCH" --socket "$TMP/split.sock" --pairs 2 --duration 12 --check-seq --json \
+"$BENCH" --socket "$TMP/split.sock" --pairs 2 --duration 30 --check-seq --json \
 	> "$TMP/split.json" 2>"$TMP/split.err" &
 B1=$!
-"$BENCH" --socket "$TMP/packed.sock" --pairs 2 --packed --duration 12 --check-seq --json \
+"$BENCH" --socket "$TMP/packed.sock" --pairs 2 --packed --duration 30 --check-seq --json \
 	> "$TMP/packed.json" 2>"$TMP/packed.err" &
 B2=$!
 sleep 2
@@ -105,10 +109,13 @@ for _ in $(seq 50); do kill -0 "${PID_B:-0}" 2>/dev/null || break; sleep 0.1; do
 check "upgrade 2: pid $PID_B gone, pid $PID_C serving" \
 	eval '! kill -0 "${PID_B:-0}" 2>/dev/null && kill -0 "${PID_C:-0}"'
 sleep 0.5
-# the log is only evidence while the benches still run (a loaded machine
-# can make two upgrades outlast them, and their end is a disconnect)
+# the log is only evidence while the benches still run (their end is a
+# disconnect): their --duration is an upper bound that two upgrades on a loaded
+# machine stay well within; bench_end ends them once the checks are done
 check "both vnet-bench runs still going after the second upgrade" eval 'kill -0 $B1 && kill -0 $B2'
 cp "$LOG" "$TMP/log.during"
+sleep 1	# traffic through the third process before the benches drain
+bench_end "$B1" "$B2"
 wait "$B1"; r1=$?
 wait "$B2"; r2=$?
 check "split, 2 pairs: vnet-bench exits 0, every frame back once, in order (rc $r1)" \
@@ -160,15 +167,17 @@ check "a port idle at the hand-over accepts a frontend on the handed-over socket
 # never posts more: its frames
 # are dropped with one line naming the port, the workers stay parked < 1 s,
 # and the port next to it loses nothing.
-"$BENCH" --socket "$TMP/split.sock" --pairs 2 --duration 5 --check-seq --json \
+"$BENCH" --socket "$TMP/split.sock" --pairs 2 --duration 20 --check-seq --json \
 	> "$TMP/stall.split.json" 2>"$TMP/stall.split.err" &
 B6=$!
-"$BENCH" --socket "$TMP/packed.sock" --packed --mode tx-only --rx-hang --duration 5 --json \
+"$BENCH" --socket "$TMP/packed.sock" --packed --mode tx-only --rx-hang --duration 20 --json \
 	> "$TMP/stall.json" 2>"$TMP/stall.err" &
 B7=$!
 sleep 2
 upgrade
 [ -n "$NEWPID" ] && PID_C=$NEWPID
+sleep 1.5	# traffic through the new process before the benches drain
+bench_end "$B6" "$B7"
 wait "$B6"; r6=$?
 wait "$B7"; r7=$?
 PARKED=$(handovers | tail -n 1 | cut -d' ' -f2)
@@ -180,7 +189,7 @@ check "stalled guest: the port next to it lost nothing (rc $r6), the tx-only one
 	eval '[ $r6 = 0 ] && bench_ok "$TMP/stall.split.json" && [ $r7 = 0 ]'
 
 # --- refusals: the running vnetd keeps serving ------------------------------
-"$BENCH" --socket "$TMP/split.sock" --pairs 2 --duration 8 --check-seq --json \
+"$BENCH" --socket "$TMP/split.sock" --pairs 2 --duration 30 --check-seq --json \
 	> "$TMP/refuse.json" 2>"$TMP/refuse.err" &
 B3=$!
 sleep 1
@@ -208,6 +217,7 @@ refusal "truncated state" truncate "truncated"
 refusal "new binary exits during the hand-over" exit "exited (status 3)"
 refusal "new binary never connects (/bin/false)" false "exited (status 1)"
 grep "upgrade by pid" "$LOG" | sed 's/^/# /'
+bench_end "$B3"
 wait "$B3"; r3=$?
 check "refusals: vnet-bench unaffected, every frame back once, in order (rc $r3)" \
 	eval '[ $r3 = 0 ] && bench_ok "$TMP/refuse.json"'
@@ -252,13 +262,14 @@ if [ "$(id -u)" = 0 ] && [ -c /dev/net/tun ]; then
 	echo "$VPID" >> "$TMP/pids"
 	wait_sock "$TMP/t.sock" 5 "$VPID" || { echo "Bail out! vnetd (tap) did not start"; cat "$LOG"; exit 1; }
 	ifi=$(cat "/sys/class/net/$TAPN/ifindex")
-	"$BENCH" --socket "$TMP/t.sock" --mode tx-only --duration 4 --json > "$TMP/tap.json" 2>"$TMP/tap.err" &
+	"$BENCH" --socket "$TMP/t.sock" --mode tx-only --duration 20 --json > "$TMP/tap.json" 2>"$TMP/tap.err" &
 	B5=$!
 	sleep 1.5
 	upgrade
 	r1=$(cat "/sys/class/net/$TAPN/statistics/rx_packets")
 	sleep 1
 	r2=$(cat "/sys/class/net/$TAPN/statistics/rx_packets")
+	bench_end "$B5"
 	wait "$B5"; r5=$?
 	check "tap: upgrade exits 0, the same TAP ($TAPN, ifindex $ifi) keeps taking guest frames ($r1 -> $r2)" \
 		eval '[ "$UP_RC" = 0 ] && [ "$(cat "/sys/class/net/$TAPN/ifindex")" = "$ifi" ] && [ "$r2" -gt "$r1" ]'

@@ -25,7 +25,7 @@
 #   SIGTERM mid-traffic: vnetd exits 0 within 5 s and removes its sockets.
 #
 # Env: VNET_PEER_BACKEND=vnetd (default) | testpmd (net_vhost io/loop: checks the harness),
-#      VNET_PEER_SECS=T (default 2), VNET_PEER_ONLY="name" (run one configuration),
+#      VNET_PEER_SECS=T (default 1), VNET_PEER_ONLY="name" (run one configuration),
 #      VNET_VNETD=PATH (another vnetd binary, e.g. an ASan build), VNET_PEER_KEEP=1 (keep logs).
 # Prints TAP lines; exits 77 with the reason when testpmd is missing or not root.
 # (This file took in tests/integration/vnetd-e2e-dpdk.sh, which drove the same peer.)
@@ -38,7 +38,7 @@ TAP_PREFIX="dpdk-virtio-user: "
 BACKEND=${VNET_PEER_BACKEND:-vnetd}
 VNETD=${VNET_VNETD:-$TOP/build/vnetd}	# e.g. an ASan build of vnetd
 VNETCTL=$TOP/build/vnetctl
-SECS=${VNET_PEER_SECS:-2}
+SECS=${VNET_PEER_SECS:-1}
 T0=$SECONDS
 W='' BPID='' TPID='' FIFO_FD='' NS='' TP_PREFIX=vpu$$
 notok() { not_ok "$@"; }
@@ -86,14 +86,16 @@ start_backend() {
 	return 1
 }
 
-# drain: rxonly until the RX count stops moving (at most 10 s)
+# drain: rxonly until the RX count stops moving: for 0.25 s once it equals the TX
+# count (everything came back), else for 0.5 s (at most 10 s)
 drain() {
-	local prev=-1 cur _
+	local prev=-1 cur tx still=0 _
 	tp "set fwd rxonly"; tp "start"
-	for _ in $(seq 20); do
-		sleep 0.5
-		cur=$(port_stats | cut -d' ' -f1)
-		[ "$cur" = "$prev" ] && break
+	for _ in $(seq 40); do
+		sleep 0.25
+		read -r cur _ _ tx _ < <(port_stats)
+		if [ "$cur" = "$prev" ]; then still=$((still + 1)); else still=0; fi
+		[ "$still" -ge 2 ] || { [ "$still" = 1 ] && [ "$cur" = "$tx" ]; } && break
 		prev=$cur
 	done
 	tp "stop"; sleep 0.3

@@ -55,8 +55,24 @@
 
 #define TFAIL(...) do { fprintf(stderr, "  " __VA_ARGS__); fprintf(stderr, "\n"); return 1; } while (0)
 
-/* Next frame the TAP took from us (not the kernel's own), its length or -1 */
-static int tap_next(int s, uint8_t *buf, size_t len)
+/*
+ * How long tap_next() waits, in 20 ms polls: for a frame we sent (2 s: a
+ * loaded machine), and for the absence of one more after the last (0.5 s,
+ * after 50 ms; a duplicate is written with its burst, not seconds later)
+ */
+#define NEXT_POLLS	100
+#define QUIET_POLLS	25
+
+/**
+ * tap_next() - The next frame the TAP took from us (not the kernel's own)
+ * @s:		Packet socket on the TAP
+ * @buf:	Where the frame goes
+ * @len:	Size of @buf
+ * @polls:	How many 20 ms polls to wait at most
+ *
+ * Return: the frame's length, or -1 if none came
+ */
+static int tap_next(int s, uint8_t *buf, size_t len, int polls)
 {
 	struct pollfd p = { .fd = s, .events = POLLIN };
 	struct sockaddr_ll from;
@@ -64,7 +80,7 @@ static int tap_next(int s, uint8_t *buf, size_t len)
 	ssize_t n;
 	int i;
 
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < polls; i++) {
 		fl = sizeof(from);
 		n = recvfrom(s, buf, len, 0, (struct sockaddr *)&from, &fl);
 		if (n < 0) {
@@ -116,14 +132,14 @@ static int tap_burst(bool spoof, bool want_ring)
 	for (k = 0; k < NFRAMES; k++) {
 		if (spoof && (k & 1))
 			continue;
-		n = tap_next(s, buf, sizeof(buf));
+		n = tap_next(s, buf, sizeof(buf), NEXT_POLLS);
 		if (n != (int)(60 + k))
 			TFAIL("frame %u: got %d bytes, want %u (order or loss)", k, n, 60 + k);
 		want++;
 	}
 	/* nothing more: no frame written twice */
 	usleep(50000);
-	n = tap_next(s, buf, sizeof(buf));
+	n = tap_next(s, buf, sizeof(buf), QUIET_POLLS);
 	if (n >= 0)
 		TFAIL("one more frame of %d bytes: a duplicate", n);
 	rings = test_count_urings();
@@ -265,7 +281,7 @@ static int tap_many_iov(bool want_ring)
 				TFAIL("send_pieces %u", k);
 		dp_kick(&e.pairs[0].tx, &e.tx[0]);
 		for (k = total; k < total + NET_TX_BURST; k++) {
-			n = tap_next(s, buf, sizeof(buf));
+			n = tap_next(s, buf, sizeof(buf), NEXT_POLLS);
 			if (n != (int)many_len(k))
 				TFAIL("round %u frame %u: got %d bytes, want %u (order or loss)",
 				      r, k, n, many_len(k));
@@ -284,7 +300,7 @@ static int tap_many_iov(bool want_ring)
 			TFAIL("round %u: %u of %d chains completed", r, done, NET_TX_BURST);
 	}
 	usleep(50000);
-	n = tap_next(s, buf, sizeof(buf));
+	n = tap_next(s, buf, sizeof(buf), QUIET_POLLS);
 	if (n >= 0)
 		TFAIL("one more frame of %d bytes: a duplicate", n);
 	rings = test_count_urings();
