@@ -9,8 +9,16 @@
 
 #include "tcpseg_testutil.h"
 
-/* The plain RFC 1071 sum, folded */
-static uint32_t ref_sum(uint32_t s, const uint8_t *p, size_t n)
+/**
+ * tcpseg_ref_sum() - The plain RFC 1071 sum, one big-endian word at a
+ * time, folded: the reference the code under test is checked against
+ * @s:		Sum so far (folded or not)
+ * @p:		Bytes
+ * @n:		Their number (an odd last byte is padded with zero)
+ *
+ * Return: the folded 16-bit sum (not complemented)
+ */
+uint32_t tcpseg_ref_sum(uint32_t s, const uint8_t *p, size_t n)
 {
 	size_t i;
 
@@ -95,17 +103,17 @@ void tcpseg_fix(uint8_t *frame, size_t len)
 	if (v6) {
 		ip[4] = (uint8_t)((len - l3 - 40) >> 8);
 		ip[5] = (uint8_t)(len - l3 - 40);
-		s = ref_sum(0, ip + 8, 32);
+		s = tcpseg_ref_sum(0, ip + 8, 32);
 	} else {
 		ip[2] = (uint8_t)((len - l3) >> 8);
 		ip[3] = (uint8_t)(len - l3);
 		ip[10] = ip[11] = 0;
-		ref_store(ip + 10, ref_sum(0, ip, l4 - l3));
-		s = ref_sum(0, ip + 12, 8);
+		ref_store(ip + 10, tcpseg_ref_sum(0, ip, l4 - l3));
+		s = tcpseg_ref_sum(0, ip + 12, 8);
 	}
 	s += 6 + (l4len >> 16) + (l4len & 0xffff);
 	th[16] = th[17] = 0;
-	ref_store(th + 16, ref_sum(s, th, l4len));
+	ref_store(th + 16, tcpseg_ref_sum(s, th, l4len));
 }
 
 /**
@@ -122,14 +130,14 @@ bool tcpseg_csum_ok(const uint8_t *frame, size_t len)
 	uint32_t l4len = (uint32_t)(len - l4), s;
 
 	if (ip[0] >> 4 == 6) {
-		s = ref_sum(0, ip + 8, 32);
+		s = tcpseg_ref_sum(0, ip + 8, 32);
 	} else {
-		if (ref_sum(0, ip, l4 - l3) != 0xffff)
+		if (tcpseg_ref_sum(0, ip, l4 - l3) != 0xffff)
 			return false;
-		s = ref_sum(0, ip + 12, 8);
+		s = tcpseg_ref_sum(0, ip + 12, 8);
 	}
 	s += 6 + (l4len >> 16) + (l4len & 0xffff);
-	return ref_sum(s, frame + l4, l4len) == 0xffff;
+	return tcpseg_ref_sum(s, frame + l4, l4len) == 0xffff;
 }
 
 /**
@@ -207,7 +215,7 @@ size_t tcpseg_build(uint8_t *buf, const struct tcpseg_flow *f, uint32_t seq,
  */
 void tcpseg_complete(uint8_t *frame, size_t len, size_t start, size_t off)
 {
-	uint16_t c = (uint16_t)~ref_sum(0, frame + start, len - start);
+	uint16_t c = (uint16_t)~tcpseg_ref_sum(0, frame + start, len - start);
 
 	frame[start + off] = (uint8_t)(c >> 8);
 	frame[start + off + 1] = (uint8_t)c;

@@ -48,6 +48,7 @@ size_t tcpseg_l4(const uint8_t *frame);
 size_t tcpseg_hlen(const uint8_t *frame);
 void tcpseg_fix(uint8_t *frame, size_t len);
 bool tcpseg_csum_ok(const uint8_t *frame, size_t len);
+uint32_t tcpseg_ref_sum(uint32_t s, const uint8_t *p, size_t n);
 uint8_t tcpseg_byte(uint32_t seq);
 void tcpseg_complete(uint8_t *frame, size_t len, size_t start, size_t off);
 

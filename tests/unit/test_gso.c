@@ -17,6 +17,7 @@
 #include "testlib.h"
 #include "gso.h"
 #include "iov.h"
+#include "tcpseg_testutil.h"
 #include "util.h"
 
 #ifndef VNET_SANITIZED
@@ -29,18 +30,6 @@
 static uint8_t frame[FRAME_MAX];
 static uint8_t seg[SEG_ROOM];
 
-/* The plain RFC 1071 sum, one big-endian word at a time, folded */
-static uint32_t ref_sum(uint32_t s, const uint8_t *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i += 2)
-		s += (uint32_t)p[i] << 8 | (i + 1 < n ? p[i + 1] : 0);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return s;
-}
-
 /* Is the transport checksum of @f (@len bytes, IP at @l3) right? */
 static int ref_l4_ok(const uint8_t *f, size_t len, size_t l3, int v6, int proto)
 {
@@ -48,11 +37,11 @@ static int ref_l4_ok(const uint8_t *f, size_t len, size_t l3, int v6, int proto)
 	uint32_t l4len = (uint32_t)(len - l4), s;
 
 	if (v6)
-		s = ref_sum(0, f + l3 + 8, 32);
+		s = tcpseg_ref_sum(0, f + l3 + 8, 32);
 	else
-		s = ref_sum(0, f + l3 + 12, 8);
+		s = tcpseg_ref_sum(0, f + l3 + 12, 8);
 	s += (uint32_t)proto + (l4len >> 16) + (l4len & 0xffff);
-	return ref_sum(s, f + l4, l4len) == 0xffff;
+	return tcpseg_ref_sum(s, f + l4, l4len) == 0xffff;
 }
 
 /*
@@ -177,7 +166,7 @@ static int seg_check(int v6, int tcp, size_t ipopt, size_t tcpopt,
 				return __LINE__;
 			if (seg[l3 + 4] != id >> 8 || seg[l3 + 5] != (id & 0xff))
 				return __LINE__;
-			if (ref_sum(0, seg + l3, l4 - l3) != 0xffff)
+			if (tcpseg_ref_sum(0, seg + l3, l4 - l3) != 0xffff)
 				return __LINE__;
 		} else if (seg[l3 + 4] != (uint8_t)((r - 54) >> 8) ||
 			   seg[l3 + 5] != (uint8_t)(r - 54)) {
@@ -249,8 +238,8 @@ static int csum_check(int v6, int tcp, size_t payload, size_t piece)
 		frame[l4 + 4] = (uint8_t)(l4len >> 8);
 		frame[l4 + 5] = (uint8_t)l4len;
 	}
-	s = v6 ? ref_sum(0, frame + 22, 32) : ref_sum(0, frame + 26, 8);
-	s = ref_sum(s + (tcp ? 6u : 17u) + (l4len >> 16) + (l4len & 0xffff),
+	s = v6 ? tcpseg_ref_sum(0, frame + 22, 32) : tcpseg_ref_sum(0, frame + 26, 8);
+	s = tcpseg_ref_sum(s + (tcp ? 6u : 17u) + (l4len >> 16) + (l4len & 0xffff),
 		    NULL, 0);
 	frame[field] = (uint8_t)(s >> 8);
 	frame[field + 1] = (uint8_t)s;
