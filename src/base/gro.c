@@ -87,23 +87,6 @@ struct gro_pkt {
 	uint8_t flags;
 };
 
-static inline uint16_t gro_get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t gro_get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline void gro_put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
 /*
  * Check that @f (@len bytes) is Ethernet (one 802.1Q tag at most), IPv4
  * without options and not a fragment or IPv6 without extension headers
@@ -120,22 +103,22 @@ static int gro_parse(const uint8_t *f, uint32_t len, unsigned int families,
 	if (len < ETH_HLEN_ + GRO_VLAN_HLEN)
 		return -EINVAL;
 	p->l3 = ETH_HLEN_;
-	type = gro_get16(f + 12);
+	type = be_get16(f + 12);
 	if (type == ETH_P_8021Q_) {
 		p->l3 += GRO_VLAN_HLEN;
-		type = gro_get16(f + 16);
+		type = be_get16(f + 16);
 	}
 	ip = f + p->l3;
 	if (type == ETH_P_IP_ && (families & GRO_IPV4)) {
 		if (len < p->l3 + GRO_IP4_HLEN || ip[0] != 0x45 || ip[9] != 6 ||
-		    (gro_get16(ip + 6) & 0x3fff) ||
-		    p->l3 + gro_get16(ip + 2) != len)
+		    (be_get16(ip + 6) & 0x3fff) ||
+		    p->l3 + be_get16(ip + 2) != len)
 			return -EINVAL;
 		p->l4 = p->l3 + GRO_IP4_HLEN;
 		p->v6 = false;
 	} else if (type == ETH_P_IPV6_ && (families & GRO_IPV6)) {
 		if (len < p->l3 + GRO_IP6_HLEN || ip[0] >> 4 != 6 || ip[6] != 6 ||
-		    p->l3 + GRO_IP6_HLEN + gro_get16(ip + 4) != len)
+		    p->l3 + GRO_IP6_HLEN + be_get16(ip + 4) != len)
 			return -EINVAL;
 		p->l4 = p->l3 + GRO_IP6_HLEN;
 		p->v6 = true;
@@ -197,8 +180,8 @@ int gro_start(struct gro *g, const uint8_t *frame, uint32_t len,
 	g->l4 = p.l4;
 	g->hlen = p.hlen;
 	g->mss = p.plen;
-	g->seq = gro_get32(frame + p.l4 + 4) + p.plen;
-	g->ip_id = p.v6 ? 0 : gro_get16(frame + p.l3 + 4);
+	g->seq = be_get32(frame + p.l4 + 4) + p.plen;
+	g->ip_id = p.v6 ? 0 : be_get16(frame + p.l3 + 4);
 	g->id_step = GRO_ID_UNSET;
 	g->count = 1;
 	g->v6 = p.v6;
@@ -226,7 +209,7 @@ static bool gro_ip_match(const struct gro *g, const uint8_t *b,
 	if (ip[1] != h[1] || ip[6] != h[6] || ip[8] != h[8] ||
 	    memcmp(ip + 12, h + 12, 8))
 		return false;
-	d = (uint16_t)(gro_get16(ip + 4) - g->ip_id);
+	d = (uint16_t)(be_get16(ip + 4) - g->ip_id);
 	if (g->id_step != GRO_ID_UNSET)
 		*step = g->id_step;
 	else if (d == 1 || (!d && (ip[6] & GRO_IP4_DF)))
@@ -244,7 +227,7 @@ static bool gro_tcp_match(const struct gro *g, const uint8_t *b,
 
 	/* ports; seq; ack; header length; flags; window; urgent pointer;
 	 * options (the same bytes, timestamps included) */
-	return !memcmp(th, h, 4) && gro_get32(th + 4) == g->seq &&
+	return !memcmp(th, h, 4) && be_get32(th + 4) == g->seq &&
 	       !memcmp(th + 8, h + 8, 5) &&
 	       (p->flags & (uint8_t)~GRO_TCP_PSH) == GRO_TCP_ACK &&
 	       !memcmp(th + 14, h + 14, 2) && !memcmp(th + 18, h + 18, 2) &&
@@ -291,7 +274,7 @@ bool gro_add(struct gro *g, const uint8_t *frame, uint32_t len)
 	g->len += p.plen;
 	g->seq += p.plen;
 	if (!g->v6) {
-		g->ip_id = gro_get16(frame + p.l3 + 4);
+		g->ip_id = be_get16(frame + p.l3 + 4);
 		g->id_step = step;
 	}
 	g->count++;
@@ -323,9 +306,9 @@ uint32_t gro_finish(struct gro *g, struct virtio_net_hdr_v1 *vh)
 	uint16_t r;
 
 	if (g->v6) {
-		gro_put16(ip + 4, (uint16_t)(g->len - g->l3 - GRO_IP6_HLEN));
+		be_put16(ip + 4, (uint16_t)(g->len - g->l3 - GRO_IP6_HLEN));
 	} else {
-		gro_put16(ip + 2, (uint16_t)(g->len - g->l3));
+		be_put16(ip + 2, (uint16_t)(g->len - g->l3));
 		ip[10] = ip[11] = 0;
 		gso_fold(ip + 10, gso_sum(0, ip, GRO_IP4_HLEN));
 	}

@@ -47,31 +47,6 @@
 #define GSO_TCP_PSH	0x08
 #define GSO_TCP_CWR	0x80
 
-static inline uint16_t gso_get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t gso_get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline void gso_put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void gso_put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 /**
  * gso_sum() - Add @n bytes to a one's complement sum (RFC 1071)
  * @s:		Sum so far
@@ -114,7 +89,7 @@ static inline uint64_t gso_sum16(uint64_t s, uint16_t v)
 {
 	uint8_t b[2];
 
-	gso_put16(b, v);
+	be_put16(b, v);
 	return gso_sum(s, b, 2);
 }
 
@@ -187,14 +162,14 @@ void gso_csum(uint8_t *p, const uint8_t *data, size_t n)
 static int gso_parse_ip(struct gso *g, uint8_t gso_type)
 {
 	const uint8_t *h = g->hdr;
-	uint16_t type = gso_get16(h + 12);
+	uint16_t type = be_get16(h + 12);
 	uint8_t proto;
 	bool v4;
 
 	g->l3 = ETH_HLEN_;
 	if (type == 0x8100) {
 		g->l3 += GSO_VLAN_HLEN;
-		type = gso_get16(h + 16);
+		type = be_get16(h + 16);
 	}
 	if (type == 0x0800) {
 		v4 = true;
@@ -211,7 +186,7 @@ static int gso_parse_ip(struct gso *g, uint8_t gso_type)
 		    (h[g->l3] & 0xf) < 5)
 			return -EINVAL;
 		/* a fragment cannot be segmented: MF or a fragment offset */
-		if (gso_get16(h + g->l3 + 6) & 0x3fff)
+		if (be_get16(h + g->l3 + 6) & 0x3fff)
 			return -EINVAL;
 		g->l4 = g->l3 + (h[g->l3] & 0xfu) * 4;
 		proto = h[g->l3 + 9];
@@ -368,22 +343,22 @@ static void gso_fix_seg(const struct gso *g, uint8_t *buf, uint32_t len,
 	uint16_t r;
 
 	if (v4) {
-		gso_put16(ip + 2, (uint16_t)(len - g->l3));
-		gso_put16(ip + 4, (uint16_t)(gso_get16(ip + 4) + g->seg));
+		be_put16(ip + 2, (uint16_t)(len - g->l3));
+		be_put16(ip + 4, (uint16_t)(be_get16(ip + 4) + g->seg));
 		memcpy(ip + 10, zero, 2);
 		gso_fold(ip + 10, gso_sum(0, ip, g->l4 - g->l3));
 	} else {
-		gso_put16(ip + 4, (uint16_t)(len - g->l3 - GSO_IP6_HLEN));
+		be_put16(ip + 4, (uint16_t)(len - g->l3 - GSO_IP6_HLEN));
 	}
 	s = gso_pseudo_sum(ip, !v4, tcp ? 6 : 17, l4len);
 	if (tcp) {
-		gso_put32(th + 4, gso_get32(th + 4) + g->seg * g->mss);
+		be_put32(th + 4, be_get32(th + 4) + g->seg * g->mss);
 		if (g->seg + n < g->nseg)
 			th[13] &= (uint8_t)~(GSO_TCP_FIN | GSO_TCP_PSH);
 		if (g->seg)
 			th[13] &= (uint8_t)~GSO_TCP_CWR;
 	} else {
-		gso_put16(th + 4, (uint16_t)l4len);
+		be_put16(th + 4, (uint16_t)l4len);
 	}
 	if (partial) {
 		/* the folded sum itself, not its complement (5.1.6.2) */
