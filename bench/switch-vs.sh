@@ -28,10 +28,13 @@
 # (switch case, same ring layout). vnetd only; skipped with the switch case.
 #
 # Which MAC the frames carry: vnet-bench sends broadcast frames unless it has
-# --dst-mac. With --dst-mac, A sends to B's port MAC (B announces it first:
-# a one-second tx-only run from B during the warm-up; a switch that forgets
-# a port's MACs when its frontend disconnects floods them as unknown
-# unicast). Without it the frames are broadcast and a learning switch floods
+# --dst-mac. With --dst-mac, A sends to B's port MAC, and B announces that
+# MAC as it connects for the window (vnet-bench --announce: one broadcast
+# frame, as a guest's gratuitous ARP after link-up), so a switch that learned
+# it in the warm-up (a one-second tx-only run from B) and forgot it when B's
+# frontend disconnected does not flood A's frames as unknown unicast (vnetd's
+# switch knows a port's mac= from its config anyway). Without --dst-mac the
+# frames are broadcast and a learning switch floods
 # them to every other port: with two ports that is the same forwarding as a
 # unicast to B; with --vms N each frame goes to all N - 1 other VMs (the
 # result lines say so). vnet-bench's rx-only counts every frame it receives,
@@ -98,6 +101,8 @@ NSO=vso$$		# ovs case: the bridge's internal port stays out of the host
 FPID='' OVSDIR=$TMP/ovs
 DST_MAC=''
 "$BENCH" --help 2>&1 | grep -q -- '--dst-mac' && DST_MAC=1
+ANNOUNCE=''		# B announces its MAC as it connects for the window
+"$BENCH" --help 2>&1 | grep -q -- '--announce' && ANNOUNCE=--announce
 mac_a() { printf '02:5b:00:00:0a:%02x' "$1"; }
 mac_b() { printf '02:5b:00:00:0b:%02x' "$1"; }
 
@@ -295,7 +300,7 @@ measure() {
 		pids=($!)
 	fi
 	sleep 1
-	out=$(fe "${b[@]}" --vms "$n" --mode rx-only --no-drain -d "$SECS" 2>&1)
+	out=$(fe "${b[@]}" --vms "$n" --mode rx-only --no-drain -d "$SECS" $ANNOUNCE "${src[@]}" 2>&1)
 	# B's window is over: end A's (each fe's subshell ignores SIGINT: signal its
 	# child, timeout, which passes it on to vnet-bench)
 	for i in "${pids[@]}"; do pkill -INT -P "$i"; done

@@ -78,6 +78,9 @@ static const char usage_text[] =
 "                         (default: raw Ethernet frames, one flow)\n"
 "      --rand-src-mac     a new random source MAC on every frame (a VM flooding a\n"
 "                         switch's MAC table)\n"
+"      --announce         before the window, send one broadcast frame from each VM's\n"
+"                         MAC on pair 0, as a guest announces itself after link-up (a\n"
+"                         learning switch then knows where an rx-only VM is)\n"
 "      --json             one JSON object instead of the table\n"
 "  -h, --help             this text\n"
 "      --version          print the version and exit\n"
@@ -91,6 +94,7 @@ enum {
 	OPT_CALLER_MEM, OPT_VERSION, OPT_SESSIONS, OPT_SESSION_FRAMES,
 	OPT_CTL_SOAK, OPT_CTL_SOAK_OPS, OPT_SRC_MAC, OPT_RX_HANG,
 	OPT_DST_MAC, OPT_FRAMES, OPT_PPS, OPT_FLOWS, OPT_RAND_SRC_MAC,
+	OPT_ANNOUNCE,
 };
 
 static const struct option opts[] = {
@@ -126,6 +130,7 @@ static const struct option opts[] = {
 	{ "pps", required_argument, NULL, OPT_PPS },
 	{ "flows", required_argument, NULL, OPT_FLOWS },
 	{ "rand-src-mac", no_argument, NULL, OPT_RAND_SRC_MAC },
+	{ "announce", no_argument, NULL, OPT_ANNOUNCE },
 	{ "session-frames", required_argument, NULL, OPT_SESSION_FRAMES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -214,6 +219,7 @@ static int parse_opt(struct bench_cfg *c, int o, const char *arg, int *check)
 	case OPT_SPAWN: c->spawn = true; return 0;
 	case OPT_RX_HANG: c->rx_hang = true; return 0;
 	case OPT_RAND_SRC_MAC: c->rand_src_mac = true; return 0;
+	case OPT_ANNOUNCE: c->announce = true; return 0;
 	case OPT_SPAWN_BACKEND: c->spawn_backend = arg; return 0;
 	case 'm':
 		return parse_mode(arg, &c->mode) ?
