@@ -212,6 +212,21 @@ check "port MAC: B (rx only, never sent) got each of A's frames once, in order" 
 check "port MAC: D got none of them ($(got d rx_frames)), A flooded none ($(($(flooded a) - f0)))" \
 	[ "$(got d rx_frames)" = 0 ] && [ "$(flooded a)" = "$f0" ]
 
+# --- an rx-only VM on a port without mac= that announces itself (vnet-bench
+# --announce: one broadcast frame, as a guest's gratuitous ARP) gets the frames
+# to its MAC, and only it: the announcement taught the switch where it is
+MD=02:00:00:00:00:0d
+f0=$(flooded a)
+rx_vm d "$TMP/d.sock" --mode rx-only --check-seq --announce --src-mac "$MD"
+rx_vm b "$TMP/b.sock" --mode rx-only --check-seq
+ready b d
+sleep 0.3	# D's announcement
+sender "$TMP/a.sock" --dst-mac "$MD"
+wait_vms
+check "announce: D (rx only, no mac=) got each of A's frames once, in order" once_in_order d
+check "announce: B got none of them ($(got b rx_frames), D's announcement at most), A flooded none ($(($(flooded a) - f0)))" \
+	[ "$(got b rx_frames)" -le 1 ] && [ "$(flooded a)" = "$f0" ]
+
 # --- vnetctl switch show: after A->B traffic, A's and B's MACs on their ports
 # both VMs stay connected (a port whose VM leaves forgets its MACs)
 MA=02:00:00:00:00:0a
