@@ -44,6 +44,22 @@
 # vhost mbuf pool at the first connection), then A sends, B connects 1 s after
 # A and counts for SECONDS, and A stops when B is done (SECONDS + 3 s at most).
 #
+# The forwarder's own cost per frame, in the same rounds (the rate alone is
+# bound by whichever side is slower, and the two frontends share one CPU):
+# busy time over the frames the forwarder took from A, over B's window less
+# its first 0.3 s and its last 0.1 s.
+#   switch, bridge, --vms: vnetd's busy_ns (vnetctl status: time its
+#            workers spent moving frames, idle polls and sleeps not counted;
+#            for the bridge it includes the TAP writes and reads, and so the
+#            kernel's bridge work done inside them) over A's TX frames
+#   ovs      the PMD's processing cycles over the packets it received
+#            (ovs-appctl dpif-netdev/pmd-stats-clear, then pmd-stats-show);
+#            cycles become ns as the share of all cycles the PMD counted
+#            over the same wall-clock interval (it polls its CPU all the
+#            time), so no clock rate is assumed
+#   testpmd  "-": it reports cycles (--record-core-cycles) only for its
+#            whole run, warm-up included, not for a window
+#
 # Usage: bench/switch-vs.sh [--vms N] [SECONDS] [ROUNDS]   (default 5 s, 3 rounds)
 # Env:   VNETD (build/vnetd), VNET_BENCH (build/vnet-bench), TESTPMD
 #        (dpdk-testpmd), OVS_VSWITCHD_DPDK
@@ -52,9 +68,12 @@
 #        BENCH_FE_ARGS (more vnet-bench flags, e.g. --poll)
 # Output: "# start:" (CPU, load average), one line per skipped case
 # ("CASE: skipped: WHY"), one line per round ("round R RING CASE: B rx X
-# Mpps (A tx Y Mpps)"), "# end:", then the table per ring layout and case:
-#   ring case rx_mpps switch_ratio pair_ratio
-# switch_ratio: the switch's median over the case's median; pair_ratio: the
+# Mpps (A tx Y Mpps), forwarder N ns/frame"), "# end:", then the table per
+# ring layout and case:
+#   ring case rx_mpps switch_ratio pair_ratio fwd_ns cap_ratio
+# fwd_ns: the median of the case's forwarder ns/frame ("-" where none);
+# cap_ratio: the case's fwd_ns over the switch's (above 1: the switch spends
+# less per frame); switch_ratio: the switch's median over the case's median; pair_ratio: the
 # median of the per-round ratios (the switch's round r over the case's round
 # r, minutes apart at most); "-" while the switch case does not run. With
 # --vms: ring vms agg_mpps slowest_over_mean vs_single.
@@ -78,6 +97,7 @@ ROUNDS=${2:-3}
 [[ $ROUNDS =~ ^[0-9]+$ ]] && [ "$ROUNDS" -ge 1 ] && [ "$ROUNDS" -le 100 ] || usage "ROUNDS '$ROUNDS': 1..100"
 VNETD=${VNETD:-$PWD/build/vnetd}
 BENCH=${VNET_BENCH:-$PWD/build/vnet-bench}
+VNETCTL=${VNETCTL:-$(dirname "$VNETD")/vnetctl}
 TESTPMD=${TESTPMD:-dpdk-testpmd}
 OVSD=${OVS_VSWITCHD_DPDK:-/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk}
 FE_CPU=${BENCH_FE_CPU:-0}
@@ -273,7 +293,51 @@ fe() {
 }
 jfield() { sed -n "s/.*\"$1\": \([0-9.]*\).*/\1/p" <<< "$2" | head -n 1; }
 
-# measure CASE PAIRS: "B_rx_mpps A_tx_mpps slowest_over_mean", or "fail WHY"
+# vnetd_busy: "busy_ns frames" of the running vnetd: its rings' busy time,
+# and the frames its A ports took from their VMs
+vnetd_busy() {
+	"$VNETCTL" status --json --socket "$TMP/ctl.sock" 2> /dev/null | python3 -c '
+import json, sys
+busy = frames = 0
+for p in json.load(sys.stdin)["ports"]:
+    for q in p["pairs"]:
+        busy += q["rx"]["busy_ns"] + q["tx"]["busy_ns"]
+        if p["name"].startswith("a"):
+            frames += q["tx"]["packets"]
+print(busy, frames)' 2> /dev/null
+}
+ovs_appctl() { ovs-appctl -t "$OVSDIR/vswitchd.ctl" "$@"; }
+# fwd_mark CASE: the start of the forwarder's cost window
+fwd_mark() {
+	M_V=''
+	case $1 in
+	switch|vms|bridge) M_V=$(vnetd_busy) ;;
+	ovs) ovs_appctl dpif-netdev/pmd-stats-clear > /dev/null 2>&1 ;;
+	esac
+	M_T0=$(date +%s%N)
+}
+# fwd_cost CASE: the forwarder's ns per frame since fwd_mark, "-" if unknown
+fwd_cost() {
+	local t1 v
+	t1=$(date +%s%N)
+	case $1 in
+	switch|vms|bridge)
+		v=$(vnetd_busy)
+		awk -v a="$M_V" -v b="$v" 'BEGIN { split(a, x, " "); split(b, y, " ")
+			f = y[2] - x[2]; if (f > 0 && y[1] >= x[1]) printf "%.1f\n", (y[1] - x[1]) / f
+			else print "-" }' ;;
+	ovs)
+		ovs_appctl dpif-netdev/pmd-stats-show 2> /dev/null | awk -v ns=$((t1 - M_T0)) '
+			/packets received:/ { p += $3 }
+			/idle cycles:/ { i += $3 }
+			/processing cycles:/ { c += $3 }
+			END { if (p > 0 && i + c > 0) printf "%.1f\n", c / (i + c) * ns / p; else print "-" }' ;;
+	*) echo - ;;
+	esac
+}
+
+# measure CASE PAIRS: "B_rx_mpps A_tx_mpps fwd_ns slowest_over_mean", or
+# "fail WHY"
 measure() {
 	local c=$1 n=$2 i a=() b=() src=() pids=() out rx tx
 	for ((i = 0; i < n; i++)); do a+=(-s "$TMP/a$i.sock"); b+=(-s "$TMP/b$i.sock"); done
@@ -300,7 +364,15 @@ measure() {
 		pids=($!)
 	fi
 	sleep 1
-	out=$(fe "${b[@]}" --vms "$n" --mode rx-only --no-drain -d "$SECS" $ANNOUNCE "${src[@]}" 2>&1)
+	fe "${b[@]}" --vms "$n" --mode rx-only --no-drain -d "$SECS" $ANNOUNCE "${src[@]}" \
+		> "$TMP/b.out" 2>&1 &
+	local bp=$! cost
+	sleep 0.3
+	fwd_mark "$c"
+	sleep "$(awk -v s="$SECS" 'BEGIN { printf "%.1f", s - 0.4 }')"
+	cost=$(fwd_cost "$c")
+	wait "$bp"
+	out=$(cat "$TMP/b.out")
 	# B's window is over: end A's (each fe's subshell ignores SIGINT: signal its
 	# child, timeout, which passes it on to vnet-bench)
 	for i in "${pids[@]}"; do pkill -INT -P "$i"; done
@@ -313,31 +385,32 @@ measure() {
 		echo "fail B received nothing: $(grep -v '^ ' <<< "$out" | tail -n 1)"
 		return
 	fi
-	echo "$rx $tx $(jfield min_over_mean "$out")"
+	echo "$rx $tx ${cost:--} $(jfield min_over_mean "$out")"
 }
 
 # run_case ROUND RING CASE: one round of CASE, its line printed, R/F updated
-declare -A R F
+declare -A R F N
 run_case() {
-	local r=$1 ring=$2 c=$3 n=1 rx tx fair flood=''
+	local r=$1 ring=$2 c=$3 n=1 rx tx ns fair flood=''
 	[ "$c" = vms ] && n=$((VMS / 2))
 	if ! fwd_start "$c"; then
 		echo "round $r $ring $c: forwarder did not start: $(tail -n 2 "$TMP/fwd.log" "$OVSDIR"/vswitchd.log 2>/dev/null | grep . | tail -n 2 | tr '\n' ' ')"
 		R[$ring.$c]+="fail "; fwd_stop; return
 	fi
-	read -r rx tx fair <<< "$(measure "$c" "$n")"
+	read -r rx tx ns fair <<< "$(measure "$c" "$n")"
 	fwd_stop
 	if [ "$rx" = fail ]; then
-		echo "round $r $ring $c: $tx $fair"
+		echo "round $r $ring $c: $tx $ns $fair"
 		R[$ring.$c]+="fail "; return
 	fi
 	R[$ring.$c]+="$rx "
+	N[$ring.$c]+="$ns "
 	if [ "$c" = vms ]; then
 		F[$ring]+="$fair "
 		[ -z "$DST_MAC" ] && flood=", frames broadcast: each one flooded to all $((VMS - 1)) other VMs"
-		echo "round $r $ring vms $VMS: B rx $rx Mpps over $n receivers, slowest/mean $fair (A tx $tx Mpps)$flood"
+		echo "round $r $ring vms $VMS: B rx $rx Mpps over $n receivers, slowest/mean $fair (A tx $tx Mpps), forwarder $ns ns/frame$flood"
 	else
-		echo "round $r $ring $c: B rx $rx Mpps (A tx $tx Mpps)"
+		echo "round $r $ring $c: B rx $rx Mpps (A tx $tx Mpps), forwarder $ns ns/frame"
 	fi
 }
 
@@ -380,7 +453,9 @@ done
 rc=0
 echo
 bench_machine end
-printf '%-7s %-8s %9s %13s %11s\n' ring case rx_mpps switch_ratio pair_ratio
+# nmedian: the median of the numbers on stdin, "-" if none (a "-" is no number)
+nmedian() { grep -E '^[0-9.]+$' | bench_median | sed 's/^nan$/-/'; }
+printf '%-7s %-8s %9s %13s %11s %8s %10s\n' ring case rx_mpps switch_ratio pair_ratio fwd_ns cap_ratio
 for ring in $RINGS; do
 	for c in "${RUN[@]}"; do
 		m=$(words "${R[$ring.$c]}" | median)
@@ -393,7 +468,12 @@ for ring in $RINGS; do
 			     while read -r x y; do div "$x" "$y"; done | median)
 			[ "$pr" = fail ] || pr=$(printf '%.2f' "$pr")
 		fi
-		printf '%-7s %-8s %9s %13s %11s\n' "$ring" "$c" "$m" "$sr" "$pr"
+		fn=$(words "${N[$ring.$c]:-}" | nmedian) cr=-
+		if [ -n "${N[$ring.switch]:-}" ] && [ "$fn" != - ]; then
+			s=$(words "${N[$ring.switch]}" | nmedian)
+			[ "$s" = - ] || cr=$(div "$fn" "$s")
+		fi
+		printf '%-7s %-8s %9s %13s %11s %8s %10s\n' "$ring" "$c" "$m" "$sr" "$pr" "$fn" "$cr"
 	done
 done
 if [ "$VMS" -gt 0 ]; then
@@ -408,5 +488,7 @@ if [ "$VMS" -gt 0 ]; then
 	done
 fi
 echo "# medians of $ROUNDS rounds; rx_mpps: frames/s VM B received; switch_ratio: the switch's" \
-     "median over the case's; pair_ratio: median of the per-round ratios"
+     "median over the case's; pair_ratio: median of the per-round ratios; fwd_ns: the" \
+     "forwarder's busy ns per frame taken from A (testpmd: -, no window figure); cap_ratio:" \
+     "the case's fwd_ns over the switch's"
 exit $rc

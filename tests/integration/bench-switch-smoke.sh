@@ -31,7 +31,11 @@ rounds() {
 	sed -n "s/^round [0-9]* $2 $3: B rx \([0-9.]*\) Mpps .*/\1/p" "$1"
 }
 # row FILE RING CASE: CASE's table row, without ring and case
-row() { awk -v r="$2" -v c="$3" '$1 == r && $2 == c && NF == 5 { print $3, $4, $5; exit }' "$1"; }
+row() { awk -v r="$2" -v c="$3" '$1 == r && $2 == c && NF == 7 { print $3, $4, $5, $6, $7; exit }' "$1"; }
+# fwds FILE RING CASE: the forwarder ns/frame of CASE's round lines
+fwds() {
+	sed -n "s/^round [0-9]* $2 $3: B rx [0-9.]* Mpps .*, forwarder \([0-9.-]*\) ns\/frame.*/\1/p" "$1"
+}
 
 # --- 1. the script as it is
 BENCH_RINGS=split BENCH_WARMUP=1 timeout 600 bench/switch-vs.sh --vms 4 1 2 > "$D/all" 2>&1
@@ -56,6 +60,17 @@ for c in switch ovs testpmd bridge; do
 				eval '[ "$(wc -w <<< "$r")" = 2 ] && positive "$r"'
 			check "$c, $ring rings: the table's rx_mpps ${m:-none} is their median" \
 				near "${m:-0}" "$(med <<< "${r:-0}")" 0.0002
+			fw=$(fwds "$D/all" "$ring" "$c")
+			read -r _ _ _ fm _ <<< "$(row "$D/all" "$ring" "$c")"
+			if [ "$c" = testpmd ]; then
+				check "testpmd, $ring rings: no forwarder cost for a window ($(echo ${fw:-none}); table ${fm:-none})" \
+					eval '[ "$(echo $fw)" = "- -" ] && [ "$fm" = - ]'
+			else
+				check "$c, $ring rings: the forwarder's ns/frame each round ($(echo ${fw:-none}))" \
+					eval '[ "$(wc -w <<< "$fw")" = 2 ] && positive "$fw"'
+				check "$c, $ring rings: the table's fwd_ns ${fm:-none} is their median" \
+					near "${fm:-0}" "$(med <<< "${fw:-0}")" 0.06
+			fi
 		done
 	else
 		why=$(sed -n "s/^$c: skipped: //p" "$D/all")
@@ -85,10 +100,12 @@ check "no peer: testpmd skipped, naming the binary" grep -q '^testpmd: skipped: 
 if can switch; then
 S=$(rounds "$D/all" split switch) B=$(rounds "$D/all" split bridge)
 ms=$(med <<< "$S") mb=$(med <<< "$B")
-read -r sm sr sp <<< "$(row "$D/all" split switch)"
-read -r bm br bp <<< "$(row "$D/all" split bridge)"
+read -r sm sr sp sf sc <<< "$(row "$D/all" split switch)"
+read -r bm br bp bf bc <<< "$(row "$D/all" split bridge)"
 check "switch rx_mpps ${sm:-none} = median of its rounds $ms" near "${sm:-0}" "$ms" 0.0002
-check "switch against itself: ${sr:-none} ${sp:-none}" eval '[ "$sr $sp" = "1.00 1.00" ]'
+check "switch against itself: ${sr:-none} ${sp:-none} ${sc:-none}" eval '[ "$sr $sp $sc" = "1.00 1.00 1.00" ]'
+want=$(div "${bf:-0}" "${sf:-0}")
+check "bridge cap_ratio ${bc:-none} = fwd_ns ${bf:-none} / ${sf:-none} = $want" near "${bc:-0}" "$want" 0.006
 check "bridge rx_mpps ${bm:-none} = median of its rounds $mb" near "${bm:-0}" "$mb" 0.0002
 want=$(div "$ms" "$mb")
 check "bridge switch_ratio ${br:-none} = $ms / $mb = $want" near "${br:-0}" "$want" 0.006
