@@ -35,7 +35,7 @@
 #define DRAIN_QUIET_NS	2000000000ULL
 #define DRAIN_QUIET_NOCHECK_NS	200000000ULL
 #define DRAIN_MAX_NS	8000000000ULL
-#define ANNOUNCE_WAIT_MS	1000
+#define ANNOUNCE_WAIT_MS	1000U
 #define CONNECT_TRIES	100		/* x 50 ms */
 #define TSO_MSS		1448
 #define L2_PLAIN_MAX	9018	/* jumbo frame; larger ones go as TSO */
