@@ -57,8 +57,13 @@
 #            cycles become ns as the share of all cycles the PMD counted
 #            over the same wall-clock interval (it polls its CPU all the
 #            time), so no clock rate is assumed
-#   testpmd  "-": it reports cycles (--record-core-cycles) only for its
-#            whole run, warm-up included, not for a window
+#   testpmd  its forward statistics with --record-core-cycles: cycles of
+#            the polls that received frames (empty polls not counted) over
+#            the packets received, between "clear fwd stats all" and "show
+#            fwd stats all" typed at its prompt (-i, from a FIFO), in ns at
+#            the TSC rate it prints with them ("at N MHz Clock")
+#   vnetd's busy_ns and testpmd's cycles leave out empty polls; the OVS PMD's
+#   processing cycles leave out its idle polls the same way
 #
 # Usage: bench/switch-vs.sh [--vms N] [SECONDS] [ROUNDS]   (default 5 s, 3 rounds)
 # Env:   VNETD (build/vnetd), VNET_BENCH (build/vnet-bench), TESTPMD
@@ -139,6 +144,7 @@ pid_stop() {
 # fwd_stop: whichever forwarder runs, and what it left behind
 fwd_stop() {
 	stop_pid "$FPID" INT; FPID=''
+	exec 7>&-
 	pid_stop "$OVSDIR/vswitchd.pid"; pid_stop "$OVSDIR/ovsdb.pid"
 	rm -rf "$OVSDIR" "/var/run/dpdk/vsw-$$" "/var/run/dpdk/vso-$$"
 	ip netns del "$NS" 2>/dev/null; ip netns del "$NSO" 2>/dev/null
@@ -211,15 +217,19 @@ bridge_start() {
 	done
 }
 
-# testpmd_start: net_vhost0 (A) <-> net_vhost1 (B), io forwarding
+# testpmd_start: net_vhost0 (A) <-> net_vhost1 (B), io forwarding; its
+# interactive prompt reads $TMP/pmd.in (held open on fd 7), so that fwd_mark
+# and fwd_cost can clear and show its forward statistics for the window
 testpmd_start() {
+	rm -f "$TMP/pmd.in"; mkfifo "$TMP/pmd.in" || return 1
+	exec 7<> "$TMP/pmd.in"
 	stdbuf -oL "$TESTPMD" --lcores "0@$BE_CPU,1@$BE_CPU" --no-pci --no-huge -m 1024 --no-shconf \
 		--file-prefix "vsw-$$" --log-level=lib.eal:notice \
 		--vdev "net_vhost0,iface=$TMP/a0.sock,queues=1,client=0" \
 		--vdev "net_vhost1,iface=$TMP/b0.sock,queues=1,client=0" -- \
 		--no-mlockall --burst=32 --rxq=1 --txq=1 --nb-cores=1 --total-num-mbufs=32768 \
-		--port-topology=paired --forward-mode=io --auto-start --stats-period 1 \
-		> "$TMP/fwd.log" 2>&1 < /dev/null &
+		--port-topology=paired --forward-mode=io --auto-start -i --record-core-cycles \
+		> "$TMP/fwd.log" 2>&1 <&7 &
 	FPID=$!
 	wait_sock "$TMP/b0.sock" 20 "$FPID"
 }
@@ -313,6 +323,7 @@ fwd_mark() {
 	case $1 in
 	switch|vms|bridge) M_V=$(vnetd_busy) ;;
 	ovs) ovs_appctl dpif-netdev/pmd-stats-clear > /dev/null 2>&1 ;;
+	testpmd) echo 'clear fwd stats all' >&7 ;;
 	esac
 	M_T0=$(date +%s%N)
 }
@@ -332,8 +343,25 @@ fwd_cost() {
 			/idle cycles:/ { i += $3 }
 			/processing cycles:/ { c += $3 }
 			END { if (p > 0 && i + c > 0) printf "%.1f\n", c / (i + c) * ns / p; else print "-" }' ;;
+	testpmd) testpmd_cost ;;
 	*) echo - ;;
 	esac
+}
+# testpmd_cost: testpmd's busy cycles over the packets it received since the
+# last "clear fwd stats all" (--record-core-cycles counts the cycles of the
+# polls that received frames), in ns at the TSC rate it prints ("MHz Clock")
+testpmd_cost() {
+	local off i
+	off=$(wc -c < "$TMP/fwd.log")
+	echo 'show fwd stats all' >&7
+	for i in $(seq 30); do
+		tail -c +$((off + 1)) "$TMP/fwd.log" | grep -q 'MHz Clock' && break
+		sleep 0.1
+	done
+	tail -c +$((off + 1)) "$TMP/fwd.log" | sed -n \
+		's/.*[a-z]* cycles=\([0-9]*\) \/ total [a-z-]* packets=\([0-9]*\)) at \([0-9]*\) MHz Clock.*/\1 \2 \3/p' |
+		awk '$2 > 0 && $3 > 0 { printf "%.1f\n", $1 / $2 * 1000 / $3; ok = 1; exit }
+		     END { if (!ok) print "-" }'
 }
 
 # measure CASE PAIRS: "B_rx_mpps A_tx_mpps fwd_ns slowest_over_mean", or
@@ -489,6 +517,6 @@ if [ "$VMS" -gt 0 ]; then
 fi
 echo "# medians of $ROUNDS rounds; rx_mpps: frames/s VM B received; switch_ratio: the switch's" \
      "median over the case's; pair_ratio: median of the per-round ratios; fwd_ns: the" \
-     "forwarder's busy ns per frame taken from A (testpmd: -, no window figure); cap_ratio:" \
+     "forwarder's busy ns per frame taken from A; cap_ratio:" \
      "the case's fwd_ns over the switch's"
 exit $rc

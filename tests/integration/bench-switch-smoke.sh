@@ -62,15 +62,10 @@ for c in switch ovs testpmd bridge; do
 				near "${m:-0}" "$(med <<< "${r:-0}")" 0.0002
 			fw=$(fwds "$D/all" "$ring" "$c")
 			read -r _ _ _ fm _ <<< "$(row "$D/all" "$ring" "$c")"
-			if [ "$c" = testpmd ]; then
-				check "testpmd, $ring rings: no forwarder cost for a window ($(echo ${fw:-none}); table ${fm:-none})" \
-					eval '[ "$(echo $fw)" = "- -" ] && [ "$fm" = - ]'
-			else
-				check "$c, $ring rings: the forwarder's ns/frame each round ($(echo ${fw:-none}))" \
-					eval '[ "$(wc -w <<< "$fw")" = 2 ] && positive "$fw"'
-				check "$c, $ring rings: the table's fwd_ns ${fm:-none} is their median" \
-					near "${fm:-0}" "$(med <<< "${fw:-0}")" 0.06
-			fi
+			check "$c, $ring rings: the forwarder's ns/frame each round ($(echo ${fw:-none}))" \
+				eval '[ "$(wc -w <<< "$fw")" = 2 ] && positive "$fw"'
+			check "$c, $ring rings: the table's fwd_ns ${fm:-none} is their median" \
+				near "${fm:-0}" "$(med <<< "${fw:-0}")" 0.06
 		done
 	else
 		why=$(sed -n "s/^$c: skipped: //p" "$D/all")
