@@ -17,6 +17,7 @@
 # - guest RX: frames injected on the peer (AF_PACKET, paced, vnet-bench's
 #   marker) reach the frontend's RX ring once each and in order;
 # - vnetctl status names the interface, queues, mode and what was refused;
+#   the metrics' GRO counters (vnetd_port_gro_*_total) match its GRO line;
 # - vnetctl upgrade hands the port's socket and UMEM to the new vnetd:
 #   frames injected on the peer while it runs reach the frontend once each
 #   and in order, the new pid serves (its log says the sockets were handed
@@ -289,6 +290,16 @@ if grep -q 'host side: af_xdp on xa queues 0..0, copy mode.*refused from the ker
 	ok "vnetctl status: interface, queues, mode and refused descriptors (text and JSON)"
 else
 	not_ok "vnetctl status: no af_xdp host side line: $(grep -m1 'host side' <<< "$st")"
+fi
+# GRO's counters: the status line's and the Prometheus families agree
+gst=$(grep -o 'GRO [0-9]* frames merged into [0-9]*' <<< "$st" | head -n 1)
+prom=$("$VNETCTL" status --socket "$CTL" --prometheus 2>&1)
+gseg=$(awk '/^vnetd_port_gro_segments_total\{/ { s += $2; n++ } END { if (n) print s }' <<< "$prom")
+gfr=$(awk '/^vnetd_port_gro_frames_total\{/ { s += $2; n++ } END { if (n) print s }' <<< "$prom")
+if [ -n "$gst" ] && [ "$gst" = "GRO ${gseg:-x} frames merged into ${gfr:-x}" ]; then
+	ok "metrics: vnetd_port_gro_segments_total $gseg, vnetd_port_gro_frames_total $gfr, as the status line says"
+else
+	not_ok "metrics: GRO families '${gseg:-none}' '${gfr:-none}', status line '${gst:-none}'"
 fi
 
 # ---- vnetctl upgrade: the socket and its UMEM pass to the new process ---------
