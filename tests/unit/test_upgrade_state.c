@@ -240,7 +240,7 @@ static void test_newer_version(void)
 	CHECK_EQ(encode(), 0);
 	buf[4] = UPGRADE_VERSION + 1;
 	CHECK_EQ(decode(buf_len, &why), -EPROTONOSUPPORT);
-	CHECK(strstr(why.msg, "version 4"));
+	CHECK(strstr(why.msg, "version 5"));
 	buf[4] = 0;
 	CHECK_EQ(decode(buf_len, &why), -EPROTONOSUPPORT);
 }
