@@ -41,7 +41,8 @@ _Static_assert(UPGRADE_RX_FDS == VHOST_USER_MAX_FDS, "fds per message");
 #define UPG_LOG_SIZE_MAX (1ULL << 49)
 #define UPG_XSK_LEN	(4 * 4)			/* version 3 */
 #define UPG_PORT_LEN_MAX (UPGRADE_NAME_LEN + 4 * 5 + UPGRADE_MAX_PAIRS * 4 + \
-			  4 + UPGRADE_MAX_PAIRS * UPG_XSK_LEN + UPG_DEV_LEN_MAX)
+			  4 + UPGRADE_MAX_PAIRS * UPG_XSK_LEN + \
+			  4 + UPGRADE_SPEC_LEN - 1 + UPG_DEV_LEN_MAX)
 
 /* A cursor over a buffer; @err latches the first overrun */
 struct upgrade_state_cur {
@@ -263,6 +264,9 @@ static unsigned int upgrade_state_version(const struct upgrade_state *st)
 	unsigned int v = 1;
 	uint32_t i;
 
+	for (i = 0; i < st->nports && i < UPGRADE_MAX_PORTS; i++)
+		if (st->ports[i].spec[0])
+			return UPGRADE_VERSION_SPEC;
 	for (i = 0; i < st->nports && i < UPGRADE_MAX_PORTS; i++) {
 		const struct upgrade_port *p = &st->ports[i];
 
@@ -295,6 +299,12 @@ static void upgrade_state_put_port(struct upgrade_state_cur *c, const struct upg
 			upgrade_state_put32(c, p->xsk[i].qid);
 			upgrade_state_put32(c, p->xsk[i].flags);
 		}
+	}
+	if (c->version >= UPGRADE_VERSION_SPEC) {
+		size_t n = strnlen(p->spec, sizeof(p->spec) - 1);
+
+		upgrade_state_put32(c, n);
+		upgrade_state_put(c, p->spec, n);
 	}
 	if (p->flags & UPGRADE_P_CONNECTED)
 		upgrade_state_put_dev(c, &p->dev);
@@ -628,6 +638,28 @@ static int upgrade_state_get_xsk(struct upgrade_state_dec *x, struct upgrade_por
 	return 0;
 }
 
+/* Version 4: the spec of a port added at run time, "" for any other */
+static int upgrade_state_get_spec(struct upgrade_state_dec *x, struct upgrade_port *p)
+{
+	uint32_t n;
+
+	p->spec[0] = '\0';
+	if (x->c.version < UPGRADE_VERSION_SPEC)
+		return 0;
+	n = upgrade_state_get32(&x->c);
+	if (x->c.err)
+		return 0;
+	if (n > sizeof(p->spec) - 1)
+		return reason_set(x->why, -EBADMSG, "port %s: run-time spec of %u bytes, at most %u",
+				  p->name, n, UPGRADE_SPEC_LEN - 1);
+	upgrade_state_get(&x->c, p->spec, n);
+	p->spec[x->c.err ? 0 : n] = '\0';
+	if (!x->c.err && strlen(p->spec) != n)
+		return reason_set(x->why, -EBADMSG, "port %s: run-time spec has a NUL byte",
+				  p->name);
+	return 0;
+}
+
 static int upgrade_state_get_port(struct upgrade_state_dec *x, struct upgrade_port *p)
 {
 	uint32_t i;
@@ -671,6 +703,7 @@ static int upgrade_state_get_port(struct upgrade_state_dec *x, struct upgrade_po
 					  p->name, i);
 	}
 	ret = upgrade_state_get_xsk(x, p);
+	ret = ret ?: upgrade_state_get_spec(x, p);
 	if (ret)
 		return ret;
 	if (p->flags & UPGRADE_P_CONNECTED)

@@ -23,6 +23,10 @@
  * 3 = 2 plus, after each port's backend queue descriptors, its AF_XDP
  * sockets (per pair the socket, its UMEM's memfd, the interface queue and
  * how it was bound), written only when a port has some.
+ * 4 = 3 plus, at the end of each port's record before its device, the
+ * spec a port added at run time (`vnetctl port add`) was added with (a
+ * 32-bit length, 0 for any other port, then the bytes, no NUL), written
+ * only when such a port exists.
  */
 #ifndef VNET_UPGRADE_STATE_H
 #define VNET_UPGRADE_STATE_H
@@ -36,9 +40,11 @@
 #include "util.h"
 
 #define UPGRADE_MAGIC		0x50554e56u	/* "VNUP" */
-#define UPGRADE_VERSION		3	/* the newest this binary reads */
+#define UPGRADE_VERSION		4	/* the newest this binary reads */
 #define UPGRADE_VERSION_LOG	2	/* the first with the dirty log */
 #define UPGRADE_VERSION_XSK	3	/* the first with AF_XDP sockets */
+#define UPGRADE_VERSION_SPEC	4	/* the first with run-time port specs */
+#define UPGRADE_SPEC_LEN	1024	/* a spec's bytes and its NUL */
 #define UPGRADE_HDR_LEN		24
 #define UPGRADE_MAX_PORTS	64
 #define UPGRADE_MAX_PAIRS	64
@@ -179,6 +185,9 @@ struct upgrade_xsk {
  * @qfds:	Their indices, pair order
  * @nxsk:	AF_XDP sockets (af_xdp), 0 or @queues (version 3)
  * @xsk:	They, pair order
+ * @spec:	The KEY=VAL,... spec of a port added at run time, NUL-
+ *		terminated; empty for a port of the command line or --config
+ *		(version 4)
  * @dev:	Device state, valid if UPGRADE_P_CONNECTED
  */
 struct upgrade_port {
@@ -191,6 +200,7 @@ struct upgrade_port {
 	int32_t qfds[UPGRADE_MAX_PAIRS];
 	uint32_t nxsk;
 	struct upgrade_xsk xsk[UPGRADE_MAX_PAIRS];
+	char spec[UPGRADE_SPEC_LEN];
 	struct upgrade_dev dev;
 };
 

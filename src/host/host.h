@@ -218,6 +218,13 @@ struct host_ops {
 	 * the next call or close()
 	 */
 	const char *(*mode)(struct host *host);
+	/**
+	 * @gro: optional: what the host side's software GRO did since
+	 * open(), summed over its queues: @segs frames from the network
+	 * merged into @frames GSO frames for the guest (af_xdp). Each a
+	 * relaxed load of a worker's counter. Context: control thread
+	 */
+	void (*gro)(struct host *host, uint64_t *segs, uint64_t *frames);
 	/** @close: release everything open() made; the host side is reusable */
 	void (*close)(struct host *host);
 };

@@ -912,6 +912,30 @@ static int host_afxdp_hand_over(struct host *host, unsigned int pair,
 	return 0;
 }
 
+/**
+ * host_afxdp_gro() - GRO's counters, summed over the port's queues
+ * @host:	The port's host side
+ * @segs:	Out: frames from the interface merged
+ * @frames:	Out: GSO frames made of them
+ *
+ * The workers' counters, read without a lock (a relaxed 64-bit load each).
+ */
+static void host_afxdp_gro(struct host *host, uint64_t *segs,
+			   uint64_t *frames)
+{
+	struct afxdp_priv *p = host->priv;
+	unsigned int i;
+
+	*segs = 0;
+	*frames = 0;
+	for (i = 0; p && i < p->npairs; i++) {
+		*frames += __atomic_load_n(&p->qs[i].q.stats.gro_frames,
+					   __ATOMIC_RELAXED);
+		*segs += __atomic_load_n(&p->qs[i].q.stats.gro_segs,
+					 __ATOMIC_RELAXED);
+	}
+}
+
 /*
  * The mode, queues and what the sockets refused, for the log at open and
  * `vnetctl status`: the counters are the workers', read here without a
@@ -962,6 +986,7 @@ const struct host_ops host_afxdp_ops = {
 	.rx_fd = host_afxdp_rx_fd,
 	.queue_fd = host_afxdp_queue_fd,
 	.mode = host_afxdp_mode,
+	.gro = host_afxdp_gro,
 	.hand_over = host_afxdp_hand_over,
 	.close = host_afxdp_close,
 };

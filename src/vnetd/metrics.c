@@ -545,6 +545,48 @@ static void metrics_prom_migration(struct sbuf *b, struct vnetd_port *ports,
 	}
 }
 
+/**
+ * metrics_prom_gro() - The host side's software GRO (af_xdp), per port
+ * @b:		Output
+ * @ports:	Ports
+ * @nports:	How many
+ *
+ * vnetd_port_gro_segments_total (frames from the network merged) and
+ * vnetd_port_gro_frames_total (GSO frames made of them), for the ports
+ * whose host side has GRO; the families are always declared.
+ */
+static void metrics_prom_gro(struct sbuf *b, struct vnetd_port *ports,
+			     unsigned int nports)
+{
+	uint64_t segs[VNETD_MAX_PORTS], frames[VNETD_MAX_PORTS];
+	bool has[VNETD_MAX_PORTS];
+	unsigned int i;
+
+	for (i = 0; i < nports && i < VNETD_MAX_PORTS; i++) {
+		has[i] = ports[i].used && ports[i].host.ops &&
+			 ports[i].host.ops->gro;
+		if (has[i])
+			ports[i].host.ops->gro(&ports[i].host, &segs[i],
+					       &frames[i]);
+	}
+	sbuf_printf(b, "# HELP vnetd_port_gro_segments_total Frames from the network the host side's GRO merged into GSO frames for the guest (af_xdp)\n# TYPE vnetd_port_gro_segments_total counter\n");
+	for (i = 0; i < nports && i < VNETD_MAX_PORTS; i++) {
+		if (!has[i])
+			continue;
+		sbuf_printf(b, "vnetd_port_gro_segments_total{port=");
+		metrics_quote(b, ports[i].cfg.name, true);
+		sbuf_printf(b, "} %llu\n", (unsigned long long)segs[i]);
+	}
+	sbuf_printf(b, "# HELP vnetd_port_gro_frames_total GSO frames the host side's GRO made for the guest (af_xdp)\n# TYPE vnetd_port_gro_frames_total counter\n");
+	for (i = 0; i < nports && i < VNETD_MAX_PORTS; i++) {
+		if (!has[i])
+			continue;
+		sbuf_printf(b, "vnetd_port_gro_frames_total{port=");
+		metrics_quote(b, ports[i].cfg.name, true);
+		sbuf_printf(b, "} %llu\n", (unsigned long long)frames[i]);
+	}
+}
+
 /* --worker-threads: how the pool's threads share the pairs of all ports */
 static void metrics_prom_workers(struct sbuf *b,
 				 const struct worker_pool *g)
@@ -587,6 +629,7 @@ static void metrics_prom_ports(struct sbuf *b, struct vnetd_port *ports,
 	metrics_prom_reasons(b, ports, nports, false);
 	metrics_prom_reasons(b, ports, nports, true);
 	metrics_prom_migration(b, ports, nports);
+	metrics_prom_gro(b, ports, nports);
 	sbuf_printf(b, "# HELP vnetd_control_refused_total Control socket clients refused or dropped, by reason\n# TYPE vnetd_control_refused_total counter\n");
 	for (i = 0; i < CTL_REFUSE_MAX; i++)
 		sbuf_printf(b, "vnetd_control_refused_total{reason=\"%s\"} %llu\n",

@@ -158,6 +158,65 @@ static void reload_dirs_text(char *out, size_t len)
 				      rl.dirs[i]);
 }
 
+/*
+ * The spec each slot's port was added with (`port add`), "" for a port of
+ * the command line or --config: vnetctl upgrade hands it to the next
+ * process, which adds the port again from it (upgrade.c). Indexed by slot.
+ */
+static char reload_specs[VNETD_MAX_PORTS][RELOAD_SPEC_LEN];
+
+/**
+ * reload_port_spec() - The spec a run-time port was added with
+ * @slot:	Port slot
+ *
+ * Return: the spec (name= and a derived mac= explicit), NULL if the
+ *	   slot's port came from the command line or --config
+ */
+const char *reload_port_spec(unsigned int slot)
+{
+	if (slot >= VNETD_MAX_PORTS || !reload_specs[slot][0])
+		return NULL;
+	return reload_specs[slot];
+}
+
+/**
+ * reload_set_spec() - Note that @slot's port was added at run time
+ * @slot:	Port slot
+ * @spec:	Its spec, NULL or "": not a run-time port (any more)
+ */
+void reload_set_spec(unsigned int slot, const char *spec)
+{
+	if (slot < VNETD_MAX_PORTS)
+		snprintf(reload_specs[slot], sizeof(reload_specs[slot]), "%s",
+			 spec ? spec : "");
+}
+
+/*
+ * @spec as given, with the name and MAC cli_port_check() chose by slot
+ * made explicit: the next process may put the port in another slot.
+ * Return: 0, -ENAMETOOLONG if that does not fit RELOAD_SPEC_LEN
+ */
+static int reload_note_spec(unsigned int slot, const char *spec,
+			    bool named, const struct vnetd_port_cfg *pc)
+{
+	const uint8_t *m = pc->mac;
+	int n;
+
+	n = snprintf(reload_specs[slot], sizeof(reload_specs[slot]), "%s", spec);
+	if (n >= 0 && !named && (size_t)n < sizeof(reload_specs[slot]))
+		n += snprintf(reload_specs[slot] + n, sizeof(reload_specs[slot]) - (size_t)n,
+			      ",name=%s", pc->name);
+	if (n >= 0 && pc->mac_derived && (size_t)n < sizeof(reload_specs[slot]))
+		n += snprintf(reload_specs[slot] + n, sizeof(reload_specs[slot]) - (size_t)n,
+			      ",mac=%02x:%02x:%02x:%02x:%02x:%02x",
+			      m[0], m[1], m[2], m[3], m[4], m[5]);
+	if (n < 0 || (size_t)n >= sizeof(reload_specs[slot])) {
+		reload_specs[slot][0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
 static struct vnetd_port *reload_find(const char *name)
 {
 	unsigned int i;
@@ -277,6 +336,7 @@ static void reload_stop(struct vnetd_port *p, const char *why)
 {
 	log_info("port %s: stopped (%s)", p->cfg.name, why);
 	port_cleanup(p);
+	reload_set_spec((unsigned int)(p - rl.ports), NULL);
 }
 
 /*
@@ -315,12 +375,14 @@ void reload_port_add(struct sbuf *b, const char *spec, const int *fds,
 {
 	struct vnetd_port_cfg pc;
 	struct reason why = { 0 };
+	bool named;
 	int slot;
 
 	if (cli_port_parse(&pc, &rl.cfg->defaults, spec, ",", &why)) {
 		sbuf_printf(b, "error: port add%s\n", why.msg);
 		return;
 	}
+	named = pc.name[0];
 	if (nfds > 2 * VNET_MAX_PAIRS)
 		nfds = 2 * VNET_MAX_PAIRS;	/* ctl.c keeps no more */
 	slot = reload_free_slot();
@@ -340,6 +402,9 @@ void reload_port_add(struct sbuf *b, const char *spec, const int *fds,
 	/* the host side holds duplicates; ctl.c closes these */
 	rl.cfg->ports[slot].nxdp_fds = 0;
 	rl.ports[slot].cfg.nxdp_fds = 0;
+	if (reload_note_spec((unsigned int)slot, spec, named, &pc))
+		log_warn("port %s: its spec with name= and mac= is over %d bytes: vnetctl upgrade will refuse while it exists",
+			 pc.name, RELOAD_SPEC_LEN - 1);
 	sbuf_printf(b, "ok: port %s added (%s %s)\n", pc.name,
 		       pc.client ? "connecting to" : "listening on", pc.socket);
 }

@@ -19,4 +19,10 @@ void reload_port_list(struct sbuf *b);
 void reload_config(void);
 bool reload_sock_dir_ok(const char *path);
 
+/* A run-time port's spec, name= and a derived mac= made explicit, and NUL */
+#define RELOAD_SPEC_LEN	1024
+
+const char *reload_port_spec(unsigned int slot);
+void reload_set_spec(unsigned int slot, const char *spec);
+
 #endif /* VNETD_RELOAD_H */

@@ -49,13 +49,17 @@
 #include "log.h"
 #include "net.h"
 #include "port.h"
+#include "port_spec.h"
 #include "ports.h"
+#include "reload.h"
 #include "sbuf.h"
 #include "sd_notify.h"
 #include "upgrade.h"
 #include "upgrade_state.h"
 #include "vnetd.h"
 #include "vu_dev_upgrade.h"
+
+_Static_assert(RELOAD_SPEC_LEN == UPGRADE_SPEC_LEN, "a run-time port's spec");
 
 /* #syscalls: sendmsg recvmsg poll ppoll exit_group getpid dup2 dup3 */
 
@@ -319,6 +323,8 @@ static int upgrade_export_port(struct vnetd_port *p, struct upgrade_state *st,
 
 	memset(o, 0, sizeof(*o));
 	snprintf(o->name, sizeof(o->name), "%s", p->cfg.name);
+	snprintf(o->spec, sizeof(o->spec), "%s",
+		 reload_port_spec((unsigned int)(p - ports_get(&i))) ?: "");
 	o->queues = p->cfg.queues;
 	o->flags = p->cfg.client ? UPGRADE_P_CLIENT : 0;
 	o->listen_fd = upgrade_state_add_fd(st, p->listen_fd);
@@ -927,6 +933,45 @@ static int upgrade_take_port(struct vnetd_port *p, const struct vnetd_port_cfg *
 	return upgrade_conn_rx(p, st, &sp->dev, why);
 }
 
+/*
+ * A port the old process had from `vnetctl port add`: parse its spec as
+ * port add does (reload.c) into the next free slot of @cfg. A port of the
+ * same name in the command line or --config wins (the caller looks there
+ * first). Return: 0, or -errno with @why set
+ */
+static int upgrade_add_runtime(struct vnetd_cfg *cfg, const struct upgrade_port *sp,
+			       struct reason *why)
+{
+	struct vnetd_port_cfg *pc = &cfg->ports[cfg->nports];
+	struct reason inner = { 0 };
+	unsigned int k;
+
+	if (!sp->spec[0])
+		return reason_set(why, -ENOENT, "port %s is not in the command line or --config, and the old process did not say it was added with vnetctl port add: add it to the configuration first",
+				  sp->name);
+	if (cfg->nports >= VNETD_MAX_PORTS)
+		return reason_set(why, -ENOSPC, "port %s (added at run time): no free slot, at most %d ports",
+				  sp->name, VNETD_MAX_PORTS);
+	if (cli_port_parse(pc, &cfg->defaults, sp->spec, ",", &inner) ||
+	    cli_port_check(pc, cfg->nports, &inner))
+		return reason_set(why, -EINVAL, "port %s (added at run time): its spec is refused: %s",
+				  sp->name, inner.msg);
+	if (strcmp(pc->name, sp->name))
+		return reason_set(why, -EINVAL, "port %s (added at run time): its spec names port %s",
+				  sp->name, pc->name);
+	if (pc->fd >= 0 || pc->ntap_fds)
+		return reason_set(why, -EINVAL, "port %s (added at run time): fd= or tap-fd= in its spec",
+				  sp->name);
+	for (k = 0; k < cfg->nports; k++)
+		if (cli_port_clash(pc, &cfg->ports[k], &inner))
+			return reason_set(why, -EEXIST, "port %s (added at run time): %s",
+					  sp->name, inner.msg);
+	pc->from_config = false;
+	reload_set_spec(cfg->nports, sp->spec);
+	cfg->nports++;
+	return 0;
+}
+
 static int upgrade_take_ports(struct vnetd_cfg *cfg, struct vnetd_port *ports,
 			  int epfd, struct upgrade_state *st, struct reason *why)
 {
@@ -939,9 +984,11 @@ static int upgrade_take_ports(struct vnetd_cfg *cfg, struct vnetd_port *ports,
 		for (n = 0; n < cfg->nports; n++)
 			if (!strcmp(cfg->ports[n].name, st->ports[i].name))
 				break;
-		if (n == cfg->nports)
-			return reason_set(why, -ENOENT, "port %s is not in the command line or --config (added with vnetctl port add?): add it to the configuration first",
-					  st->ports[i].name);
+		if (n < cfg->nports)
+			continue;
+		ret = upgrade_add_runtime(cfg, &st->ports[i], why);
+		if (ret)
+			return ret;
 	}
 	for (i = 0; i < cfg->nports; i++) {
 		sp = upgrade_find(st, cfg->ports[i].name);

@@ -158,6 +158,11 @@ gro_frames=$(grep -o 'GRO [0-9]* frames merged into [0-9]*' <<< "$st" | cut -d' 
 echo "# af_xdp: GRO merged ${gro_segs:-?} wire frames into ${gro_frames:-?} GSO frames for the guest"
 vt_check "af_xdp: the guest got GSO frames (GRO merged ${gro_segs:-?} peer segments into ${gro_frames:-?})" \
 	test "${gro_frames:-0}" -gt 0 -a "${gro_segs:-0}" -gt "${gro_frames:-0}"
+prom=$("$VT_TOP/build/vnetctl" status --socket "$VT_W/ctl.sock" --prometheus 2>&1)
+pseg=$(awk '/^vnetd_port_gro_segments_total\{/ { s += $2 } END { print s + 0 }' <<< "$prom")
+pfr=$(awk '/^vnetd_port_gro_frames_total\{/ { s += $2 } END { print s + 0 }' <<< "$prom")
+vt_check "af_xdp: metrics vnetd_port_gro_segments_total $pseg, vnetd_port_gro_frames_total $pfr, as the status line" \
+	test "$pseg" = "${gro_segs:-?}" -a "$pfr" = "${gro_frames:-?}"
 vt_vnetd_counters
 vt_check "af_xdp: vnetd still running after the guest powered off" vt_backend_alive
 vt_backend_stop

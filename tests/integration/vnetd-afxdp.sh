@@ -17,6 +17,7 @@
 # - guest RX: frames injected on the peer (AF_PACKET, paced, vnet-bench's
 #   marker) reach the frontend's RX ring once each and in order;
 # - vnetctl status names the interface, queues, mode and what was refused;
+#   the metrics' GRO counters (vnetd_port_gro_*_total) match its GRO line;
 # - vnetctl upgrade hands the port's socket and UMEM to the new vnetd:
 #   frames injected on the peer while it runs reach the frontend once each
 #   and in order, the new pid serves (its log says the sockets were handed
@@ -32,9 +33,9 @@
 #   binds them, vnetctl fills the XSKMAP; guest TX arrives at the peer and
 #   guest RX (injected on the peer) arrives once and in order
 #   (--check-seq); port del and add again on the same queue; `vnetctl
-#   upgrade` is refused naming the port (the new process takes only ports
-#   its configuration names); the port, settled for the hand-over, keeps
-#   forwarding.
+#   upgrade` carries the port (its spec, sockets and UMEMs): guest RX
+#   arrives once and in order after it, port list shows it, port del
+#   removes it, the new process ends on SIGTERM.
 #
 # Skips, saying why, without libxdp in the build (--backend af_xdp absent)
 # or without XDP on veth. bpffs is mounted if it is not (libxdp works
@@ -290,6 +291,16 @@ if grep -q 'host side: af_xdp on xa queues 0..0, copy mode.*refused from the ker
 else
 	not_ok "vnetctl status: no af_xdp host side line: $(grep -m1 'host side' <<< "$st")"
 fi
+# GRO's counters: the status line's and the Prometheus families agree
+gst=$(grep -o 'GRO [0-9]* frames merged into [0-9]*' <<< "$st" | head -n 1)
+prom=$("$VNETCTL" status --socket "$CTL" --prometheus 2>&1)
+gseg=$(awk '/^vnetd_port_gro_segments_total\{/ { s += $2; n++ } END { if (n) print s }' <<< "$prom")
+gfr=$(awk '/^vnetd_port_gro_frames_total\{/ { s += $2; n++ } END { if (n) print s }' <<< "$prom")
+if [ -n "$gst" ] && [ "$gst" = "GRO ${gseg:-x} frames merged into ${gfr:-x}" ]; then
+	ok "metrics: vnetd_port_gro_segments_total $gseg, vnetd_port_gro_frames_total $gfr, as the status line says"
+else
+	not_ok "metrics: GRO families '${gseg:-none}' '${gfr:-none}', status line '${gst:-none}'"
+fi
 
 # ---- vnetctl upgrade: the socket and its UMEM pass to the new process ---------
 # paced (at most 2000 frames/s) so that a pause of up to 0.5 s, far more than a
@@ -476,19 +487,37 @@ if [ "$rc" = 0 ] && grep -q 'removed' <<< "$del"; then
 else
 	not_ok "run time: del then add: $del / rc=$rc $add"
 fi
-# upgrade: a port added at run time is not in the new process's
-# configuration: refused with the reason; the port, settled for the
-# hand-over, keeps forwarding
+# upgrade: a port added at run time passes with its spec, its sockets and
+# UMEMs (the XSKMAP vnetctl filled keeps pointing at them): the new process
+# serves it, guest RX arrives once and in order, port list shows it and
+# port del removes it
+OLDPID=$VPID
 up=$(nsx "$VNETCTL" upgrade --binary "$VNETD" --socket "$CTL" 2>&1); rc=$?
-if [ "$rc" != 0 ] && grep -q 'port xr is not in the command line' <<< "$up" &&
-   kill -0 "$VPID" 2>/dev/null; then
-	ok "upgrade refused for the run-time af_xdp port, vnetd serves on: $(grep -o 'port xr is not.*' <<< "$up" | cut -c1-90)"
-	rx_check "after the refused upgrade: guest RX"
+NEWPID=$(sed -n 's/.*ok pid \([0-9]*\) .*/\1/p' <<< "$up")
+[ -n "$NEWPID" ] && cleanup_run "kill -KILL $NEWPID 2>/dev/null"
+wait "$OLDPID"; orc=$?
+VPID=
+if [ "$rc" = 0 ] && [ -n "$NEWPID" ] && [ "$orc" = 0 ] && kill -0 "$NEWPID" 2>/dev/null; then
+	ok "upgrade with the run-time af_xdp port: pid $NEWPID serves, pid $OLDPID exited 0"
+	rx_check "after the upgrade, run-time af_xdp port: guest RX"
+	list=$("$VNETCTL" port list --socket "$CTL" 2>&1)
+	del=$("$VNETCTL" port del xr --socket "$CTL" 2>&1)
+	if grep -q '^xr .*backend=af_xdp .*from=start-or-add' <<< "$list" &&
+	   grep -q 'removed' <<< "$del"; then
+		ok "after the upgrade: port list shows xr, port del removes it"
+	else
+		not_ok "after the upgrade: list '$(grep -m1 '^xr' <<< "$list")', del '$del'"
+	fi
+	kill "$NEWPID"
+	for _ in $(seq 50); do kill -0 "$NEWPID" 2>/dev/null || break; sleep 0.1; done
+	if ! kill -0 "$NEWPID" 2>/dev/null && ! grep -q 'seccomp: blocked' "$LOG"; then
+		ok "run time, after the upgrade: SIGTERM ends the new vnetd, no syscall blocked by the sandbox"
+	else
+		not_ok "run time, after the upgrade: pid $NEWPID still runs or a syscall was blocked: $(grep -m1 seccomp "$LOG")"
+	fi
 else
-	not_ok "upgrade with an af_xdp port: rc=$rc: $up"
-	# a hand-over that went through leaves the new process serving
-	np=$(grep -o 'ok pid [0-9]*' <<< "$up" | cut -d' ' -f3)
-	[ -n "$np" ] && kill "$np" 2>/dev/null
+	not_ok "upgrade with the run-time af_xdp port: rc=$rc (old pid exit $orc): $up"
+	sed 's/^/# vnetd: /' "$LOG" | tail -n 4
+	[ -n "$NEWPID" ] && kill "$NEWPID" 2>/dev/null
 fi
-stop "run time"
 exit $FAILED

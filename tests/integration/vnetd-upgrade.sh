@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # vnetd-upgrade.sh - `vnetctl upgrade` replaces a running,
 # sandboxed vnetd under connected frontends. vnet-bench drives 2 loop ports
-# with 2 queue pairs each (one split, one packed) with --check-seq (every
+# with 2 queue pairs each (one split, one packed), and a third added at run
+# time by `vnetctl port add`, with --check-seq (every
 # frame must come back once, in order, on its queue: a loss, a duplicate or
 # a reordering fails it) across two upgrades in a row (A -> B -> C: the
 # second proves the new process, sandboxed after takeover, can hand over
 # again), with a third port idle. Then: no reconnect (one "connected" line per port, no
 # "disconnected" while the bench runs), each old PID exited 0, the new one
-# serves the same port list, hand-over time and traffic gap printed.
+# serves the same port list (the run-time port in it, still removable by
+# port del), hand-over time and traffic gap printed.
 # Refusals, with traffic still running: a corrupt state, a state from a
 # newer format, a truncated one (VNETD_TAKEOVER_TEST in the new binary,
 # build/test-hooks/vnetd, made by this test), a new binary that exits half-way (hook "exit") and one that
@@ -79,6 +81,10 @@ VPID=$!
 echo "$VPID" >> "$TMP/pids"
 wait_sock "$C" 5 "$VPID" && wait_sock "$TMP/packed.sock" 5 "$VPID" ||
 	{ echo "Bail out! vnetd did not start"; cat "$LOG"; exit 1; }
+# a port added at run time (no name=: the one vnetd picks must stay)
+ADD=$("$VNETCTL" port add "socket=$TMP/rt.sock,backend=loop,queues=2" --socket "$C" 2>&1)
+RT=$(sed -n 's/^ok: port \([^ ]*\) added.*/\1/p' <<< "$ADD")
+check "vnetctl port add: a run-time port ($ADD)" [ -n "$RT" ]
 "$VNETCTL" port list --socket "$C" > "$TMP/list.before" 2>&1
 
 # --- two upgrades in a row under traffic ----------------------------------
@@ -88,6 +94,9 @@ B1=$!
 "$BENCH" --socket "$TMP/packed.sock" --pairs 2 --packed --duration 30 --check-seq --json \
 	> "$TMP/packed.json" 2>"$TMP/packed.err" &
 B2=$!
+"$BENCH" --socket "$TMP/rt.sock" --pairs 2 --duration 30 --check-seq --json \
+	> "$TMP/rt.json" 2>"$TMP/rt.err" &
+B3=$!
 sleep 2
 upgrade
 check "upgrade 1: vnetctl exits 0 and names the new pid" eval '[ $UP_RC = 0 ] && [ -n "$NEWPID" ]'
@@ -97,8 +106,8 @@ wait "$VPID"; arc=$?
 check "upgrade 1: the old vnetd (pid $VPID) exited 0 (rc $arc)" [ "$arc" = 0 ]
 check "upgrade 1: the new vnetd (pid $PID_B) serves" kill -0 "${PID_B:-0}"
 "$VNETCTL" status --socket "$C" > "$TMP/status.mid" 2>&1
-check "upgrade 1: both frontends still connected (status)" \
-	eval '[ "$(grep -c "(server), backend loop, connected" "$TMP/status.mid")" = 2 ]'
+check "upgrade 1: the three frontends still connected, the run-time port's too (status)" \
+	eval '[ "$(grep -c "(server), backend loop, connected" "$TMP/status.mid")" = 3 ]'
 sleep 1.5
 upgrade
 check "upgrade 2 (from the process that took over, sandboxed): vnetctl exits 0" \
@@ -112,22 +121,30 @@ sleep 0.5
 # the log is only evidence while the benches still run (their end is a
 # disconnect): their --duration is an upper bound that two upgrades on a loaded
 # machine stay well within; bench_end ends them once the checks are done
-check "both vnet-bench runs still going after the second upgrade" eval 'kill -0 $B1 && kill -0 $B2'
+check "the three vnet-bench runs still going after the second upgrade" eval 'kill -0 $B1 && kill -0 $B2 && kill -0 $B3'
 cp "$LOG" "$TMP/log.during"
 sleep 1	# traffic through the third process before the benches drain
-bench_end "$B1" "$B2"
+bench_end "$B1" "$B2" "$B3"
 wait "$B1"; r1=$?
 wait "$B2"; r2=$?
+wait "$B3"; r3=$?
 check "split, 2 pairs: vnet-bench exits 0, every frame back once, in order (rc $r1)" \
 	eval '[ $r1 = 0 ] && bench_ok "$TMP/split.json"'
 check "packed, 2 pairs: vnet-bench exits 0, every frame back once, in order (rc $r2)" \
 	eval '[ $r2 = 0 ] && bench_ok "$TMP/packed.json"'
+check "run-time port $RT (vnetctl port add), 2 pairs: vnet-bench exits 0, every frame back once, in order (rc $r3)" \
+	eval '[ $r3 = 0 ] && bench_ok "$TMP/rt.json"'
 echo "# split: $(json "$TMP/split.json" "d['total']")"
+echo "# run-time port: $(json "$TMP/rt.json" "d['total']")"
 echo "# packed: $(json "$TMP/packed.json" "d['total']")"
 check "no reconnect: one connection per port, no disconnect while the bench ran" \
-	eval '[ "$(grep -c "frontend pid .* connected on" "$TMP/log.during")" = 2 ] && ! grep -q "disconnected" "$TMP/log.during"'
+	eval '[ "$(grep -c "frontend pid .* connected on" "$TMP/log.during")" = 3 ] && ! grep -q "disconnected" "$TMP/log.during"'
 "$VNETCTL" port list --socket "$C" > "$TMP/list.after" 2>&1
-check "port list identical before and after" cmp -s "$TMP/list.before" "$TMP/list.after"
+check "port list identical before and after, the run-time port $RT in it" \
+	eval 'cmp -s "$TMP/list.before" "$TMP/list.after" && grep -q "^$RT socket=$TMP/rt.sock " "$TMP/list.after"'
+DEL=$("$VNETCTL" port del "$RT" --socket "$C" 2>&1)
+check "the run-time port is removed by port del after two upgrades ($DEL)" \
+	eval '! "$VNETCTL" port list --socket "$C" | grep -q "^$RT "'
 HAND=$(handovers | tr '\n' ' ')
 echo "# hand-over (ms, parked ms) per upgrade: $HAND; traffic gap seen by the new process: ${GAP1:-?} ms, ${GAP2:-?} ms"
 check "each hand-over took < $MAX_MS ms ($HAND)" \

@@ -240,7 +240,7 @@ static void test_newer_version(void)
 	CHECK_EQ(encode(), 0);
 	buf[4] = UPGRADE_VERSION + 1;
 	CHECK_EQ(decode(buf_len, &why), -EPROTONOSUPPORT);
-	CHECK(strstr(why.msg, "version 4"));
+	CHECK(strstr(why.msg, "version 5"));
 	buf[4] = 0;
 	CHECK_EQ(decode(buf_len, &why), -EPROTONOSUPPORT);
 }
@@ -401,6 +401,65 @@ static void test_version3_xsk(void)
 	CHECK(refused(m_xsk_twice, "named twice"));
 }
 
+#define SPEC "name=rt,socket=/run/vnetd/rt.sock,backend=null,queues=2"
+
+/* Offset in buf of the spec's length field (the spec's bytes follow it) */
+static size_t spec_at(void)
+{
+	size_t n = strlen(SPEC), i;
+
+	for (i = UPGRADE_HDR_LEN; i + n <= buf_len; i++)
+		if (!memcmp(buf + i, SPEC, n))
+			return i - 4;
+	return 0;
+}
+
+/* Version 4: a run-time port's spec, written only when one exists */
+static void test_version4_spec(void)
+{
+	struct reason why;
+	size_t at;
+
+	fill(&st_in);
+	strcpy(st_in.ports[1].spec, SPEC);
+	CHECK_EQ(encode(), 0);
+	CHECK_EQ(buf[4], UPGRADE_VERSION_SPEC);
+	CHECK_EQ(decode(buf_len, &why), 0);
+	CHECK(!strcmp(st_out.ports[1].spec, SPEC));
+	CHECK_EQ(st_out.ports[0].spec[0], '\0');
+	CHECK_EQ(st_out.ports[0].dev.log_size, st_in.ports[0].dev.log_size);
+	CHECK_EQ(st_out.ports[1].flags, st_in.ports[1].flags);
+	at = spec_at();
+	CHECK(at > UPGRADE_HDR_LEN);
+	/* oversized: a length past UPGRADE_SPEC_LEN - 1 */
+	put32(at, UPGRADE_SPEC_LEN);
+	fix_crc();
+	CHECK_EQ(decode(buf_len, &why), -EBADMSG);
+	CHECK(strstr(why.msg, "run-time spec of 1024 bytes, at most 1023"));
+	/* a NUL inside */
+	put32(at, (uint32_t)strlen(SPEC));
+	buf[at + 8] = 0;
+	fix_crc();
+	CHECK_EQ(decode(buf_len, &why), -EBADMSG);
+	CHECK(strstr(why.msg, "has a NUL byte"));
+	/* truncated in the middle of the spec */
+	CHECK_EQ(encode(), 0);
+	buf_len = at + 4 + 10;
+	put32(8, (uint32_t)(buf_len - UPGRADE_HDR_LEN));
+	fix_crc();
+	CHECK_EQ(decode(buf_len, &why), -EBADMSG);
+	CHECK(why.msg[0]);
+	/* a v4 body read as v3 is misread, never taken */
+	CHECK_EQ(encode(), 0);
+	buf[4] = UPGRADE_VERSION_XSK;
+	fix_crc();
+	CHECK_EQ(decode(buf_len, &why), -EBADMSG);
+	/* no run-time port: the lowest version, as before */
+	fill(&st_in);
+	CHECK_EQ(encode(), 0);
+	CHECK(buf[4] < UPGRADE_VERSION_SPEC);
+}
+
 /* Bytes the encoder cannot produce: flag bytes, rx length, trailing data */
 static void test_raw_values(void)
 {
@@ -465,6 +524,7 @@ int main(void)
 	RUN(test_every_field_checked);
 	RUN(test_raw_values);
 	RUN(test_version3_xsk);
+	RUN(test_version4_spec);
 	RUN(test_take_fd);
 	return test_exit();
 }
