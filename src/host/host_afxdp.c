@@ -92,7 +92,7 @@
 #include "xsk_ring.h"
 
 /* #syscalls: sendto recvfrom getsockopt munmap close
- * #syscalls: fcntl setsockopt mmap bind socket ioctl fstat newfstatat
+ * #syscalls: fcntl setsockopt mmap bind socket ioctl fstat newfstatat nanosleep clock_nanosleep
  * (a port added at run time: its passed sockets set up under the sandbox;
  * socket and ioctl are if_nametoindex() inside libxdp) */
 
@@ -106,6 +106,7 @@ _Static_assert(AFXDP_CHUNK == XSK_UMEM__DEFAULT_FRAME_SIZE, "libxdp's chunk");
 /* A hand-over waits this long at most for the kernel to complete TX (the
  * reason host_afxdp_hand_over() gives says 20 ms) */
 #define AFXDP_SETTLE_MS	20
+#define AFXDP_BIND_WAIT_MS	250	/* a just-closed socket's queue: see afxdp_bind_queue() */
 
 /**
  * struct afxdp_q - One pair's socket
@@ -388,6 +389,27 @@ err_umem:
 	return ret;
 }
 
+/*
+ * bind() a fresh socket to its queue. A socket closed on that queue just
+ * before (a port deleted and added again) frees the queue only once the
+ * kernel's deferred release of its UMEM pool has run, in a workqueue: until
+ * then bind() fails with EBUSY. So EBUSY is tried again every 10 ms for up
+ * to AFXDP_BIND_WAIT_MS (control thread, at port add only) before it counts.
+ * Return: 0 or -errno
+ */
+static int afxdp_bind_queue(int fd, const struct sockaddr_xdp *sa)
+{
+	unsigned int i;
+
+	for (i = 0;; i++) {
+		if (!bind(fd, (const struct sockaddr *)sa, sizeof(*sa)))
+			return 0;
+		if (errno != EBUSY || i >= AFXDP_BIND_WAIT_MS / 10)
+			return -errno;
+		usleep(10000);
+	}
+}
+
 /* Map ring @i of a passed-in socket: @entries of @esize bytes at @pgoff */
 static void *host_afxdp_map(struct afxdp_q *aq, unsigned int i,
 			    const struct xdp_ring_offset *o, size_t esize,
@@ -455,8 +477,12 @@ static int host_afxdp_bind_given(struct afxdp_priv *p, struct afxdp_q *aq,
 	sa.sxdp_flags = flags | XDP_USE_NEED_WAKEUP;
 	if (!sa.sxdp_ifindex)
 		return -ENODEV;
-	if (!bound && bind(aq->fd, (struct sockaddr *)&sa, sizeof(sa)))
-		return -errno;
+	if (!bound) {
+		int ret = afxdp_bind_queue(aq->fd, &sa);
+
+		if (ret)
+			return ret;
+	}
 	host_afxdp_ring(&aq->q.fill, (uint32_t *)(f + off.fr.producer),
 			(uint32_t *)(f + off.fr.consumer),
 			(uint32_t *)(f + off.fr.flags), f + off.fr.desc,
