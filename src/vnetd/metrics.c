@@ -516,33 +516,54 @@ static void metrics_prom_reasons(struct sbuf *b, struct vnetd_port *ports,
 	}
 }
 
+/**
+ * metrics_prom_per_port() - One family with a sample per port
+ * @b:		Output
+ * @ports:	Ports
+ * @nports:	How many
+ * @fam:	Family name
+ * @type:	"counter" or "gauge"
+ * @help:	Its HELP text
+ * @has:	Per port: has a sample (a slot freed by `port del` has none)
+ * @v:		Per port: the value, read where @has is set
+ *
+ * The family's HELP and TYPE lines are always written.
+ */
+static void metrics_prom_per_port(struct sbuf *b, const struct vnetd_port *ports,
+				  unsigned int nports, const char *fam,
+				  const char *type, const char *help,
+				  const bool *has, const uint64_t *v)
+{
+	unsigned int i;
+
+	sbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", fam, help, fam, type);
+	for (i = 0; i < nports && i < VNETD_MAX_PORTS; i++) {
+		if (!has[i])
+			continue;
+		sbuf_printf(b, "%s{port=", fam);
+		metrics_quote(b, ports[i].cfg.name, true);
+		sbuf_printf(b, "} %llu\n", (unsigned long long)v[i]);
+	}
+}
+
 /* Dirty logging (live migration): on/off gauge, pages counter */
 static void metrics_prom_migration(struct sbuf *b, struct vnetd_port *ports,
 				   unsigned int nports)
 {
-	uint64_t pages[VNETD_MAX_PORTS];
-	bool on[VNETD_MAX_PORTS];
+	uint64_t pages[VNETD_MAX_PORTS], on[VNETD_MAX_PORTS];
+	bool used[VNETD_MAX_PORTS];
 	unsigned int i;
 
-	/* a slot freed by `port del` has no device: skip it */
-	for (i = 0; i < nports && i < VNETD_MAX_PORTS; i++)
-		on[i] = ports[i].used && vu_dev_log_state(ports[i].dev, &pages[i]);
-	sbuf_printf(b, "# HELP vnetd_port_dirty_log 1 while the frontend has dirty logging on (VHOST_F_LOG_ALL and a log base: live migration)\n# TYPE vnetd_port_dirty_log gauge\n");
 	for (i = 0; i < nports && i < VNETD_MAX_PORTS; i++) {
-		if (!ports[i].used)
-			continue;
-		sbuf_printf(b, "vnetd_port_dirty_log{port=");
-		metrics_quote(b, ports[i].cfg.name, true);
-		sbuf_printf(b, "} %d\n", on[i] ? 1 : 0);
+		used[i] = ports[i].used;
+		on[i] = used[i] && vu_dev_log_state(ports[i].dev, &pages[i]);
 	}
-	sbuf_printf(b, "# HELP vnetd_port_dirty_pages_total Guest pages vnetd newly marked in the dirty log\n# TYPE vnetd_port_dirty_pages_total counter\n");
-	for (i = 0; i < nports && i < VNETD_MAX_PORTS; i++) {
-		if (!ports[i].used)
-			continue;
-		sbuf_printf(b, "vnetd_port_dirty_pages_total{port=");
-		metrics_quote(b, ports[i].cfg.name, true);
-		sbuf_printf(b, "} %llu\n", (unsigned long long)pages[i]);
-	}
+	metrics_prom_per_port(b, ports, nports, "vnetd_port_dirty_log", "gauge",
+			      "1 while the frontend has dirty logging on (VHOST_F_LOG_ALL and a log base: live migration)",
+			      used, on);
+	metrics_prom_per_port(b, ports, nports, "vnetd_port_dirty_pages_total", "counter",
+			      "Guest pages vnetd newly marked in the dirty log",
+			      used, pages);
 }
 
 /**
@@ -569,22 +590,12 @@ static void metrics_prom_gro(struct sbuf *b, struct vnetd_port *ports,
 			ports[i].host.ops->gro(&ports[i].host, &segs[i],
 					       &frames[i]);
 	}
-	sbuf_printf(b, "# HELP vnetd_port_gro_segments_total Frames from the network the host side's GRO merged into GSO frames for the guest (af_xdp)\n# TYPE vnetd_port_gro_segments_total counter\n");
-	for (i = 0; i < nports && i < VNETD_MAX_PORTS; i++) {
-		if (!has[i])
-			continue;
-		sbuf_printf(b, "vnetd_port_gro_segments_total{port=");
-		metrics_quote(b, ports[i].cfg.name, true);
-		sbuf_printf(b, "} %llu\n", (unsigned long long)segs[i]);
-	}
-	sbuf_printf(b, "# HELP vnetd_port_gro_frames_total GSO frames the host side's GRO made for the guest (af_xdp)\n# TYPE vnetd_port_gro_frames_total counter\n");
-	for (i = 0; i < nports && i < VNETD_MAX_PORTS; i++) {
-		if (!has[i])
-			continue;
-		sbuf_printf(b, "vnetd_port_gro_frames_total{port=");
-		metrics_quote(b, ports[i].cfg.name, true);
-		sbuf_printf(b, "} %llu\n", (unsigned long long)frames[i]);
-	}
+	metrics_prom_per_port(b, ports, nports, "vnetd_port_gro_segments_total", "counter",
+			      "Frames from the network the host side's GRO merged into GSO frames for the guest (af_xdp)",
+			      has, segs);
+	metrics_prom_per_port(b, ports, nports, "vnetd_port_gro_frames_total", "counter",
+			      "GSO frames the host side's GRO made for the guest (af_xdp)",
+			      has, frames);
 }
 
 /* --worker-threads: how the pool's threads share the pairs of all ports */
