@@ -199,19 +199,20 @@ void reload_set_spec(unsigned int slot, const char *spec)
 static int reload_note_spec(unsigned int slot, const char *spec,
 			    bool named, const struct vnetd_port_cfg *pc)
 {
+	char *out = reload_specs[slot];
+	const size_t len = sizeof(reload_specs[slot]);
 	const uint8_t *m = pc->mac;
 	int n;
 
-	n = snprintf(reload_specs[slot], sizeof(reload_specs[slot]), "%s", spec);
-	if (n >= 0 && !named && (size_t)n < sizeof(reload_specs[slot]))
-		n += snprintf(reload_specs[slot] + n, sizeof(reload_specs[slot]) - (size_t)n,
-			      ",name=%s", pc->name);
-	if (n >= 0 && pc->mac_derived && (size_t)n < sizeof(reload_specs[slot]))
-		n += snprintf(reload_specs[slot] + n, sizeof(reload_specs[slot]) - (size_t)n,
+	n = snprintf(out, len, "%s", spec);
+	if (n >= 0 && !named && (size_t)n < len)
+		n += snprintf(out + n, len - (size_t)n, ",name=%s", pc->name);
+	if (n >= 0 && pc->mac_derived && (size_t)n < len)
+		n += snprintf(out + n, len - (size_t)n,
 			      ",mac=%02x:%02x:%02x:%02x:%02x:%02x",
 			      m[0], m[1], m[2], m[3], m[4], m[5]);
-	if (n < 0 || (size_t)n >= sizeof(reload_specs[slot])) {
-		reload_specs[slot][0] = '\0';
+	if (n < 0 || (size_t)n >= len) {
+		out[0] = '\0';
 		return -ENAMETOOLONG;
 	}
 	return 0;
