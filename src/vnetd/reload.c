@@ -462,6 +462,8 @@ static bool reload_same(const struct vnetd_port_cfg *a,
 {
 	return !strcmp(a->name, b->name) && !strcmp(a->socket, b->socket) &&
 	       !strcmp(a->backend, b->backend) && !strcmp(a->tap, b->tap) &&
+	       !strcmp(a->xdp_if, b->xdp_if) && a->xdp_queue == b->xdp_queue &&
+	       a->xdp_mode == b->xdp_mode &&
 	       a->ntap_fds == b->ntap_fds &&
 	       !memcmp(a->tap_fds, b->tap_fds, a->ntap_fds * sizeof(int)) &&
 	       a->queues == b->queues && !memcmp(a->mac, b->mac, 6) &&

@@ -31,9 +31,11 @@
 #   port): started while another vnetd holds its queue, vnetd logs that it
 #   waits, binds once the holder is killed (and logs after how long), and
 #   passes guest TX and RX; with the queue held all along it exits after 250
-#   ms, saying the queue is still busy; SIGHUP removing the port works, and
-#   adding it back at once is refused, saying to use vnetctl port add (vnetd
-#   cannot make AF_XDP sockets after setup); SIGTERM: exit 0, nothing blocked;
+#   ms, saying the queue is still busy; SIGHUP: the port's line unchanged
+#   leaves it untouched, its xdp-mode changed is refused (nothing changed),
+#   removing the port works, adding it back at once is refused, saying to use
+#   vnetctl port add (vnetd cannot make AF_XDP sockets after setup); SIGTERM:
+#   exit 0, nothing blocked;
 # - at run time, into a sandboxed vnetd that started with no af_xdp port:
 #   a raw `port add ...backend=af_xdp` without sockets is refused, saying
 #   to use vnetctl as root; `vnetctl port add` makes the sockets, vnetd
@@ -454,8 +456,8 @@ fi
 # holder is killed; it binds, says after how long, and serves. One started
 # while the queue stays held gives up after the 250 ms, saying so. SIGHUP cannot
 # re-open an af_xdp port (no CAP_NET_RAW, no bpf() after setup): a reload that
-# removes the port and adds it back is refused, saying what to do, and so never
-# meets the busy queue.
+# changes its line, or removes it and adds it back, is refused, saying what to
+# do, and so never meets the busy queue.
 veth 1 || { not_ok "cannot make a veth pair"; exit 1; }
 CONF=/tmp/vnetd-afxdp-$$.conf CSOCK=/tmp/vnetd-afxdp-c-$$.sock
 CCTL=/tmp/vnetd-afxdp-c-$$.ctl CLOG=/tmp/vnetd-afxdp-c-$$.log CPID=
@@ -463,10 +465,11 @@ cleanup_run 'stop_pid "$CPID"'
 cleanup_path "$CONF"; cleanup_path "$CSOCK"; cleanup_path "$CCTL"; cleanup_path "$CLOG"
 XC="name=xc socket=$CSOCK backend=af_xdp xdp-if=xa xdp-mode=copy"
 echo "$XC" > "$CONF"
-logwait() {	# FILE PATTERN [TRIES]: 0 once FILE has a line matching PATTERN
+logwait() {	# FILE PATTERN [COUNT]: 0 once FILE has COUNT (1) lines matching
+	# PATTERN, 1 if not within 5 s
 	local _
-	for _ in $(seq "${3:-100}"); do
-		grep -qE "$2" "$1" && return 0
+	for _ in $(seq 250); do
+		[ "$(grep -cE "$2" "$1")" -ge "${3:-1}" ] && return 0
 		sleep 0.02
 	done
 	return 1
@@ -495,14 +498,25 @@ if [ -S "$CSOCK" ] && kill -0 "$CPID" 2>/dev/null; then
 	refused "busy queue: held all along" \
 		"af_xdp xa queue 0: Device or resource busy \(still busy after 250 ms\): .*another AF_XDP socket" \
 		--xdp-if xa --xdp-mode copy
+	REFUSED='SIGHUP: port xc: backend=af_xdp at run time needs its AF_XDP sockets.*vnetctl port add as root.*nothing changed'
+	kill -HUP "$CPID"
+	logwait "$CLOG" 'SIGHUP: --config .* applied: 0 added, 0 restarted, 0 removed, 1 untouched' &&
+		kept=yes || kept=no
+	echo "${XC/xdp-mode=copy/xdp-mode=auto}" > "$CONF"
+	kill -HUP "$CPID"
+	if [ "$kept" = yes ] && logwait "$CLOG" "$REFUSED"; then
+		ok "SIGHUP: the af_xdp line unchanged: untouched; its xdp-mode changed: refused (it cannot be re-opened), nothing changed"
+	else
+		not_ok "SIGHUP: unchanged: kept: $kept; xdp-mode changed: $(grep 'SIGHUP' "$CLOG" | tail -n 1 | cut -c1-200)"
+	fi
 	: > "$CONF"
 	kill -HUP "$CPID"
-	logwait "$CLOG" 'SIGHUP: --config .* applied: 0 added, 0 restarted, 1 removed' 250 &&
+	logwait "$CLOG" 'SIGHUP: --config .* applied: 0 added, 0 restarted, 1 removed' &&
 		gone=yes || gone=no
+	nref=$(grep -cE "$REFUSED" "$CLOG")
 	echo "$XC" > "$CONF"
 	kill -HUP "$CPID"
-	if [ "$gone" = yes ] &&
-	   logwait "$CLOG" 'SIGHUP: port xc: backend=af_xdp at run time needs its AF_XDP sockets.*vnetctl port add as root.*nothing changed' 250; then
+	if [ "$gone" = yes ] && logwait "$CLOG" "$REFUSED" $((nref + 1)); then
 		ok "SIGHUP: the af_xdp port removed; added back at once: refused, saying to use vnetctl port add"
 	else
 		not_ok "SIGHUP: removed: $gone; added back: $(grep 'SIGHUP' "$CLOG" | tail -n 1 | cut -c1-200)"
