@@ -106,7 +106,12 @@ _Static_assert(AFXDP_CHUNK == XSK_UMEM__DEFAULT_FRAME_SIZE, "libxdp's chunk");
 /* A hand-over waits this long at most for the kernel to complete TX (the
  * reason host_afxdp_hand_over() gives says 20 ms) */
 #define AFXDP_SETTLE_MS	20
-#define AFXDP_BIND_WAIT_MS	250	/* a just-closed socket's queue: see afxdp_bind_queue() */
+/* A queue busy with a just-closed socket: tried again every step for this
+ * long at most (afxdp_busy_wait()) */
+#define AFXDP_BIND_WAIT_MS	250
+#define AFXDP_BIND_STEP_MS	10
+#define AFXDP_STR_(x)	#x
+#define AFXDP_STR(x)	AFXDP_STR_(x)
 
 /**
  * struct afxdp_q - One pair's socket
@@ -216,6 +221,13 @@ static const char *host_afxdp_hint(int err)
 	default:
 		return "check the interface (ip link) and dmesg";
 	}
+}
+
+/* What a bind that failed with -@err waited for first, else "" */
+static const char *host_afxdp_waited(int err)
+{
+	return err == -EBUSY ? " (still busy after "
+			       AFXDP_STR(AFXDP_BIND_WAIT_MS) " ms)" : "";
 }
 
 /*
@@ -338,6 +350,76 @@ static void host_afxdp_ring(struct xsk_ring *r, uint32_t *producer,
 	r->mask = mask;
 }
 
+/**
+ * afxdp_busy_wait() - The one rule for a queue that bind() found busy
+ * @p:		The port
+ * @qid:	The queue
+ * @err:	What the last try returned (0 or -errno)
+ * @waited_ms:	What this bind has waited so far, 0 at the first try
+ *
+ * A socket closed on the queue just before (a port deleted and added again,
+ * a vnetd restarted) frees the queue only once the kernel's deferred release
+ * of its UMEM pool has run, in a workqueue: until then bind() fails with
+ * EBUSY. So EBUSY waits AFXDP_BIND_STEP_MS and is tried again, for up to
+ * AFXDP_BIND_WAIT_MS in all, before it counts (control thread, at port
+ * setup only). The first wait is logged.
+ *
+ * Return: true after waiting a step: try again; false: @err is the answer
+ */
+static bool afxdp_busy_wait(const struct afxdp_priv *p, unsigned int qid,
+			    int err, unsigned int *waited_ms)
+{
+	if (err != -EBUSY || *waited_ms >= AFXDP_BIND_WAIT_MS)
+		return false;
+	if (!*waited_ms)
+		log_info("af_xdp %s queue %u: busy: trying again for up to %d ms "
+			 "(a socket closed on it is released a moment later)",
+			 p->ifname, qid, AFXDP_BIND_WAIT_MS);
+	usleep(AFXDP_BIND_STEP_MS * 1000);
+	*waited_ms += AFXDP_BIND_STEP_MS;
+	return true;
+}
+
+/* After the last try of a bind of @p's queue @qid: say how long it waited */
+static int afxdp_busy_done(const struct afxdp_priv *p, unsigned int qid,
+			   int err, unsigned int waited_ms)
+{
+	if (!err && waited_ms)
+		log_info("af_xdp %s queue %u: bound after waiting %u ms for the "
+			 "queue to be released", p->ifname, qid, waited_ms);
+	return err;
+}
+
+/*
+ * libxdp's UMEM and socket bound to queue @qid with @sc, made anew while
+ * the queue is busy (afxdp_busy_wait()). A failed xsk_socket__create() has
+ * unmapped the socket's RX and TX rings and left the UMEM (its socket, fill
+ * and completion rings) to us: xsk_umem__delete() closes and (libxdp 1.3
+ * on) unmaps that, and the next try starts from a fresh socket; only @aq's
+ * memory (the memfd's mapping) is kept. Return: 0 or -errno, @aq->umem NULL
+ * then
+ */
+static int host_afxdp_create(struct afxdp_priv *p, struct afxdp_q *aq,
+			     unsigned int qid, const struct xsk_socket_config *sc)
+{
+	unsigned int waited = 0;
+	int ret;
+
+	do {
+		ret = host_afxdp_umem(aq);
+		if (ret)
+			return ret;
+		ret = xsk_socket__create(&aq->xsk, p->ifname, qid, aq->umem,
+					 &aq->lx_rx, &aq->lx_tx, sc);
+		if (!ret)
+			break;
+		aq->xsk = NULL;
+		xsk_umem__delete(aq->umem);
+		aq->umem = NULL;
+	} while (afxdp_busy_wait(p, qid, ret, &waited));
+	return afxdp_busy_done(p, qid, ret, waited);
+}
+
 /* One bind of queue @qid with @bind flags; Return: 0 or -errno */
 static int host_afxdp_bind(struct afxdp_priv *p, struct afxdp_q *aq,
 			   unsigned int qid, uint16_t bind)
@@ -355,17 +437,16 @@ static int host_afxdp_bind(struct afxdp_priv *p, struct afxdp_q *aq,
 	struct xsk_ring_cons *comp = &aq->lx_comp, *rx = &aq->lx_rx;
 	int ret;
 
-	ret = host_afxdp_umem(aq);
+	ret = host_afxdp_create(p, aq, qid, &sc);
 	if (ret)
 		return ret;
-	ret = xsk_socket__create(&aq->xsk, p->ifname, qid, aq->umem, rx, tx, &sc);
-	if (ret)
-		goto err_umem;
 	ret = xsk_socket__update_xskmap(aq->xsk, p->map_fd);
 	if (ret) {
-		ret = ret < 0 ? ret : -EINVAL;
 		xsk_socket__delete(aq->xsk);
-		goto err_umem;
+		aq->xsk = NULL;
+		xsk_umem__delete(aq->umem);
+		aq->umem = NULL;
+		return ret < 0 ? ret : -EINVAL;
 	}
 	aq->fd = xsk_socket__fd(aq->xsk);
 	host_afxdp_ring(&aq->q.fill, fill->producer, fill->consumer, fill->flags,
@@ -381,33 +462,20 @@ static int host_afxdp_bind(struct afxdp_priv *p, struct afxdp_q *aq,
 	/* the fill ring is full now: the first RX look wakes the driver once */
 	aq->q.fill_kick = !ret;
 	return ret;
-
-err_umem:
-	aq->xsk = NULL;
-	xsk_umem__delete(aq->umem);
-	aq->umem = NULL;
-	return ret;
 }
 
-/*
- * bind() a fresh socket to its queue. A socket closed on that queue just
- * before (a port deleted and added again) frees the queue only once the
- * kernel's deferred release of its UMEM pool has run, in a workqueue: until
- * then bind() fails with EBUSY. So EBUSY is tried again every 10 ms for up
- * to AFXDP_BIND_WAIT_MS (control thread, at port add only) before it counts.
- * Return: 0 or -errno
- */
-static int afxdp_bind_queue(int fd, const struct sockaddr_xdp *sa)
+/* bind() a fresh socket to its queue, waiting while it is busy
+ * (afxdp_busy_wait()). Return: 0 or -errno */
+static int afxdp_bind_queue(const struct afxdp_priv *p, int fd,
+			    const struct sockaddr_xdp *sa)
 {
-	unsigned int i;
+	unsigned int waited = 0;
+	int ret;
 
-	for (i = 0;; i++) {
-		if (!bind(fd, (const struct sockaddr *)sa, sizeof(*sa)))
-			return 0;
-		if (errno != EBUSY || i >= AFXDP_BIND_WAIT_MS / 10)
-			return -errno;
-		usleep(10000);
-	}
+	do
+		ret = bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) ? -errno : 0;
+	while (afxdp_busy_wait(p, sa->sxdp_queue_id, ret, &waited));
+	return afxdp_busy_done(p, sa->sxdp_queue_id, ret, waited);
 }
 
 /* Map ring @i of a passed-in socket: @entries of @esize bytes at @pgoff */
@@ -478,7 +546,7 @@ static int host_afxdp_bind_given(struct afxdp_priv *p, struct afxdp_q *aq,
 	if (!sa.sxdp_ifindex)
 		return -ENODEV;
 	if (!bound) {
-		int ret = afxdp_bind_queue(aq->fd, &sa);
+		int ret = afxdp_bind_queue(p, aq->fd, &sa);
 
 		if (ret)
 			return ret;
@@ -557,8 +625,9 @@ static int host_afxdp_open_q(struct afxdp_priv *p, unsigned int i,
 					    XDP_ZEROCOPY : XDP_COPY, false);
 		if (ret)
 			return reason_set(why, ret, "af_xdp %s queue %u: passed "
-					  "socket: %s: %s", p->ifname, qid,
-					  strerror(-ret), host_afxdp_hint(-ret));
+					  "socket: %s%s: %s", p->ifname, qid,
+					  strerror(-ret), host_afxdp_waited(ret),
+					  host_afxdp_hint(-ret));
 		p->zerocopy = mode == HOST_XDP_ZEROCOPY;
 		return 0;
 	}
@@ -570,17 +639,21 @@ static int host_afxdp_open_q(struct afxdp_priv *p, unsigned int i,
 		}
 		if (mode == HOST_XDP_ZEROCOPY)
 			return reason_set(why, ret, "af_xdp %s queue %u: zero-copy "
-					  "bind: %s: %s", p->ifname, qid,
-					  strerror(-ret), host_afxdp_hint(-ret));
+					  "bind: %s%s: %s", p->ifname, qid,
+					  strerror(-ret), host_afxdp_waited(ret),
+					  host_afxdp_hint(-ret));
 		zc_err = ret;
 	}
-	if (p->zerocopy)
+	if (zc_err == -EBUSY)	/* waited for already: busy in copy mode too */
+		ret = zc_err;
+	else if (p->zerocopy)
 		ret = host_afxdp_bind(p, aq, qid, XDP_ZEROCOPY);
 	else
 		ret = host_afxdp_bind(p, aq, qid, XDP_COPY);
 	if (ret)
-		return reason_set(why, ret, "af_xdp %s queue %u: %s: %s", p->ifname,
-				  qid, strerror(-ret), host_afxdp_hint(-ret));
+		return reason_set(why, ret, "af_xdp %s queue %u: %s%s: %s",
+				  p->ifname, qid, strerror(-ret),
+				  host_afxdp_waited(ret), host_afxdp_hint(-ret));
 	if (zc_err)
 		snprintf(p->mode, sizeof(p->mode), "copy mode (auto: zero-copy "
 			 "refused: %s)", strerror(-zc_err));

@@ -49,3 +49,15 @@ struct vnetd_port *ports_get(unsigned int *nports)
 	*nports = ports_tab.n ? *ports_tab.n : 0;
 	return ports_tab.slot;
 }
+
+/**
+ * ports_slot() - The slot of a port
+ * @p:		A port of the table (from ports_init() or ports_get())
+ *
+ * Return: its index, the slot reload_port_spec() and the configuration's
+ *	   ports[] use
+ */
+unsigned int ports_slot(const struct vnetd_port *p)
+{
+	return (unsigned int)(p - ports_tab.slot);
+}

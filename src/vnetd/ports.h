@@ -10,5 +10,6 @@ struct vnetd_port;
 
 struct vnetd_port *ports_init(const unsigned int *nports);
 struct vnetd_port *ports_get(unsigned int *nports);
+unsigned int ports_slot(const struct vnetd_port *p);
 
 #endif /* VNETD_PORTS_H */

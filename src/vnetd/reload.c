@@ -199,19 +199,20 @@ void reload_set_spec(unsigned int slot, const char *spec)
 static int reload_note_spec(unsigned int slot, const char *spec,
 			    bool named, const struct vnetd_port_cfg *pc)
 {
+	char *out = reload_specs[slot];
+	const size_t len = sizeof(reload_specs[slot]);
 	const uint8_t *m = pc->mac;
 	int n;
 
-	n = snprintf(reload_specs[slot], sizeof(reload_specs[slot]), "%s", spec);
-	if (n >= 0 && !named && (size_t)n < sizeof(reload_specs[slot]))
-		n += snprintf(reload_specs[slot] + n, sizeof(reload_specs[slot]) - (size_t)n,
-			      ",name=%s", pc->name);
-	if (n >= 0 && pc->mac_derived && (size_t)n < sizeof(reload_specs[slot]))
-		n += snprintf(reload_specs[slot] + n, sizeof(reload_specs[slot]) - (size_t)n,
+	n = snprintf(out, len, "%s", spec);
+	if (n >= 0 && !named && (size_t)n < len)
+		n += snprintf(out + n, len - (size_t)n, ",name=%s", pc->name);
+	if (n >= 0 && pc->mac_derived && (size_t)n < len)
+		n += snprintf(out + n, len - (size_t)n,
 			      ",mac=%02x:%02x:%02x:%02x:%02x:%02x",
 			      m[0], m[1], m[2], m[3], m[4], m[5]);
-	if (n < 0 || (size_t)n >= sizeof(reload_specs[slot])) {
-		reload_specs[slot][0] = '\0';
+	if (n < 0 || (size_t)n >= len) {
+		out[0] = '\0';
 		return -ENAMETOOLONG;
 	}
 	return 0;
@@ -461,6 +462,8 @@ static bool reload_same(const struct vnetd_port_cfg *a,
 {
 	return !strcmp(a->name, b->name) && !strcmp(a->socket, b->socket) &&
 	       !strcmp(a->backend, b->backend) && !strcmp(a->tap, b->tap) &&
+	       !strcmp(a->xdp_if, b->xdp_if) && a->xdp_queue == b->xdp_queue &&
+	       a->xdp_mode == b->xdp_mode &&
 	       a->ntap_fds == b->ntap_fds &&
 	       !memcmp(a->tap_fds, b->tap_fds, a->ntap_fds * sizeof(int)) &&
 	       a->queues == b->queues && !memcmp(a->mac, b->mac, 6) &&

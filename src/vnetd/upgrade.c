@@ -324,7 +324,7 @@ static int upgrade_export_port(struct vnetd_port *p, struct upgrade_state *st,
 	memset(o, 0, sizeof(*o));
 	snprintf(o->name, sizeof(o->name), "%s", p->cfg.name);
 	snprintf(o->spec, sizeof(o->spec), "%s",
-		 reload_port_spec((unsigned int)(p - ports_get(&i))) ?: "");
+		 reload_port_spec(ports_slot(p)) ?: "");
 	o->queues = p->cfg.queues;
 	o->flags = p->cfg.client ? UPGRADE_P_CLIENT : 0;
 	o->listen_fd = upgrade_state_add_fd(st, p->listen_fd);

@@ -27,6 +27,15 @@
 #   ends on SIGTERM with no syscall blocked;
 # - SIGTERM: exit 0, no syscall blocked by the sandbox (setup ran before it,
 #   the data path and close need only what the #syscalls: tags list).
+# - a busy queue, with the sockets vnetd makes itself (an af_xdp --config
+#   port): started while another vnetd holds its queue, vnetd logs that it
+#   waits, binds once the holder is killed (and logs after how long), and
+#   passes guest TX and RX; with the queue held all along it exits after 250
+#   ms, saying the queue is still busy; SIGHUP: the port's line unchanged
+#   leaves it untouched, its xdp-mode changed is refused (nothing changed),
+#   removing the port works, adding it back at once is refused, saying to use
+#   vnetctl port add (vnetd cannot make AF_XDP sockets after setup); SIGTERM:
+#   exit 0, nothing blocked;
 # - at run time, into a sandboxed vnetd that started with no af_xdp port:
 #   a raw `port add ...backend=af_xdp` without sockets is refused, saying
 #   to use vnetctl as root; `vnetctl port add` makes the sockets, vnetd
@@ -438,6 +447,87 @@ if start --xdp-if xa --queues 2 --xdp-queue 0 --xdp-mode copy; then
 else
 	not_ok "vnetd --queues 2 on a 2-queue veth did not start: $(tail -n 2 "$LOG")"
 	VPID=
+fi
+
+# ---- a queue still busy: the sockets vnetd makes itself (--config) -------------
+# A queue a socket was just closed on stays busy until the kernel has released
+# it (a workqueue): vnetd tries again for up to 250 ms. A vnetd started with an
+# af_xdp --config port while another one holds the queue says it waits; the
+# holder is killed; it binds, says after how long, and serves. One started
+# while the queue stays held gives up after the 250 ms, saying so. SIGHUP cannot
+# re-open an af_xdp port (no CAP_NET_RAW, no bpf() after setup): a reload that
+# changes its line, or removes it and adds it back, is refused, saying what to
+# do, and so never meets the busy queue.
+veth 1 || { not_ok "cannot make a veth pair"; exit 1; }
+CONF=/tmp/vnetd-afxdp-$$.conf CSOCK=/tmp/vnetd-afxdp-c-$$.sock
+CCTL=/tmp/vnetd-afxdp-c-$$.ctl CLOG=/tmp/vnetd-afxdp-c-$$.log CPID=
+cleanup_run 'stop_pid "$CPID"'
+cleanup_path "$CONF"; cleanup_path "$CSOCK"; cleanup_path "$CCTL"; cleanup_path "$CLOG"
+XC="name=xc socket=$CSOCK backend=af_xdp xdp-if=xa xdp-mode=copy"
+echo "$XC" > "$CONF"
+logwait() {	# FILE PATTERN [COUNT]: 0 once FILE has COUNT (1) lines matching
+	# PATTERN, 1 if not within 5 s
+	local _
+	for _ in $(seq 250); do
+		[ "$(grep -cE "$2" "$1")" -ge "${3:-1}" ] && return 0
+		sleep 0.02
+	done
+	return 1
+}
+if start --xdp-if xa --xdp-mode copy; then
+	rm -f "$CSOCK"
+	ip netns exec "$NS" "$VNETD" --config "$CONF" --ctl-socket "$CCTL" > "$CLOG" 2>&1 &
+	CPID=$!
+	busy=no
+	logwait "$CLOG" 'af_xdp xa queue 0: busy: trying again for up to 250 ms' && busy=yes
+	stop_pid "$VPID" KILL; VPID=
+	if [ "$busy" = yes ] && wait_sock "$CSOCK" 10 "$CPID" &&
+	   grep -q 'af_xdp xa queue 0: bound after waiting [0-9]* ms' "$CLOG"; then
+		ok "busy queue: a --config port waits for the queue another vnetd held, binds once it is released ($(grep -o 'after waiting [0-9]* ms' "$CLOG"))"
+		tx_check "busy queue, bound after the wait: guest TX" "$CSOCK" 256 -d 1
+		rx_check "busy queue, bound after the wait: guest RX" "$CSOCK"
+	else
+		not_ok "busy queue: --config port: waited: $busy; $(grep -m1 -E 'error|bound after' "$CLOG" | cut -c1-200)"
+		sed 's/^/# vnetd: /' "$CLOG" | tail -n 4
+	fi
+else
+	not_ok "vnetd --xdp-if xa --xdp-mode copy did not start: $(tail -n 2 "$LOG")"
+	VPID=
+fi
+if [ -S "$CSOCK" ] && kill -0 "$CPID" 2>/dev/null; then
+	refused "busy queue: held all along" \
+		"af_xdp xa queue 0: Device or resource busy \(still busy after 250 ms\): .*another AF_XDP socket" \
+		--xdp-if xa --xdp-mode copy
+	REFUSED='SIGHUP: port xc: backend=af_xdp at run time needs its AF_XDP sockets.*vnetctl port add as root.*nothing changed'
+	kill -HUP "$CPID"
+	logwait "$CLOG" 'SIGHUP: --config .* applied: 0 added, 0 restarted, 0 removed, 1 untouched' &&
+		kept=yes || kept=no
+	echo "${XC/xdp-mode=copy/xdp-mode=auto}" > "$CONF"
+	kill -HUP "$CPID"
+	if [ "$kept" = yes ] && logwait "$CLOG" "$REFUSED"; then
+		ok "SIGHUP: the af_xdp line unchanged: untouched; its xdp-mode changed: refused (it cannot be re-opened), nothing changed"
+	else
+		not_ok "SIGHUP: unchanged: kept: $kept; xdp-mode changed: $(grep 'SIGHUP' "$CLOG" | tail -n 1 | cut -c1-200)"
+	fi
+	: > "$CONF"
+	kill -HUP "$CPID"
+	logwait "$CLOG" 'SIGHUP: --config .* applied: 0 added, 0 restarted, 1 removed' &&
+		gone=yes || gone=no
+	nref=$(grep -cE "$REFUSED" "$CLOG")
+	echo "$XC" > "$CONF"
+	kill -HUP "$CPID"
+	if [ "$gone" = yes ] && logwait "$CLOG" "$REFUSED" $((nref + 1)); then
+		ok "SIGHUP: the af_xdp port removed; added back at once: refused, saying to use vnetctl port add"
+	else
+		not_ok "SIGHUP: removed: $gone; added back: $(grep 'SIGHUP' "$CLOG" | tail -n 1 | cut -c1-200)"
+	fi
+	kill "$CPID"
+	wait "$CPID"; rc=$?; CPID=
+	if [ "$rc" = 0 ] && ! grep -q 'seccomp: blocked' "$CLOG"; then
+		ok "busy queue, --config: SIGTERM: exit 0, no syscall blocked by the sandbox"
+	else
+		not_ok "busy queue, --config: SIGTERM: exit $rc: $(grep -m1 'seccomp' "$CLOG")"
+	fi
 fi
 
 # ---- at run time, into a sandboxed vnetd ----------------------------------------
