@@ -12,6 +12,9 @@
 #              vnet-bench --mode rx-only counts what the guest got
 #   vnetd CPU  per frame, from /proc/PID/stat (utime + stime) over the window,
 #              as bench/tap-rx-load.sh prints it for the TAP
+#   syscalls   per frame, the forwarder's (vnetd's, or testpmd's) system calls
+#              of every kind over the window (perf stat -e raw_syscalls:sys_enter
+#              -p PID; "nan" where perf cannot count them: no perf, no tracefs)
 #
 # A third contestant, when dpdk-testpmd is there: testpmd net_vhost <->
 # net_af_xdp on the same veth end, the same frontend and sender.
@@ -50,11 +53,12 @@ SOCK=/tmp/afxdp-vs-tap-$$.sock
 CTL=/tmp/afxdp-vs-tap-$$.ctl
 LOG=/tmp/afxdp-vs-tap-$$.log
 OUT=/tmp/afxdp-vs-tap-$$.rounds
+SYSF=/tmp/afxdp-vs-tap-$$.sys
 VPID=
 cleanup() {
 	[ -n "$VPID" ] && kill "$VPID" 2>/dev/null && wait "$VPID" 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
-	rm -f "$SOCK" "$CTL" "$LOG" "$OUT"
+	rm -f "$SOCK" "$CTL" "$LOG" "$OUT" "$SYSF"
 }
 trap cleanup EXIT
 ip netns add "$NS" || skip "cannot create a network namespace"
@@ -106,6 +110,25 @@ start() {	# BACKEND: vnetd (or testpmd) on the far end, its socket ready
 }
 stop() { kill -INT "$VPID" 2>/dev/null; wait "$VPID" 2>/dev/null; VPID=; }
 
+# Can perf count system calls here? (the raw_syscalls tracepoint needs tracefs)
+SYSCNT=
+perf stat -x, -e raw_syscalls:sys_enter true 2>&1 > /dev/null | grep -q ',raw_syscalls:sys_enter' &&
+	SYSCNT=1
+[ -z "$SYSCNT" ] && echo "# perf cannot count raw_syscalls:sys_enter here: syscalls per frame are nan"
+# sys_start PID SECS: count PID's system calls for SECS seconds, in the background
+sys_start() {
+	[ -n "$SYSCNT" ] || return 0
+	perf stat -x, -e raw_syscalls:sys_enter -p "$1" -- sleep "$2" 2> "$SYSF" &
+	SYSP=$!
+}
+# sys_per FRAMES: those calls per frame, once the count is done
+sys_per() {
+	[ -n "$SYSCNT" ] || { echo nan; return; }
+	wait "$SYSP"
+	awk -F, -v f="$1" '$3 ~ /raw_syscalls/ { n = $1 } END {
+		if (f > 0 && n != "" && n !~ /not/) printf "%.4f", n / f; else print "nan" }' "$SYSF"
+}
+
 # ns of vnetd CPU per frame over the window
 cpu_ns() { awk -v t="$1" -v f="$2" -v hz="$(getconf CLK_TCK)" \
 	'BEGIN { if (f > 0) printf "%.0f", t / hz * 1e9 / f; else print "nan" }'; }
@@ -116,12 +139,13 @@ one_round() {	# ROUND BACKEND
 	# guest TX
 	before=$(nsx cat /sys/class/net/xb/statistics/rx_packets)
 	t0=$(cpu_ticks "$VPID")
+	sys_start "$VPID" "$SECS"
 	res=$(nsx "$BENCH" --socket "$SOCK" --mode tx-only -d "$SECS" --json 2>&1)
 	t1=$(cpu_ticks "$VPID")
 	sent=$(field tx_frames "$res")
 	got=$(( $(nsx cat /sys/class/net/xb/statistics/rx_packets) - before ))
 	far=; [ "$b" != tap ] && far=" at_peer=$got"
-	echo "round $r $b tx mpps=$(field tx_mpps "$res") cpu_ns=$(cpu_ns $((t1 - t0)) "${sent:-0}")$far"
+	echo "round $r $b tx mpps=$(field tx_mpps "$res") cpu_ns=$(cpu_ns $((t1 - t0)) "${sent:-0}")$far sys=$(sys_per "${sent:-0}")"
 	# guest RX from a paced sender on the far side
 	dev=xb; [ "$b" = tap ] && dev=vt0
 	[ "$b" = dpdk ] && sleep 1	# net_vhost links up after the first session
@@ -131,12 +155,13 @@ one_round() {	# ROUND BACKEND
 		local bp=$!
 		sleep 1
 		t0=$(cpu_ticks "$VPID")
+		sys_start "$VPID" "$SECS"
 		nsx "$SENDER" "$dev" "$rate" "$SECS" > /dev/null 2>&1
 		t1=$(cpu_ticks "$VPID")
 		wait $bp
 		res=$(cat "$OUT")
 		got=$(field rx_frames "$res")
-		echo "round $r $b rx@$rate mpps=$(awk -v n="${got:-0}" -v s="$SECS" 'BEGIN { printf "%.4f", n / s / 1e6 }') cpu_ns=$(cpu_ns $((t1 - t0)) "${got:-0}")"
+		echo "round $r $b rx@$rate mpps=$(awk -v n="${got:-0}" -v s="$SECS" 'BEGIN { printf "%.4f", n / s / 1e6 }') cpu_ns=$(cpu_ns $((t1 - t0)) "${got:-0}") sys=$(sys_per "${got:-0}")"
 	done
 	stop
 }
@@ -154,15 +179,17 @@ done
 bench_machine end
 med_of() { grep " $1 $2 " "$ROUNDLINES" | grep -o "$3=[0-9.nan]*" | cut -d= -f2 | bench_median; }
 ratio() { awk -v a="$1" -v t="$2" 'BEGIN { if (t > 0) printf "%.2f", a / t; else print "nan" }'; }
-printf '%-12s %12s %12s %12s %8s %8s %14s %14s\n' case af_xdp_mpps tap_mpps dpdk_mpps vs_tap \
-	vs_dpdk af_xdp_cpu_ns tap_cpu_ns
+printf '%-12s %12s %12s %12s %8s %8s %14s %14s %11s %11s %11s\n' case af_xdp_mpps tap_mpps \
+	dpdk_mpps vs_tap vs_dpdk af_xdp_cpu_ns tap_cpu_ns af_xdp_sys tap_sys dpdk_sys
 for c in tx $(for x in $RX_RATES; do echo "rx@$x"; done); do
 	a=$(med_of af_xdp "$c" mpps); t=$(med_of tap "$c" mpps); d=$(med_of dpdk "$c" mpps)
-	printf '%-12s %12s %12s %12s %8s %8s %14s %14s\n' "$c" "$a" "$t" "$d" \
+	printf '%-12s %12s %12s %12s %8s %8s %14s %14s %11s %11s %11s\n' "$c" "$a" "$t" "$d" \
 		"$(ratio "$a" "$t")" "$(ratio "$a" "$d")" \
-		"$(med_of af_xdp "$c" cpu_ns)" "$(med_of tap "$c" cpu_ns)"
+		"$(med_of af_xdp "$c" cpu_ns)" "$(med_of tap "$c" cpu_ns)" \
+		"$(med_of af_xdp "$c" sys)" "$(med_of tap "$c" sys)" "$(med_of dpdk "$c" sys)"
 done
 echo "# dpdk: testpmd net_vhost <-> net_af_xdp (io), its forwarding lcore polls a CPU;" \
 	"cpu_ns is vnetd's only (testpmd's is its whole polling CPU)"
-echo "# medians of $ROUNDS rounds of ${SECS} s, 64 B, 1 pair; rx@0: the sender as fast as it can"
+echo "# medians of $ROUNDS rounds of ${SECS} s, 64 B, 1 pair; rx@0: the sender as fast as it can;" \
+	"*_sys: the forwarder's system calls per frame (testpmd's whole process)"
 rm -f "$ROUNDLINES"
