@@ -22,10 +22,21 @@
  * the second changed (sw_decide()): a stream's frames skip learning and
  * the lookup.
  *
- * Members are slots of the switch, never freed while it lives. A producer
- * marks itself a user of the receiving member, then checks it is active;
- * a leaving member clears active first and waits until it has no users
- * before it frees its queues: no locks on the frame path.
+ * Members are slots of the switch, never freed while it lives. A sending
+ * pair marks itself a user of a receiving member at its burst's first
+ * frame to it (sw_hold()) and stays one until switch_flush() ends the
+ * burst; each frame then checks the member is active (and up). A leaving
+ * member clears active first and waits until it has no users before it
+ * frees its queues (a resetting one clears up and waits the same way): no
+ * locks on the frame path, and no locked instruction per frame either.
+ * The wait is bounded because every burst ends in switch_flush(): the
+ * data path's net_tx_burst() flushes on every way out, frames left in the
+ * guest's ring (-EAGAIN) included, and so do the uplink's burst and
+ * SEND_RARP; nothing between a burst's frames and its flush sleeps or
+ * waits for the control thread. Both sides' accesses are sequentially
+ * consistent: either the sender's increment comes first and the leaver
+ * sees it, or the leaver's store comes first and each of the sender's
+ * later frames sees the member gone.
  */
 #include <endian.h>
 #include <errno.h>
@@ -114,6 +125,31 @@ struct vswitch *switch_new(const char *name)
 	return sw;
 }
 
+/*
+ * Release what @m's sending pair @pair holds (sw_hold()) without waking
+ * anyone: its burst was cut short (@m's workers no longer run).
+ */
+static void sw_unhold(struct sw_member *m, unsigned int pair)
+{
+	uint64_t h = m->txp[pair].holds;
+
+	m->txp[pair].holds = 0;
+	while (h) {
+		atomic_fetch_sub_explicit(&m->sw->m[__builtin_ctzll(h)].users, 1,
+					  memory_order_release);
+		h &= h - 1;
+	}
+}
+
+/* Release every sending pair's holds of @m (its workers no longer run) */
+static void sw_unhold_all(struct sw_member *m)
+{
+	unsigned int i;
+
+	for (i = 0; m->txp && i < m->npairs; i++)
+		sw_unhold(m, i);
+}
+
 /**
  * switch_free() - Free a switch whose members all left
  * @sw:		Switch, or NULL
@@ -124,6 +160,9 @@ void switch_free(struct vswitch *sw)
 
 	if (!sw)
 		return;
+	for (i = 0; i < SW_MAX_MEMBERS; i++)	/* no worker runs: no burst */
+		if (sw->m[i].used)
+			sw_unhold_all(&sw->m[i]);
 	for (i = 0; i < SW_MAX_MEMBERS; i++)
 		if (sw->m[i].used)
 			switch_leave(&sw->m[i]);
@@ -276,7 +315,9 @@ static void sw_forget(struct vswitch *sw, unsigned int idx)
  *		    frames are dropped and its queues freed
  * @m:		Member (its own workers no longer run)
  *
- * Waits (yielding) until no producer is inside a hand-off to @m.
+ * Waits (yielding) until no sending pair is inside a burst that handed
+ * @m a frame (at most one burst: switch_flush() ends each). What @m's own
+ * pairs hold of others is released first.
  *
  * Context: control thread
  */
@@ -284,6 +325,7 @@ void switch_leave(struct sw_member *m)
 {
 	if (!m || !m->used)
 		return;
+	sw_unhold_all(m);
 	atomic_store(&m->active, false);
 	while (atomic_load(&m->users))
 		sched_yield();
@@ -353,8 +395,9 @@ void switch_reset(struct sw_member *m)
 	uint64_t v;
 
 	atomic_store(&m->up, false);
+	sw_unhold_all(m);	/* its own bursts were cut short, if at all */
 	while (atomic_load(&m->users))
-		sched_yield();	/* a hand-off in progress ends first */
+		sched_yield();	/* a burst handing to it ends first */
 	sw_forget(m->sw, m->idx);
 	for (i = 0; i < m->npairs; i++) {
 		swq_drain(&m->rxq[i].q);
@@ -676,6 +719,21 @@ static bool sw_may_wait(struct sw_member *m, unsigned int pair,
 }
 
 /*
+ * Make @m's sending pair @pair a user of @d until switch_flush(), once per
+ * burst: a locked instruction per burst and member, not two per frame
+ * (see the top of the file). Before @d's active and up are read.
+ */
+static ALWAYS_INLINE void sw_hold(struct sw_txp *t, struct sw_member *d)
+{
+	uint64_t bit = 1ULL << d->idx;
+
+	if (unlikely(!(t->holds & bit))) {
+		atomic_fetch_add(&d->users, 1);
+		t->holds |= bit;
+	}
+}
+
+/*
  * Queue the frame @seg for @d's pair of its flow @fl, for sender pair
  * @pair; @o: its offload request, NULL for a plain frame. With @may_wait
  * (the frame has this one receiver), a full queue whose consumer moves
@@ -690,13 +748,13 @@ static ALWAYS_INLINE int sw_hand(struct sw_member *m, struct sw_member *d,
 				 const struct sw_offl *o)
 {
 	struct swq *q;
-	int ret = -ENOENT;
 	unsigned int qi;
+	int ret;
 
-	atomic_fetch_add(&d->users, 1);
+	sw_hold(&m->txp[pair], d);
 	if (!atomic_load(&d->active) || !atomic_load(&d->up) ||
 	    !switch_carries(d, vlan))
-		goto out;
+		return -ENOENT;
 	qi = d->npairs == 1 ? 0 : sw_flow_pair(fl, d->npairs);
 	q = &d->rxq[qi].q;
 	ret = likely(!o) ? swq_push(q, seg, nseg, vlan) :
@@ -712,8 +770,6 @@ static ALWAYS_INLINE int sw_hand(struct sw_member *m, struct sw_member *d,
 	} else {
 		atomic_fetch_add_explicit(&d->st.drop_full, 1, memory_order_relaxed);
 	}
-out:
-	atomic_fetch_sub_explicit(&d->users, 1, memory_order_release);
 	return ret;
 }
 
@@ -903,47 +959,61 @@ bad:
 	return -EMSGSIZE;
 }
 
-/**
- * switch_flush() - A sending pair's burst is over: wake each receiving
- *		    pair it queued to that said it may sleep, once (and the
- *		    next burst reads the policer's clock afresh)
- * @m:		Sending member
- * @pair:	Its pair (the calling worker owns it)
- */
-void switch_flush(struct sw_member *m, unsigned int pair)
+/* Wake @d's pairs in @qs that said they may sleep (the caller holds @d) */
+static void sw_wake(struct sw_member *d, uint64_t qs)
 {
-	uint64_t t = m->touched[pair], one = 1, qs;
-	struct sw_txp *tp = &m->txp[pair];
-	struct sw_member *d;
+	uint64_t one = 1;
 	struct sw_rxq *r;
 	unsigned int q;
 
+	while (atomic_load(&d->active) && qs) {
+		q = (unsigned int)__builtin_ctzll(qs);
+		qs &= qs - 1;
+		if (q >= d->npairs)
+			continue;	/* left and joined again since */
+		r = &d->rxq[q];
+		if (atomic_load_explicit(&r->need_wakeup, memory_order_relaxed) &&
+		    atomic_exchange(&r->need_wakeup, 0)) {
+			if (write(r->efd, &one, sizeof(one)) < 0)
+				one = 1;	/* counter full: awake anyway */
+			atomic_fetch_add_explicit(&r->kicks, 1,
+						  memory_order_release);
+		}
+	}
+}
+
+/**
+ * switch_flush() - A sending pair's burst is over: wake each receiving
+ *		    pair it queued to that said it may sleep, once, and
+ *		    release the members it held (sw_hold()); the next burst
+ *		    reads the policer's clock afresh
+ * @m:		Sending member
+ * @pair:	Its pair (the calling worker owns it)
+ *
+ * Every caller of switch_tx() calls it at the end of each burst, on every
+ * path: a member's leave or reset waits for it.
+ */
+void switch_flush(struct sw_member *m, unsigned int pair)
+{
+	struct sw_txp *tp = &m->txp[pair];
+	uint64_t t = m->touched[pair], h = tp->holds, bit;
+	struct sw_member *d;
+
 	tp->clk_left = 0;	/* the next burst reads the clock */
 	tp->sec_left = 0;	/* and the seconds (switch_tx_now()) */
-	if (!t)
-		return;
+	if (!h)
+		return;	/* touched only what it holds */
 	m->touched[pair] = 0;
-	atomic_thread_fence(memory_order_seq_cst);
-	while (t) {
-		d = &m->sw->m[__builtin_ctzll(t)];
-		t &= t - 1;
-		qs = tp->touchq[d->idx];
-		tp->touchq[d->idx] = 0;
-		atomic_fetch_add(&d->users, 1);
-		while (atomic_load(&d->active) && qs) {
-			q = (unsigned int)__builtin_ctzll(qs);
-			qs &= qs - 1;
-			if (q >= d->npairs)
-				continue;	/* left and joined again since */
-			r = &d->rxq[q];
-			if (atomic_load_explicit(&r->need_wakeup,
-						 memory_order_relaxed) &&
-			    atomic_exchange(&r->need_wakeup, 0)) {
-				if (write(r->efd, &one, sizeof(one)) < 0)
-					one = 1;	/* counter full: awake anyway */
-				atomic_fetch_add_explicit(&r->kicks, 1,
-							  memory_order_release);
-			}
+	tp->holds = 0;
+	if (t)
+		atomic_thread_fence(memory_order_seq_cst);
+	while (h) {
+		d = &m->sw->m[__builtin_ctzll(h)];
+		bit = h & -h;
+		h &= h - 1;
+		if (t & bit) {
+			sw_wake(d, tp->touchq[d->idx]);
+			tp->touchq[d->idx] = 0;
 		}
 		atomic_fetch_sub_explicit(&d->users, 1, memory_order_release);
 	}

@@ -122,6 +122,9 @@ struct sw_last {
  * @wait:	The full queue that frame waits on
  * @touchq:	Per receiving member slot: its pairs queued to in this
  *		burst (bit = pair), for switch_flush()
+ * @holds:	Receiving member slots whose @users this pair holds, one
+ *		each, from the burst's first frame to that member until
+ *		switch_flush() (bit = slot)
  * @last:	The last unicast frame's forwarding decision (a hit skips
  *		learning and the lookup, see switch_tx())
  */
@@ -134,6 +137,7 @@ struct sw_txp {
 	bool held;
 	struct sw_wait wait;
 	uint64_t touchq[SW_MAX_MEMBERS];
+	uint64_t holds;
 	struct sw_last last;
 };
 
@@ -166,7 +170,9 @@ struct vswitch;
  *		cleared first on leave)
  * @up:		A guest takes frames (the host side's configure() until its
  *		reset()); frames for it are queued only then
- * @users:	Producers inside a hand-off to it right now
+ * @users:	Sending pairs inside a burst that handed (or tried to hand)
+ *		it a frame: one per pair per burst, released by
+ *		switch_flush()
  * @npairs:	Its queue pairs
  * @vlans:	The VLANs it carries
  * @rxq:	Per pair: its hand-off queue (allocated on join)
