@@ -24,19 +24,22 @@
  *
  * Members are slots of the switch, never freed while it lives. A sending
  * pair marks itself a user of a receiving member at its burst's first
- * frame to it (sw_hold()) and stays one until switch_flush() ends the
- * burst; each frame then checks the member is active (and up). A leaving
- * member clears active first and waits until it has no users before it
- * frees its queues (a resetting one clears up and waits the same way): no
- * locks on the frame path, and no locked instruction per frame either.
+ * frame to it, then checks the member is active and up (sw_hold()), and
+ * stays a user until switch_flush() ends the burst. A leaving member
+ * clears active first and waits until it has no users before it frees
+ * its queues (a resetting one clears up, waits the same way, then drops
+ * what is queued): no locks on the frame path, and no locked instruction
+ * per frame either. Both sides' accesses are sequentially consistent:
+ * either the sender's increment comes first and the leaver waits for its
+ * flush, or the leaver's store comes first and the sender sees the member
+ * gone. A burst that found the member there hands it its later frames
+ * without looking again: they reach the queues the leave frees or the
+ * reset empties after the flush, as if sent before the leave or reset.
  * The wait is bounded because every burst ends in switch_flush(): the
  * data path's net_tx_burst() flushes on every way out, frames left in the
  * guest's ring (-EAGAIN) included, and so do the uplink's burst and
  * SEND_RARP; nothing between a burst's frames and its flush sleeps or
- * waits for the control thread. Both sides' accesses are sequentially
- * consistent: either the sender's increment comes first and the leaver
- * sees it, or the leaver's store comes first and each of the sender's
- * later frames sees the member gone.
+ * waits for the control thread.
  */
 #include <endian.h>
 #include <errno.h>
@@ -134,6 +137,8 @@ static void sw_unhold(struct sw_member *m, unsigned int pair)
 	uint64_t h = m->txp[pair].holds;
 
 	m->txp[pair].holds = 0;
+	m->txp[pair].live = 0;
+	memset(m->txp[pair].touchq, 0, sizeof(m->txp[pair].touchq));
 	while (h) {
 		atomic_fetch_sub_explicit(&m->sw->m[__builtin_ctzll(h)].users, 1,
 					  memory_order_release);
@@ -196,10 +201,8 @@ static void sw_member_free(struct sw_member *m)
 		}
 	}
 	free(m->rxq);
-	free(m->touched);
 	free(m->txp);
 	m->rxq = NULL;
-	m->touched = NULL;
 	m->txp = NULL;
 	m->npairs = 0;
 	m->used = false;
@@ -245,10 +248,9 @@ struct sw_member *switch_join(struct vswitch *sw, unsigned int npairs,
 	memset(&m->st, 0, sizeof(m->st));
 	atomic_store(&m->nmacs, 0);
 	m->rxq = calloc(npairs, sizeof(*m->rxq));
-	m->touched = calloc(npairs, sizeof(*m->touched));
 	m->txp = calloc(npairs, sizeof(*m->txp));
 	memset(&m->police, 0, sizeof(m->police));
-	if (!m->rxq || !m->touched || !m->txp) {
+	if (!m->rxq || !m->txp) {
 		ret = -ENOMEM;
 		goto err;
 	}
@@ -405,10 +407,8 @@ void switch_reset(struct sw_member *m)
 			v = 0;	/* nothing written: nothing to drain */
 		atomic_store(&m->rxq[i].need_wakeup, 1);
 		m->rxq[i].kicks_seen = atomic_load(&m->rxq[i].kicks);
-		m->touched[i] = 0;
 		memset(&m->txp[i].wait, 0, sizeof(m->txp[i].wait));
 		m->txp[i].held = false;
-		memset(m->txp[i].touchq, 0, sizeof(m->txp[i].touchq));
 		m->txp[i].last.port = 0;
 		m->txp[i].clk_left = 0;
 		m->txp[i].sec_left = 0;
@@ -719,18 +719,22 @@ static bool sw_may_wait(struct sw_member *m, unsigned int pair,
 }
 
 /*
- * Make @m's sending pair @pair a user of @d until switch_flush(), once per
- * burst: a locked instruction per burst and member, not two per frame
- * (see the top of the file). Before @d's active and up are read.
+ * The burst's first frame to @d (or one since @d was found gone): make the
+ * sending pair of @t a user of @d until switch_flush(), then look whether
+ * @d takes frames; if so its later frames in this burst need not look
+ * again (see the top of the file). A locked instruction per burst and
+ * member, not two per frame. Return: @d takes frames
  */
-static ALWAYS_INLINE void sw_hold(struct sw_txp *t, struct sw_member *d)
+static bool sw_hold(struct sw_txp *t, struct sw_member *d, uint64_t bit)
 {
-	uint64_t bit = 1ULL << d->idx;
-
-	if (unlikely(!(t->holds & bit))) {
+	if (!(t->holds & bit)) {
 		atomic_fetch_add(&d->users, 1);
 		t->holds |= bit;
 	}
+	if (!atomic_load(&d->active) || !atomic_load(&d->up))
+		return false;
+	t->live |= bit;
+	return true;
 }
 
 /*
@@ -747,13 +751,15 @@ static ALWAYS_INLINE int sw_hand(struct sw_member *m, struct sw_member *d,
 				 bool may_wait, struct sw_flow *fl,
 				 const struct sw_offl *o)
 {
+	struct sw_txp *t = &m->txp[pair];
+	uint64_t bit = 1ULL << d->idx;
 	struct swq *q;
 	unsigned int qi;
 	int ret;
 
-	sw_hold(&m->txp[pair], d);
-	if (!atomic_load(&d->active) || !atomic_load(&d->up) ||
-	    !switch_carries(d, vlan))
+	if (unlikely(!(t->live & bit)) && !sw_hold(t, d, bit))
+		return -ENOENT;
+	if (!switch_carries(d, vlan))
 		return -ENOENT;
 	qi = d->npairs == 1 ? 0 : sw_flow_pair(fl, d->npairs);
 	q = &d->rxq[qi].q;
@@ -763,8 +769,7 @@ static ALWAYS_INLINE int sw_hand(struct sw_member *m, struct sw_member *d,
 			   o, seg, nseg, vlan);
 	if (!ret || (may_wait && sw_may_wait(m, pair, q))) {
 		/* queued, or waiting: wake its consumer either way */
-		m->touched[pair] |= 1ULL << d->idx;
-		m->txp[pair].touchq[d->idx] |= 1ULL << qi;
+		t->touchq[d->idx] |= 1ULL << qi;
 		if (ret)
 			ret = -EAGAIN;
 	} else {
@@ -996,24 +1001,26 @@ static void sw_wake(struct sw_member *d, uint64_t qs)
 void switch_flush(struct sw_member *m, unsigned int pair)
 {
 	struct sw_txp *tp = &m->txp[pair];
-	uint64_t t = m->touched[pair], h = tp->holds, bit;
+	uint64_t h = tp->holds, qs;
+	bool fenced = false;
 	struct sw_member *d;
 
 	tp->clk_left = 0;	/* the next burst reads the clock */
 	tp->sec_left = 0;	/* and the seconds (switch_tx_now()) */
 	if (!h)
-		return;	/* touched only what it holds */
-	m->touched[pair] = 0;
+		return;	/* queued only to members it holds */
 	tp->holds = 0;
-	if (t)
-		atomic_thread_fence(memory_order_seq_cst);
+	tp->live = 0;
 	while (h) {
 		d = &m->sw->m[__builtin_ctzll(h)];
-		bit = h & -h;
 		h &= h - 1;
-		if (t & bit) {
-			sw_wake(d, tp->touchq[d->idx]);
+		qs = tp->touchq[d->idx];
+		if (qs) {
 			tp->touchq[d->idx] = 0;
+			if (!fenced)	/* the frames before need_wakeup's look */
+				atomic_thread_fence(memory_order_seq_cst);
+			fenced = true;
+			sw_wake(d, qs);
 		}
 		atomic_fetch_sub_explicit(&d->users, 1, memory_order_release);
 	}

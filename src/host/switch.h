@@ -125,6 +125,8 @@ struct sw_last {
  * @holds:	Receiving member slots whose @users this pair holds, one
  *		each, from the burst's first frame to that member until
  *		switch_flush() (bit = slot)
+ * @live:	Of @holds, the members that were active and up when this
+ *		burst took them: its later frames to them skip that check
  * @last:	The last unicast frame's forwarding decision (a hit skips
  *		learning and the lookup, see switch_tx())
  */
@@ -138,6 +140,7 @@ struct sw_txp {
 	struct sw_wait wait;
 	uint64_t touchq[SW_MAX_MEMBERS];
 	uint64_t holds;
+	uint64_t live;
 	struct sw_last last;
 };
 
@@ -176,10 +179,8 @@ struct vswitch;
  * @npairs:	Its queue pairs
  * @vlans:	The VLANs it carries
  * @rxq:	Per pair: its hand-off queue (allocated on join)
- * @touched:	Per sending pair: members queued to in this burst (bit =
- *		slot), for switch_flush()
- * @txp:	Per sending pair: policer, the queue it waits on, the pairs
- *		queued to
+ * @txp:	Per sending pair: policer, the queue it waits on, the
+ *		members held and the pairs queued to in this burst
  * @police:	Its policer's limits, as set (status)
  * @pol:	Its policer's buckets, shared by its sending pairs
  * @nmacs:	MAC table entries pointing to it
@@ -199,7 +200,6 @@ struct sw_member {
 	unsigned int npairs;
 	struct sw_vlans vlans;
 	struct sw_rxq *rxq;
-	uint64_t *touched;
 	struct sw_txp *txp;
 	struct sw_police_cfg police;
 	struct sw_police_port pol;
