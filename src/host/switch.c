@@ -1086,31 +1086,16 @@ static void sw_rx_vnet(const struct sw_member *m, const uint8_t *f,
 	memcpy(out, &vh, SW_VNET_HDR);
 }
 
-/*
- * Write the slot's frame @f of @len bytes, its vnet header @vh (@hdr_len
- * bytes) first, to @iov, the tag of @vlan after the MACs for a trunk
- * member, and hand the slot back. Return: bytes written, -EMSGSIZE if
- * they do not fit (dropped)
- */
-static inline int sw_rx_copy(const struct sw_member *m, struct sw_rxq *r,
-			     const uint8_t *vh, unsigned int hdr_len,
-			     const uint8_t *f, uint32_t len, uint16_t vlan,
-			     const struct iovec *iov, unsigned int iovcnt)
+/* sw_rx_copy() but for its common case: out of line, 9 arguments */
+static NOINLINE int sw_rx_copy_gen(const struct sw_member *m,
+				   struct sw_rxq *r, const uint8_t *vh,
+				   unsigned int hdr_len, const uint8_t *f,
+				   uint32_t len, uint16_t vlan,
+				   const struct iovec *iov, unsigned int iovcnt)
 {
 	size_t off, total = hdr_len + len + (m->vlans.access ? 0 : 4);
 	uint8_t tag[4];
 
-	if (iov[0].iov_len >= total && m->vlans.access) {
-		/* one guest buffer takes it all: the common case; the
-		 * usual header size copied as a constant (no call) */
-		if (hdr_len == 12)
-			memcpy(iov[0].iov_base, vh, 12);
-		else
-			memcpy(iov[0].iov_base, vh, hdr_len);
-		memcpy((uint8_t *)iov[0].iov_base + hdr_len, f, len);
-		swq_pop(&r->q);
-		return (int)total;
-	}
 	if (iov_len(iov, iovcnt) < total) {
 		swq_pop(&r->q);
 		return -EMSGSIZE;
@@ -1129,6 +1114,35 @@ static inline int sw_rx_copy(const struct sw_member *m, struct sw_rxq *r,
 	}
 	swq_pop(&r->q);
 	return (int)off;
+}
+
+/*
+ * Write the slot's frame @f of @len bytes, its vnet header @vh (@hdr_len
+ * bytes) first, to @iov, the tag of @vlan after the MACs for a trunk
+ * member, and hand the slot back. The common case, an access member's
+ * frame that one guest buffer takes whole, inline: no call with its
+ * arguments on the stack per frame. Return: bytes written, -EMSGSIZE if
+ * they do not fit (dropped)
+ */
+static ALWAYS_INLINE int sw_rx_copy(const struct sw_member *m,
+				    struct sw_rxq *r, const uint8_t *vh,
+				    unsigned int hdr_len, const uint8_t *f,
+				    uint32_t len, uint16_t vlan,
+				    const struct iovec *iov, unsigned int iovcnt)
+{
+	size_t total = hdr_len + len;
+
+	if (likely(m->vlans.access && iov[0].iov_len >= total)) {
+		/* the usual header size copied as a constant (no call) */
+		if (hdr_len == 12)
+			memcpy(iov[0].iov_base, vh, 12);
+		else
+			memcpy(iov[0].iov_base, vh, hdr_len);
+		memcpy((uint8_t *)iov[0].iov_base + hdr_len, f, len);
+		swq_pop(&r->q);
+		return (int)total;
+	}
+	return sw_rx_copy_gen(m, r, vh, hdr_len, f, len, vlan, iov, iovcnt);
 }
 
 /*
