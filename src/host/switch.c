@@ -814,14 +814,15 @@ static ALWAYS_INLINE uint32_t sw_decide(struct sw_member *m, unsigned int pair,
 	struct sw_last *c = &m->txp[pair].last;
 	uint32_t gen = atomic_load_explicit(&sw->gen, memory_order_acquire);
 	uint32_t sweep, port = 0, macs_end;
-	uint64_t macs, src;
+	uint64_t macs, src, tail, when;
 	struct sw_entry *e;
 
 	/* the MACs compared as the bytes they are: two loads, no decoding */
 	memcpy(&macs, eh, sizeof(macs));
 	memcpy(&macs_end, eh + 8, sizeof(macs_end));
-	if (c->port && c->gen == gen && c->now == now && c->macs == macs &&
-	    c->macs_end == macs_end && c->vlan == vlan)
+	tail = macs_end | (uint64_t)vlan << 32;
+	when = gen | (uint64_t)now << 32;
+	if (c->port && !((c->macs ^ macs) | (c->tail ^ tail) | (c->when ^ when)))
 		return c->port;
 	src = sw_key(eh + 6, vlan);
 	sweep = atomic_load_explicit(&sw->next_sweep, memory_order_relaxed);
@@ -831,8 +832,8 @@ static ALWAYS_INLINE uint32_t sw_decide(struct sw_member *m, unsigned int pair,
 	sw_learn(m, eh + 6, src, now);
 	if (!(eh[0] & 1))
 		port = sw_find(sw, sw_key(eh, vlan), now, &e);
-	*c = (struct sw_last){ .macs = macs, .macs_end = macs_end, .vlan = vlan,
-			       .gen = gen, .now = now, .port = port };
+	*c = (struct sw_last){ .macs = macs, .tail = tail, .when = when,
+			       .port = port };
 	return port;
 }
 

@@ -90,19 +90,21 @@ struct sw_wait {
  *		    nothing in the table changed and within the same second
  * @macs:	The frame's first 8 bytes (destination MAC, 2 bytes of the
  *		source), as they lie in memory: compared, not decoded
- * @macs_end:	Its bytes 8..11 (the rest of the source MAC)
- * @vlan:	Its VLAN
- * @gen:	The table's generation (vswitch.gen) read before the lookup
- * @now:	The second it was made in (the source's entry was refreshed
- *		then; a new second learns again, refreshing it once a second)
+ * @tail:	Its bytes 8..11 (the rest of the source MAC) in the low 32
+ *		bits, its VLAN in the high ones
+ * @when:	The table's generation (vswitch.gen) read before the lookup
+ *		in the low 32 bits; in the high ones the second it was made
+ *		in (the source's entry was refreshed then; a new second
+ *		learns again, refreshing it once a second)
  * @port:	Where the destination lives: member slot + 1; 0: no decision
+ *
+ * Three 64-bit words, so that a frame is checked against it with three
+ * compares folded into one branch.
  */
 struct sw_last {
 	uint64_t macs;
-	uint32_t macs_end;
-	uint32_t vlan;
-	uint32_t gen;
-	uint32_t now;
+	uint64_t tail;
+	uint64_t when;
 	uint32_t port;
 };
 
