@@ -865,8 +865,8 @@ static ALWAYS_INLINE uint32_t sw_decide(struct sw_member *m, unsigned int pair,
  *	   offload request gso refused, -ENOBUFS: its one receiver's queue
  *	   stayed full, -EDQUOT: over the policer's rate)
  */
-int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
-	      unsigned int iovcnt, unsigned int hdr_len, uint32_t now)
+ssize_t switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
+		  unsigned int iovcnt, unsigned int hdr_len, uint32_t now)
 {
 	struct vswitch *sw = m->sw;
 	struct iovec seg[SW_IOV_MAX + 1];

@@ -266,8 +266,8 @@ void switch_learn_port(struct sw_member *m, const uint8_t *mac, uint32_t now);
 void switch_set_police(struct sw_member *m, const struct sw_police_cfg *cfg);
 void switch_set_offloads(struct sw_member *m, uint64_t features,
 			 unsigned int hdr_len);
-int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
-	      unsigned int iovcnt, unsigned int hdr_len, uint32_t now);
+ssize_t switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
+		  unsigned int iovcnt, unsigned int hdr_len, uint32_t now);
 void switch_flush(struct sw_member *m, unsigned int pair);
 int switch_rx_peek_idle(struct sw_member *m, unsigned int pair,
 			unsigned int hdr_len);
@@ -324,6 +324,23 @@ static inline uint32_t switch_tx_now(struct sw_member *m, unsigned int pair,
 	}
 	t->sec_left--;
 	return t->sec;
+}
+
+/**
+ * switch_tx_now_due() - Does switch_tx_now() read the clock for a sending
+ *			 pair's next frame?
+ * @m:		Sending member
+ * @pair:	Its pair (the calling worker owns it)
+ *
+ * A caller may take that frame out of line, so that the others make no
+ * call but switch_tx().
+ *
+ * Return: true at a burst's first frame and every SW_SEC_FRAMES frames
+ */
+static inline bool switch_tx_now_due(const struct sw_member *m,
+				     unsigned int pair)
+{
+	return !m->txp[pair].sec_left;
 }
 
 /**
