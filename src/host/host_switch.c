@@ -251,7 +251,9 @@ static int host_switch_open(struct host *host, const struct host_cfg *cfg,
 					  sw->name, SW_MAX_MEMBERS);
 		return reason_set(why, err, "switch %s: %s", sw->name, strerror(-err));
 	}
-	switch_set_up(p->m, false);	/* until a guest acks features */
+	/* down until a guest acks features; a frame a sender's burst queued
+	 * while it was briefly up on joining is dropped */
+	switch_reset(p->m);
 	if (cfg->mac && cfg->mac_given) {
 		memcpy(p->mac, cfg->mac, sizeof(p->mac));
 		p->has_mac = true;
