@@ -22,10 +22,24 @@
  * the second changed (sw_decide()): a stream's frames skip learning and
  * the lookup.
  *
- * Members are slots of the switch, never freed while it lives. A producer
- * marks itself a user of the receiving member, then checks it is active;
- * a leaving member clears active first and waits until it has no users
- * before it frees its queues: no locks on the frame path.
+ * Members are slots of the switch, never freed while it lives. A sending
+ * pair marks itself a user of a receiving member at its burst's first
+ * frame to it, then checks the member is active and up (sw_hold()), and
+ * stays a user until switch_flush() ends the burst. A leaving member
+ * clears active first and waits until it has no users before it frees
+ * its queues (a resetting one clears up, waits the same way, then drops
+ * what is queued): no locks on the frame path, and no locked instruction
+ * per frame either. Both sides' accesses are sequentially consistent:
+ * either the sender's increment comes first and the leaver waits for its
+ * flush, or the leaver's store comes first and the sender sees the member
+ * gone. A burst that found the member there hands it its later frames
+ * without looking again: they reach the queues the leave frees or the
+ * reset empties after the flush, as if sent before the leave or reset.
+ * The wait is bounded because every burst ends in switch_flush(): the
+ * data path's net_tx_burst() flushes on every way out, frames left in the
+ * guest's ring (-EAGAIN) included, and so do the uplink's burst and
+ * SEND_RARP; nothing between a burst's frames and its flush sleeps or
+ * waits for the control thread.
  */
 #include <endian.h>
 #include <errno.h>
@@ -114,6 +128,33 @@ struct vswitch *switch_new(const char *name)
 	return sw;
 }
 
+/*
+ * Release what @m's sending pair @pair holds (sw_hold()) without waking
+ * anyone: its burst was cut short (@m's workers no longer run).
+ */
+static void sw_unhold(struct sw_member *m, unsigned int pair)
+{
+	uint64_t h = m->txp[pair].holds;
+
+	m->txp[pair].holds = 0;
+	m->txp[pair].live = 0;
+	memset(m->txp[pair].touchq, 0, sizeof(m->txp[pair].touchq));
+	while (h) {
+		atomic_fetch_sub_explicit(&m->sw->m[__builtin_ctzll(h)].users, 1,
+					  memory_order_release);
+		h &= h - 1;
+	}
+}
+
+/* Release every sending pair's holds of @m (its workers no longer run) */
+static void sw_unhold_all(struct sw_member *m)
+{
+	unsigned int i;
+
+	for (i = 0; m->txp && i < m->npairs; i++)
+		sw_unhold(m, i);
+}
+
 /**
  * switch_free() - Free a switch whose members all left
  * @sw:		Switch, or NULL
@@ -124,6 +165,9 @@ void switch_free(struct vswitch *sw)
 
 	if (!sw)
 		return;
+	for (i = 0; i < SW_MAX_MEMBERS; i++)	/* no worker runs: no burst */
+		if (sw->m[i].used)
+			sw_unhold_all(&sw->m[i]);
 	for (i = 0; i < SW_MAX_MEMBERS; i++)
 		if (sw->m[i].used)
 			switch_leave(&sw->m[i]);
@@ -157,10 +201,8 @@ static void sw_member_free(struct sw_member *m)
 		}
 	}
 	free(m->rxq);
-	free(m->touched);
 	free(m->txp);
 	m->rxq = NULL;
-	m->touched = NULL;
 	m->txp = NULL;
 	m->npairs = 0;
 	m->used = false;
@@ -206,10 +248,9 @@ struct sw_member *switch_join(struct vswitch *sw, unsigned int npairs,
 	memset(&m->st, 0, sizeof(m->st));
 	atomic_store(&m->nmacs, 0);
 	m->rxq = calloc(npairs, sizeof(*m->rxq));
-	m->touched = calloc(npairs, sizeof(*m->touched));
 	m->txp = calloc(npairs, sizeof(*m->txp));
 	memset(&m->police, 0, sizeof(m->police));
-	if (!m->rxq || !m->touched || !m->txp) {
+	if (!m->rxq || !m->txp) {
 		ret = -ENOMEM;
 		goto err;
 	}
@@ -276,7 +317,9 @@ static void sw_forget(struct vswitch *sw, unsigned int idx)
  *		    frames are dropped and its queues freed
  * @m:		Member (its own workers no longer run)
  *
- * Waits (yielding) until no producer is inside a hand-off to @m.
+ * Waits (yielding) until no sending pair is inside a burst that handed
+ * @m a frame (at most one burst: switch_flush() ends each). What @m's own
+ * pairs hold of others is released first.
  *
  * Context: control thread
  */
@@ -284,6 +327,7 @@ void switch_leave(struct sw_member *m)
 {
 	if (!m || !m->used)
 		return;
+	sw_unhold_all(m);
 	atomic_store(&m->active, false);
 	while (atomic_load(&m->users))
 		sched_yield();
@@ -353,8 +397,9 @@ void switch_reset(struct sw_member *m)
 	uint64_t v;
 
 	atomic_store(&m->up, false);
+	sw_unhold_all(m);	/* its own bursts were cut short, if at all */
 	while (atomic_load(&m->users))
-		sched_yield();	/* a hand-off in progress ends first */
+		sched_yield();	/* a burst handing to it ends first */
 	sw_forget(m->sw, m->idx);
 	for (i = 0; i < m->npairs; i++) {
 		swq_drain(&m->rxq[i].q);
@@ -362,10 +407,8 @@ void switch_reset(struct sw_member *m)
 			v = 0;	/* nothing written: nothing to drain */
 		atomic_store(&m->rxq[i].need_wakeup, 1);
 		m->rxq[i].kicks_seen = atomic_load(&m->rxq[i].kicks);
-		m->touched[i] = 0;
 		memset(&m->txp[i].wait, 0, sizeof(m->txp[i].wait));
 		m->txp[i].held = false;
-		memset(m->txp[i].touchq, 0, sizeof(m->txp[i].touchq));
 		m->txp[i].last.port = 0;
 		m->txp[i].clk_left = 0;
 		m->txp[i].sec_left = 0;
@@ -676,6 +719,25 @@ static bool sw_may_wait(struct sw_member *m, unsigned int pair,
 }
 
 /*
+ * The burst's first frame to @d (or one since @d was found gone): make the
+ * sending pair of @t a user of @d until switch_flush(), then look whether
+ * @d takes frames; if so its later frames in this burst need not look
+ * again (see the top of the file). A locked instruction per burst and
+ * member, not two per frame. Return: @d takes frames
+ */
+static bool sw_hold(struct sw_txp *t, struct sw_member *d, uint64_t bit)
+{
+	if (!(t->holds & bit)) {
+		atomic_fetch_add(&d->users, 1);
+		t->holds |= bit;
+	}
+	if (!atomic_load(&d->active) || !atomic_load(&d->up))
+		return false;
+	t->live |= bit;
+	return true;
+}
+
+/*
  * Queue the frame @seg for @d's pair of its flow @fl, for sender pair
  * @pair; @o: its offload request, NULL for a plain frame. With @may_wait
  * (the frame has this one receiver), a full queue whose consumer moves
@@ -689,14 +751,16 @@ static ALWAYS_INLINE int sw_hand(struct sw_member *m, struct sw_member *d,
 				 bool may_wait, struct sw_flow *fl,
 				 const struct sw_offl *o)
 {
+	struct sw_txp *t = &m->txp[pair];
+	uint64_t bit = 1ULL << d->idx;
 	struct swq *q;
-	int ret = -ENOENT;
 	unsigned int qi;
+	int ret;
 
-	atomic_fetch_add(&d->users, 1);
-	if (!atomic_load(&d->active) || !atomic_load(&d->up) ||
-	    !switch_carries(d, vlan))
-		goto out;
+	if (unlikely(!(t->live & bit)) && !sw_hold(t, d, bit))
+		return -ENOENT;
+	if (!switch_carries(d, vlan))
+		return -ENOENT;
 	qi = d->npairs == 1 ? 0 : sw_flow_pair(fl, d->npairs);
 	q = &d->rxq[qi].q;
 	ret = likely(!o) ? swq_push(q, seg, nseg, vlan) :
@@ -705,15 +769,12 @@ static ALWAYS_INLINE int sw_hand(struct sw_member *m, struct sw_member *d,
 			   o, seg, nseg, vlan);
 	if (!ret || (may_wait && sw_may_wait(m, pair, q))) {
 		/* queued, or waiting: wake its consumer either way */
-		m->touched[pair] |= 1ULL << d->idx;
-		m->txp[pair].touchq[d->idx] |= 1ULL << qi;
+		t->touchq[d->idx] |= 1ULL << qi;
 		if (ret)
 			ret = -EAGAIN;
 	} else {
 		atomic_fetch_add_explicit(&d->st.drop_full, 1, memory_order_relaxed);
 	}
-out:
-	atomic_fetch_sub_explicit(&d->users, 1, memory_order_release);
 	return ret;
 }
 
@@ -753,14 +814,15 @@ static ALWAYS_INLINE uint32_t sw_decide(struct sw_member *m, unsigned int pair,
 	struct sw_last *c = &m->txp[pair].last;
 	uint32_t gen = atomic_load_explicit(&sw->gen, memory_order_acquire);
 	uint32_t sweep, port = 0, macs_end;
-	uint64_t macs, src;
+	uint64_t macs, src, tail, when;
 	struct sw_entry *e;
 
 	/* the MACs compared as the bytes they are: two loads, no decoding */
 	memcpy(&macs, eh, sizeof(macs));
 	memcpy(&macs_end, eh + 8, sizeof(macs_end));
-	if (c->port && c->gen == gen && c->now == now && c->macs == macs &&
-	    c->macs_end == macs_end && c->vlan == vlan)
+	tail = macs_end | (uint64_t)vlan << 32;
+	when = gen | (uint64_t)now << 32;
+	if (c->port && !((c->macs ^ macs) | (c->tail ^ tail) | (c->when ^ when)))
 		return c->port;
 	src = sw_key(eh + 6, vlan);
 	sweep = atomic_load_explicit(&sw->next_sweep, memory_order_relaxed);
@@ -770,8 +832,8 @@ static ALWAYS_INLINE uint32_t sw_decide(struct sw_member *m, unsigned int pair,
 	sw_learn(m, eh + 6, src, now);
 	if (!(eh[0] & 1))
 		port = sw_find(sw, sw_key(eh, vlan), now, &e);
-	*c = (struct sw_last){ .macs = macs, .macs_end = macs_end, .vlan = vlan,
-			       .gen = gen, .now = now, .port = port };
+	*c = (struct sw_last){ .macs = macs, .tail = tail, .when = when,
+			       .port = port };
 	return port;
 }
 
@@ -803,8 +865,8 @@ static ALWAYS_INLINE uint32_t sw_decide(struct sw_member *m, unsigned int pair,
  *	   offload request gso refused, -ENOBUFS: its one receiver's queue
  *	   stayed full, -EDQUOT: over the policer's rate)
  */
-int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
-	      unsigned int iovcnt, unsigned int hdr_len, uint32_t now)
+ssize_t switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
+		  unsigned int iovcnt, unsigned int hdr_len, uint32_t now)
 {
 	struct vswitch *sw = m->sw;
 	struct iovec seg[SW_IOV_MAX + 1];
@@ -903,47 +965,63 @@ bad:
 	return -EMSGSIZE;
 }
 
-/**
- * switch_flush() - A sending pair's burst is over: wake each receiving
- *		    pair it queued to that said it may sleep, once (and the
- *		    next burst reads the policer's clock afresh)
- * @m:		Sending member
- * @pair:	Its pair (the calling worker owns it)
- */
-void switch_flush(struct sw_member *m, unsigned int pair)
+/* Wake @d's pairs in @qs that said they may sleep (the caller holds @d) */
+static void sw_wake(struct sw_member *d, uint64_t qs)
 {
-	uint64_t t = m->touched[pair], one = 1, qs;
-	struct sw_txp *tp = &m->txp[pair];
-	struct sw_member *d;
+	uint64_t one = 1;
 	struct sw_rxq *r;
 	unsigned int q;
 
+	while (atomic_load(&d->active) && qs) {
+		q = (unsigned int)__builtin_ctzll(qs);
+		qs &= qs - 1;
+		if (q >= d->npairs)
+			continue;	/* left and joined again since */
+		r = &d->rxq[q];
+		if (atomic_load_explicit(&r->need_wakeup, memory_order_relaxed) &&
+		    atomic_exchange(&r->need_wakeup, 0)) {
+			if (write(r->efd, &one, sizeof(one)) < 0)
+				one = 1;	/* counter full: awake anyway */
+			atomic_fetch_add_explicit(&r->kicks, 1,
+						  memory_order_release);
+		}
+	}
+}
+
+/**
+ * switch_flush() - A sending pair's burst is over: wake each receiving
+ *		    pair it queued to that said it may sleep, once, and
+ *		    release the members it held (sw_hold()); the next burst
+ *		    reads the policer's clock afresh
+ * @m:		Sending member
+ * @pair:	Its pair (the calling worker owns it)
+ *
+ * Every caller of switch_tx() calls it at the end of each burst, on every
+ * path: a member's leave or reset waits for it.
+ */
+void switch_flush(struct sw_member *m, unsigned int pair)
+{
+	struct sw_txp *tp = &m->txp[pair];
+	uint64_t h = tp->holds, qs;
+	bool fenced = false;
+	struct sw_member *d;
+
 	tp->clk_left = 0;	/* the next burst reads the clock */
 	tp->sec_left = 0;	/* and the seconds (switch_tx_now()) */
-	if (!t)
-		return;
-	m->touched[pair] = 0;
-	atomic_thread_fence(memory_order_seq_cst);
-	while (t) {
-		d = &m->sw->m[__builtin_ctzll(t)];
-		t &= t - 1;
+	if (!h)
+		return;	/* queued only to members it holds */
+	tp->holds = 0;
+	tp->live = 0;
+	while (h) {
+		d = &m->sw->m[__builtin_ctzll(h)];
+		h &= h - 1;
 		qs = tp->touchq[d->idx];
-		tp->touchq[d->idx] = 0;
-		atomic_fetch_add(&d->users, 1);
-		while (atomic_load(&d->active) && qs) {
-			q = (unsigned int)__builtin_ctzll(qs);
-			qs &= qs - 1;
-			if (q >= d->npairs)
-				continue;	/* left and joined again since */
-			r = &d->rxq[q];
-			if (atomic_load_explicit(&r->need_wakeup,
-						 memory_order_relaxed) &&
-			    atomic_exchange(&r->need_wakeup, 0)) {
-				if (write(r->efd, &one, sizeof(one)) < 0)
-					one = 1;	/* counter full: awake anyway */
-				atomic_fetch_add_explicit(&r->kicks, 1,
-							  memory_order_release);
-			}
+		if (qs) {
+			tp->touchq[d->idx] = 0;
+			if (!fenced)	/* the frames before need_wakeup's look */
+				atomic_thread_fence(memory_order_seq_cst);
+			fenced = true;
+			sw_wake(d, qs);
 		}
 		atomic_fetch_sub_explicit(&d->users, 1, memory_order_release);
 	}
@@ -1009,31 +1087,16 @@ static void sw_rx_vnet(const struct sw_member *m, const uint8_t *f,
 	memcpy(out, &vh, SW_VNET_HDR);
 }
 
-/*
- * Write the slot's frame @f of @len bytes, its vnet header @vh (@hdr_len
- * bytes) first, to @iov, the tag of @vlan after the MACs for a trunk
- * member, and hand the slot back. Return: bytes written, -EMSGSIZE if
- * they do not fit (dropped)
- */
-static inline int sw_rx_copy(const struct sw_member *m, struct sw_rxq *r,
-			     const uint8_t *vh, unsigned int hdr_len,
-			     const uint8_t *f, uint32_t len, uint16_t vlan,
-			     const struct iovec *iov, unsigned int iovcnt)
+/* sw_rx_copy() but for its common case: out of line, 9 arguments */
+static NOINLINE int sw_rx_copy_gen(const struct sw_member *m,
+				   struct sw_rxq *r, const uint8_t *vh,
+				   unsigned int hdr_len, const uint8_t *f,
+				   uint32_t len, uint16_t vlan,
+				   const struct iovec *iov, unsigned int iovcnt)
 {
 	size_t off, total = hdr_len + len + (m->vlans.access ? 0 : 4);
 	uint8_t tag[4];
 
-	if (iov[0].iov_len >= total && m->vlans.access) {
-		/* one guest buffer takes it all: the common case; the
-		 * usual header size copied as a constant (no call) */
-		if (hdr_len == 12)
-			memcpy(iov[0].iov_base, vh, 12);
-		else
-			memcpy(iov[0].iov_base, vh, hdr_len);
-		memcpy((uint8_t *)iov[0].iov_base + hdr_len, f, len);
-		swq_pop(&r->q);
-		return (int)total;
-	}
 	if (iov_len(iov, iovcnt) < total) {
 		swq_pop(&r->q);
 		return -EMSGSIZE;
@@ -1052,6 +1115,35 @@ static inline int sw_rx_copy(const struct sw_member *m, struct sw_rxq *r,
 	}
 	swq_pop(&r->q);
 	return (int)off;
+}
+
+/*
+ * Write the slot's frame @f of @len bytes, its vnet header @vh (@hdr_len
+ * bytes) first, to @iov, the tag of @vlan after the MACs for a trunk
+ * member, and hand the slot back. The common case, an access member's
+ * frame that one guest buffer takes whole, inline: no call with its
+ * arguments on the stack per frame. Return: bytes written, -EMSGSIZE if
+ * they do not fit (dropped)
+ */
+static ALWAYS_INLINE int sw_rx_copy(const struct sw_member *m,
+				    struct sw_rxq *r, const uint8_t *vh,
+				    unsigned int hdr_len, const uint8_t *f,
+				    uint32_t len, uint16_t vlan,
+				    const struct iovec *iov, unsigned int iovcnt)
+{
+	size_t total = hdr_len + len;
+
+	if (likely(m->vlans.access && iov[0].iov_len >= total)) {
+		/* the usual header size copied as a constant (no call) */
+		if (hdr_len == 12)
+			memcpy(iov[0].iov_base, vh, 12);
+		else
+			memcpy(iov[0].iov_base, vh, hdr_len);
+		memcpy((uint8_t *)iov[0].iov_base + hdr_len, f, len);
+		swq_pop(&r->q);
+		return (int)total;
+	}
+	return sw_rx_copy_gen(m, r, vh, hdr_len, f, len, vlan, iov, iovcnt);
 }
 
 /*

@@ -90,19 +90,21 @@ struct sw_wait {
  *		    nothing in the table changed and within the same second
  * @macs:	The frame's first 8 bytes (destination MAC, 2 bytes of the
  *		source), as they lie in memory: compared, not decoded
- * @macs_end:	Its bytes 8..11 (the rest of the source MAC)
- * @vlan:	Its VLAN
- * @gen:	The table's generation (vswitch.gen) read before the lookup
- * @now:	The second it was made in (the source's entry was refreshed
- *		then; a new second learns again, refreshing it once a second)
+ * @tail:	Its bytes 8..11 (the rest of the source MAC) in the low 32
+ *		bits, its VLAN in the high ones
+ * @when:	The table's generation (vswitch.gen) read before the lookup
+ *		in the low 32 bits; in the high ones the second it was made
+ *		in (the source's entry was refreshed then; a new second
+ *		learns again, refreshing it once a second)
  * @port:	Where the destination lives: member slot + 1; 0: no decision
+ *
+ * Three 64-bit words, so that a frame is checked against it with three
+ * compares folded into one branch.
  */
 struct sw_last {
 	uint64_t macs;
-	uint32_t macs_end;
-	uint32_t vlan;
-	uint32_t gen;
-	uint32_t now;
+	uint64_t tail;
+	uint64_t when;
 	uint32_t port;
 };
 
@@ -122,6 +124,11 @@ struct sw_last {
  * @wait:	The full queue that frame waits on
  * @touchq:	Per receiving member slot: its pairs queued to in this
  *		burst (bit = pair), for switch_flush()
+ * @holds:	Receiving member slots whose @users this pair holds, one
+ *		each, from the burst's first frame to that member until
+ *		switch_flush() (bit = slot)
+ * @live:	Of @holds, the members that were active and up when this
+ *		burst took them: its later frames to them skip that check
  * @last:	The last unicast frame's forwarding decision (a hit skips
  *		learning and the lookup, see switch_tx())
  */
@@ -134,6 +141,8 @@ struct sw_txp {
 	bool held;
 	struct sw_wait wait;
 	uint64_t touchq[SW_MAX_MEMBERS];
+	uint64_t holds;
+	uint64_t live;
 	struct sw_last last;
 };
 
@@ -166,14 +175,14 @@ struct vswitch;
  *		cleared first on leave)
  * @up:		A guest takes frames (the host side's configure() until its
  *		reset()); frames for it are queued only then
- * @users:	Producers inside a hand-off to it right now
+ * @users:	Sending pairs inside a burst that handed (or tried to hand)
+ *		it a frame: one per pair per burst, released by
+ *		switch_flush()
  * @npairs:	Its queue pairs
  * @vlans:	The VLANs it carries
  * @rxq:	Per pair: its hand-off queue (allocated on join)
- * @touched:	Per sending pair: members queued to in this burst (bit =
- *		slot), for switch_flush()
- * @txp:	Per sending pair: policer, the queue it waits on, the pairs
- *		queued to
+ * @txp:	Per sending pair: policer, the queue it waits on, the
+ *		members held and the pairs queued to in this burst
  * @police:	Its policer's limits, as set (status)
  * @pol:	Its policer's buckets, shared by its sending pairs
  * @nmacs:	MAC table entries pointing to it
@@ -193,7 +202,6 @@ struct sw_member {
 	unsigned int npairs;
 	struct sw_vlans vlans;
 	struct sw_rxq *rxq;
-	uint64_t *touched;
 	struct sw_txp *txp;
 	struct sw_police_cfg police;
 	struct sw_police_port pol;
@@ -258,8 +266,8 @@ void switch_learn_port(struct sw_member *m, const uint8_t *mac, uint32_t now);
 void switch_set_police(struct sw_member *m, const struct sw_police_cfg *cfg);
 void switch_set_offloads(struct sw_member *m, uint64_t features,
 			 unsigned int hdr_len);
-int switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
-	      unsigned int iovcnt, unsigned int hdr_len, uint32_t now);
+ssize_t switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
+		  unsigned int iovcnt, unsigned int hdr_len, uint32_t now);
 void switch_flush(struct sw_member *m, unsigned int pair);
 int switch_rx_peek_idle(struct sw_member *m, unsigned int pair,
 			unsigned int hdr_len);
@@ -316,6 +324,23 @@ static inline uint32_t switch_tx_now(struct sw_member *m, unsigned int pair,
 	}
 	t->sec_left--;
 	return t->sec;
+}
+
+/**
+ * switch_tx_now_due() - Does switch_tx_now() read the clock for a sending
+ *			 pair's next frame?
+ * @m:		Sending member
+ * @pair:	Its pair (the calling worker owns it)
+ *
+ * A caller may take that frame out of line, so that the others make no
+ * call but switch_tx().
+ *
+ * Return: true at a burst's first frame and every SW_SEC_FRAMES frames
+ */
+static inline bool switch_tx_now_due(const struct sw_member *m,
+				     unsigned int pair)
+{
+	return !m->txp[pair].sec_left;
 }
 
 /**

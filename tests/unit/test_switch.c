@@ -5,12 +5,14 @@
  * limits (a flooding port cannot evict another's entries), VLAN isolation,
  * trunk tags added and stripped, a full queue drops and counts, the
  * need-wakeup handshake writes the eventfd once per burst, leaving and
- * reset forget MACs, a frame whose vnet header and bytes come in pieces,
+ * reset forget MACs, a sending burst holds its receivers once until its
+ * flush (a leave waits for it), a frame whose vnet header and bytes come in pieces,
  * the MAC table's time read once per burst, the VLAN list parser, and no
  * allocation per frame.
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 
@@ -487,6 +489,77 @@ static void test_leave_reset_forget(void)
 	switch_free(sw);
 }
 
+/* Frame @seq from @src to @dst without the flush: a burst goes on */
+static int tx_burst(struct sw_member *m, const uint8_t *dst,
+		    const uint8_t *src, uint32_t seq)
+{
+	uint8_t f[64];
+	struct iovec iov = { f, 0 };
+
+	iov.iov_len = test_sw_frame(f, dst, src, -1, seq);
+	return switch_tx(m, 0, &iov, 1, HDR, NOW);
+}
+
+static _Atomic bool left;
+
+static void *leave_thread(void *arg)
+{
+	switch_leave(arg);
+	atomic_store(&left, true);
+	return NULL;
+}
+
+/*
+ * A sending burst marks each receiver used once, at its first frame to it,
+ * and switch_flush() releases it: a leave in the middle of the burst waits
+ * for the flush, and the burst's later frames no longer reach the member.
+ * A member that leaves or resets releases what its own pairs held.
+ */
+static void test_burst_holds_receiver(void)
+{
+	struct vswitch *sw = switch_new("s0");
+	struct timespec ms20 = { 0, 20000000 };
+	struct sw_member *a, *b, *c;
+	uint8_t ma[6], mb[6], mc[6];
+	pthread_t th;
+	unsigned int i;
+
+	CHECK(sw);
+	join3(sw, &a, &b, &c);
+	mac_of(ma, 1);
+	mac_of(mb, 2);
+	mac_of(mc, 3);
+	CHECK(tx(b, BCAST, mb, -1, 0, NOW) > 0);
+	CHECK(tx(c, BCAST, mc, -1, 0, NOW) > 0);
+	CHECK_EQ(atomic_load(&b->users), 0);
+	for (i = 0; i < 4; i++)
+		CHECK(tx_burst(a, mb, ma, i) > 0);
+	CHECK_EQ(atomic_load(&b->users), 1);	/* once for the burst */
+	CHECK_EQ(atomic_load(&c->users), 0);
+	atomic_store(&left, false);
+	CHECK_EQ(pthread_create(&th, NULL, leave_thread, b), 0);
+	nanosleep(&ms20, NULL);
+	CHECK(!atomic_load(&left));		/* waits for the burst */
+	CHECK(tx_burst(a, mb, ma, 4) > 0);	/* the burst goes on */
+	CHECK_EQ(b->st.drop_full, 0);
+	switch_flush(a, 0);
+	CHECK_EQ(pthread_join(th, NULL), 0);
+	CHECK(atomic_load(&left));
+	CHECK_EQ(atomic_load(&c->users), 0);
+	/* a sender whose session ends mid-burst holds nothing after */
+	CHECK(tx_burst(a, mc, ma, 5) > 0);
+	CHECK_EQ(atomic_load(&c->users), 1);
+	switch_reset(a);
+	CHECK_EQ(atomic_load(&c->users), 0);
+	switch_flush(a, 0);
+	CHECK_EQ(atomic_load(&c->users), 0);	/* released once only */
+	switch_set_up(a, true);
+	CHECK(tx_burst(a, mc, ma, 6) > 0);
+	switch_leave(a);
+	CHECK_EQ(atomic_load(&c->users), 0);
+	switch_free(sw);
+}
+
 /*
  * A sender's cached decision (the same two MACs in the same second) ends
  * the moment the table changes: the destination moves to another port, is
@@ -750,6 +823,7 @@ int main(void)
 	RUN(test_queue_full);
 	RUN(test_wakeup_once_per_burst);
 	RUN(test_leave_reset_forget);
+	RUN(test_burst_holds_receiver);
 	RUN(test_last_decision_follows_table);
 	RUN(test_generation_once_per_sweep);
 	RUN(test_header_apart);
