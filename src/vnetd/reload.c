@@ -47,6 +47,7 @@
 #include "reload.h"
 #include "sbuf.h"
 #include "sockets.h"
+#include "spoof.h"
 #include "util.h"
 #include "vnetd.h"
 
@@ -456,14 +457,22 @@ void reload_port_list(struct sbuf *b)
 		sbuf_printf(b, "(no ports)\n");
 }
 
-/* Same settings? (field by field: struct padding is not compared) */
+/*
+ * Same settings? Field by field (struct padding is not compared), every
+ * key of a config line: a key left out here is one SIGHUP silently does
+ * not apply. Not compared: what is not a key (from_config, mac_derived,
+ * the af_xdp descriptors and xdp_bound of `port add`, wopts.pool). The
+ * policy's derived parts (its MAC, the MAC's link-local) compare equal
+ * because reload_plan() gives a line the running port's MAC first.
+ */
 static bool reload_same(const struct vnetd_port_cfg *a,
 			const struct vnetd_port_cfg *b)
 {
 	return !strcmp(a->name, b->name) && !strcmp(a->socket, b->socket) &&
 	       !strcmp(a->backend, b->backend) && !strcmp(a->tap, b->tap) &&
 	       !strcmp(a->xdp_if, b->xdp_if) && a->xdp_queue == b->xdp_queue &&
-	       a->xdp_mode == b->xdp_mode &&
+	       a->xdp_mode == b->xdp_mode && a->gen_size == b->gen_size &&
+	       spoof_same(&a->wopts.spoof, &b->wopts.spoof) &&
 	       a->ntap_fds == b->ntap_fds &&
 	       !memcmp(a->tap_fds, b->tap_fds, a->ntap_fds * sizeof(int)) &&
 	       a->queues == b->queues && !memcmp(a->mac, b->mac, 6) &&
@@ -587,8 +596,11 @@ static int reload_plan(struct vnetd_cfg *n, struct reason *why)
 			if (cli_port_clash(pc, &n->ports[j], why))
 				return -EEXIST;
 		old = reload_find(pc->name);
-		if (old && old->cfg.from_config && !mac_given)
+		if (old && old->cfg.from_config && !mac_given) {
 			memcpy(pc->mac, old->cfg.mac, sizeof(pc->mac));
+			/* the policy was finished with the slot's MAC */
+			spoof_set_mac(&pc->wopts.spoof, pc->mac);
+		}
 		/* socket activation gave it its fd at start: the line cannot */
 		if (old && old->cfg.from_config && old->cfg.fd >= 0 &&
 		    pc->fd < 0 && !pc->socket[0] == !old->cfg.socket[0]) {
