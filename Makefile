@@ -229,6 +229,7 @@ $(ASAN_DIR)/libvnet-driver.a: $(ASAN_DRV_OBJ)
 PORT_SPEC_SRC := src/vnetd/port_spec.c
 PORT_SPEC_DEP := $(PORT_SPEC_SRC) $(wildcard src/vnetd/*.h)
 test_port_spec_corpus_LINK := fuzz/fuzz_port_spec.c $(PORT_SPEC_SRC)
+test_port_spec_same_LINK := $(PORT_SPEC_SRC)
 test_vu_conn_corpus_LINK := fuzz/fuzz_vu_conn.c
 test_vu_dispatch_corpus_LINK := fuzz/fuzz_vu_dispatch.c
 test_sandbox_LINK := src/vnetd/sandbox.c
@@ -237,7 +238,7 @@ $(BUILD)/tests/$(1) $(ASAN_DIR)/tests/$(1): TEST_LINK := $$($(1)_LINK)
 $(BUILD)/tests/$(1) $(ASAN_DIR)/tests/$(1): TEST_INC := -Isrc/vnetd
 $(BUILD)/tests/$(1) $(ASAN_DIR)/tests/$(1): $$($(1)_LINK) $(wildcard fuzz/*.h) $(wildcard src/vnetd/*.h) $(SECCOMP_H)
 endef
-$(foreach t,test_port_spec_corpus test_vu_conn_corpus test_vu_dispatch_corpus test_sandbox,$(eval $(call test_link_rule,$(t))))
+$(foreach t,test_port_spec_corpus test_port_spec_same test_vu_conn_corpus test_vu_dispatch_corpus test_sandbox,$(eval $(call test_link_rule,$(t))))
 $(FUZZ_DIR)/fuzz_port_spec: FUZZ_LINK := $(PORT_SPEC_SRC) -Isrc/vnetd
 $(FUZZ_DIR)/fuzz_port_spec: $(PORT_SPEC_DEP)
 

@@ -158,6 +158,52 @@ void spoof_finish(struct spoof_policy *p, const uint8_t mac[6])
 }
 
 /**
+ * spoof_set_mac() - Give a finished policy another MAC
+ * @p:		Policy, spoof_finish() done
+ * @mac:	The port's MAC now (a SIGHUP that keeps a running port's MAC
+ *		for a config line without mac=)
+ *
+ * The link-local address spoof_finish() added for the old MAC (with
+ * --allow-ip, always the last IPv6 entry: the lists hold at most
+ * SPOOF_MAX_PREFIXES) is replaced by @mac's.
+ */
+void spoof_set_mac(struct spoof_policy *p, const uint8_t mac[6])
+{
+	if (p->ip_lock && p->n6)
+		p->n6--;
+	spoof_finish(p, mac);
+}
+
+/**
+ * spoof_same() - Whether two finished policies check the same
+ * @a:		Policy
+ * @b:		Policy
+ *
+ * Field by field, the used list entries only (what lies past them and
+ * struct padding are not compared), in order: the same addresses listed
+ * in another order compare different.
+ *
+ * Return: true if @a and @b hold the same MAC, locks and lists
+ */
+bool spoof_same(const struct spoof_policy *a, const struct spoof_policy *b)
+{
+	unsigned int i;
+
+	if (a->mac_lock != b->mac_lock || a->ip_lock != b->ip_lock ||
+	    memcmp(a->mac, b->mac, 6) || a->n4 != b->n4 || a->n6 != b->n6)
+		return false;
+	for (i = 0; i < a->n4; i++)
+		if (a->v4[i].addr != b->v4[i].addr ||
+		    a->v4[i].mask != b->v4[i].mask)
+			return false;
+	for (i = 0; i < a->n6; i++)
+		if (memcmp(a->v6[i].addr, b->v6[i].addr, 16) ||
+		    a->v6[i].len != b->v6[i].len)
+			return false;
+	return true;
+}
+
+/**
  * spoof_active() - Whether a policy checks anything
  * @p:		Policy
  *

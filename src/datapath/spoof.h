@@ -59,6 +59,8 @@ struct spoof_policy {
 const char *spoof_parse_list(struct spoof_policy *p, const char *list,
 			     char sep);
 void spoof_finish(struct spoof_policy *p, const uint8_t mac[6]);
+void spoof_set_mac(struct spoof_policy *p, const uint8_t mac[6]);
+bool spoof_same(const struct spoof_policy *a, const struct spoof_policy *b);
 bool spoof_active(const struct spoof_policy *p);
 bool spoof_frame_ok(const struct spoof_policy *p, const uint8_t *f,
 		    size_t len);

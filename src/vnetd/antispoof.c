@@ -5,6 +5,12 @@
  * without vnetd, the same policy goes on the TAP's ingress as a tc filter
  * (spoof_tc.c), installed at port setup, before the sandbox drops
  * CAP_NET_ADMIN and exec. It stays for the port's life (the TAP's).
+ *
+ * A TAP port started after the sandbox (`port add`, a SIGHUP that starts
+ * or restarts it) cannot have one installed or replaced: a filter from
+ * start stays on the TAP with the policy it had. Such a port that may use
+ * vhost-net fails to start (the kernel path would not have its policy);
+ * a userspace-only one starts with one warning, vnetd checks its frames.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,10 +21,23 @@
 
 #include "antispoof.h"
 #include "cfg.h"
+#include "sandbox.h"
 #include "spoof_tc.h"
 #include "vnetd.h"
 
 /* fork, exec and wait happen at setup only: the seccomp list needs none */
+
+/* After the sandbox: no tc. Return: 0 or -EPERM with @why set */
+static int antispoof_late(struct vnetd_port *p, const char *tap,
+			  struct reason *why)
+{
+	if (p->vhost.use)
+		return reason_set(why, -EPERM, "tap %s: the anti-spoofing tc filter cannot be installed after the sandbox (no exec, no CAP_NET_ADMIN): the kernel vhost-net path would bypass --mac-lock/--allow-ip (or keep the policy of a filter from start); restart vnetd with the port, or give it vhost-net=off",
+				  tap);
+	log_warn("port %s: tap %s: the anti-spoofing tc filter cannot be installed after the sandbox: one from vnetd's start stays with its policy (tc filter show dev %s ingress pref %d; delete it or restart vnetd for the new one); vnetd checks the frames",
+		 p->cfg.name, tap, tap, SPOOF_TC_PREF);
+	return 0;
+}
 
 /**
  * antispoof_setup() - Install the port's policy where frames bypass vnetd
@@ -30,7 +49,10 @@
  * (its guest could otherwise bypass the policy); a userspace-only port
  * logs it once and relies on vnetd's own check.
  *
- * Context: setup, before the sandbox
+ * After the sandbox (a port started at run time) tc cannot run: a port
+ * that may use vhost-net fails, a userspace-only one warns once.
+ *
+ * Context: setup, or main thread at run time (port add, SIGHUP)
  * Return: 0 or -errno
  */
 int antispoof_setup(struct vnetd_port *p, struct reason *why)
@@ -50,6 +72,9 @@ int antispoof_setup(struct vnetd_port *p, struct reason *why)
 		ret = -errno;
 		reason_set(&inner, ret, "tap fd %d: TUNGETIFF: %s", fd,
 			   strerror(-ret));
+	} else if (sandbox_entered()) {
+		ifr.ifr_name[IFNAMSIZ - 1] = '\0';
+		return antispoof_late(p, ifr.ifr_name, why);
 	} else {
 		ifr.ifr_name[IFNAMSIZ - 1] = '\0';
 		ret = spoof_tc_install(ifr.ifr_name, sp, &inner);

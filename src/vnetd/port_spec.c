@@ -404,6 +404,7 @@ static int cli_key(const char *key)
 		case OPT_SANDBOX: case OPT_METRICS_LISTEN: case OPT_WORKER_THREADS:
 		case OPT_LOG_LEVEL: case OPT_HELP: case OPT_VERSION: case OPT_USER:
 		case OPT_CTL_GROUP: case OPT_LOG_TARGET: case OPT_STALL_MS:
+		case OPT_TAP_IO:
 			continue;
 		}
 		if (!strcmp(o->name, key))
@@ -634,6 +635,62 @@ int cli_port_clash(const struct vnetd_port_cfg *pc,
 	return -EEXIST;
 }
 
+
+/* The keys of the frontend side: socket, name, what the guest sees */
+static bool cli_port_same_front(const struct vnetd_port_cfg *a,
+				const struct vnetd_port_cfg *b)
+{
+	return !strcmp(a->name, b->name) && !strcmp(a->socket, b->socket) &&
+	       a->fd == b->fd && a->client == b->client &&
+	       a->sock_uid == b->sock_uid && a->sock_gid == b->sock_gid &&
+	       a->sock_mode == b->sock_mode && a->queues == b->queues &&
+	       !memcmp(a->mac, b->mac, 6) && a->mtu == b->mtu &&
+	       a->features_mask == b->features_mask &&
+	       a->config_space == b->config_space &&
+	       a->vhost_net == b->vhost_net;
+}
+
+/* The keys of the host side: backend and its settings, the switch's */
+static bool cli_port_same_host(const struct vnetd_port_cfg *a,
+			       const struct vnetd_port_cfg *b)
+{
+	return !strcmp(a->backend, b->backend) && !strcmp(a->tap, b->tap) &&
+	       a->ntap_fds == b->ntap_fds &&
+	       !memcmp(a->tap_fds, b->tap_fds, a->ntap_fds * sizeof(int)) &&
+	       !strcmp(a->xdp_if, b->xdp_if) && a->xdp_queue == b->xdp_queue &&
+	       a->xdp_mode == b->xdp_mode && a->gen_size == b->gen_size &&
+	       !strcmp(a->sw, b->sw) && a->vlan == b->vlan &&
+	       a->trunk_set == b->trunk_set &&
+	       !memcmp(&a->trunk, &b->trunk, sizeof(a->trunk)) &&
+	       a->police.pps == b->police.pps && a->police.bps == b->police.bps &&
+	       a->police.burst_ms == b->police.burst_ms;
+}
+
+/**
+ * cli_port_same() - Do two checked ports have the same settings?
+ * @a:		Port configuration, after cli_port_check()
+ * @b:		Another
+ *
+ * Field by field (struct padding is not compared), one or more fields
+ * for every key of the parser: a key left out here is one a SIGHUP
+ * (reload.c) silently does not apply; test_port_spec_same fails for a
+ * key it has no case for. Not compared: what no key sets (from_config,
+ * mac_derived, the af_xdp descriptors and xdp_bound of `port add`,
+ * wopts.pool). The anti-spoofing policy holds parts derived from the MAC
+ * (spoof_finish()): two policies finished with the same MAC compare equal.
+ *
+ * Return: true if a port started from @a would run as one from @b
+ */
+bool cli_port_same(const struct vnetd_port_cfg *a,
+		   const struct vnetd_port_cfg *b)
+{
+	return cli_port_same_front(a, b) && cli_port_same_host(a, b) &&
+	       a->wopts.budget_pkts == b->wopts.budget_pkts &&
+	       a->wopts.budget_bytes == b->wopts.budget_bytes &&
+	       a->wopts.poll_us == b->wopts.poll_us &&
+	       a->wopts.nthreads == b->wopts.nthreads &&
+	       spoof_same(&a->wopts.spoof, &b->wopts.spoof);
+}
 
 /**
  * cli_port_defaults() - A port's settings before any option: the template

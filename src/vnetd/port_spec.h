@@ -44,5 +44,7 @@ int cli_port_check(struct vnetd_port_cfg *pc, unsigned int index,
 		   struct reason *why);
 int cli_port_clash(const struct vnetd_port_cfg *pc,
 		   const struct vnetd_port_cfg *other, struct reason *why);
+bool cli_port_same(const struct vnetd_port_cfg *a,
+		   const struct vnetd_port_cfg *b);
 
 #endif /* VNETD_PORT_SPEC_H */

@@ -47,6 +47,7 @@
 #include "reload.h"
 #include "sbuf.h"
 #include "sockets.h"
+#include "spoof.h"
 #include "util.h"
 #include "vnetd.h"
 
@@ -456,32 +457,6 @@ void reload_port_list(struct sbuf *b)
 		sbuf_printf(b, "(no ports)\n");
 }
 
-/* Same settings? (field by field: struct padding is not compared) */
-static bool reload_same(const struct vnetd_port_cfg *a,
-			const struct vnetd_port_cfg *b)
-{
-	return !strcmp(a->name, b->name) && !strcmp(a->socket, b->socket) &&
-	       !strcmp(a->backend, b->backend) && !strcmp(a->tap, b->tap) &&
-	       !strcmp(a->xdp_if, b->xdp_if) && a->xdp_queue == b->xdp_queue &&
-	       a->xdp_mode == b->xdp_mode &&
-	       a->ntap_fds == b->ntap_fds &&
-	       !memcmp(a->tap_fds, b->tap_fds, a->ntap_fds * sizeof(int)) &&
-	       a->queues == b->queues && !memcmp(a->mac, b->mac, 6) &&
-	       a->mtu == b->mtu && a->features_mask == b->features_mask &&
-	       a->client == b->client && a->vhost_net == b->vhost_net &&
-	       a->wopts.budget_pkts == b->wopts.budget_pkts &&
-	       a->wopts.budget_bytes == b->wopts.budget_bytes &&
-	       a->wopts.poll_us == b->wopts.poll_us &&
-	       a->wopts.nthreads == b->wopts.nthreads &&
-	       a->config_space == b->config_space && a->fd == b->fd &&
-	       a->sock_uid == b->sock_uid && a->sock_gid == b->sock_gid &&
-	       a->sock_mode == b->sock_mode && !strcmp(a->sw, b->sw) &&
-	       a->vlan == b->vlan && a->trunk_set == b->trunk_set &&
-	       !memcmp(&a->trunk, &b->trunk, sizeof(a->trunk)) &&
-	       a->police.pps == b->police.pps && a->police.bps == b->police.bps &&
-	       a->police.burst_ms == b->police.burst_ms;
-}
-
 /* Is @name one of the @n names of @list? */
 static bool reload_sw_in(const char (*list)[VNETD_NAME_LEN], unsigned int n,
 			 const char *name)
@@ -587,18 +562,21 @@ static int reload_plan(struct vnetd_cfg *n, struct reason *why)
 			if (cli_port_clash(pc, &n->ports[j], why))
 				return -EEXIST;
 		old = reload_find(pc->name);
-		if (old && old->cfg.from_config && !mac_given)
+		if (old && old->cfg.from_config && !mac_given) {
 			memcpy(pc->mac, old->cfg.mac, sizeof(pc->mac));
+			/* the policy was finished with the slot's MAC */
+			spoof_set_mac(&pc->wopts.spoof, pc->mac);
+		}
 		/* socket activation gave it its fd at start: the line cannot */
 		if (old && old->cfg.from_config && old->cfg.fd >= 0 &&
 		    pc->fd < 0 && !pc->socket[0] == !old->cfg.socket[0]) {
 			pc->fd = old->cfg.fd;
-			if (!reload_same(pc, &old->cfg)) {
+			if (!cli_port_same(pc, &old->cfg)) {
 				return reason_set(why, -EBUSY, "port %s: its socket was inherited (fd %d, socket activation): changing it needs a restart of vnetd",
 						  pc->name, pc->fd);
 			}
 		}
-		if (old && old->cfg.from_config && reload_same(pc, &old->cfg))
+		if (old && old->cfg.from_config && cli_port_same(pc, &old->cfg))
 			continue;
 		if (reload_check(pc, true, why))
 			return -EINVAL;
@@ -639,7 +617,7 @@ static void reload_apply(const struct vnetd_cfg *n)
 		if (k == n->nports) {
 			reload_stop(p, "removed from --config");
 			removed++;
-		} else if (!reload_same(&n->ports[k], &p->cfg)) {
+		} else if (!cli_port_same(&n->ports[k], &p->cfg)) {
 			reload_stop(p, "changed in --config, restarting");
 			restarted++;
 		}

@@ -64,6 +64,7 @@
 #define SANDBOX_FS_V1		((1ULL << 13) - 1)
 
 static int sandbox_ruleset = -1;
+static bool sandbox_in;	/* sandbox_enter() began: no exec, no capabilities */
 static int sandbox_acks;
 
 /* Steps 1-3 on the calling thread; async-signal-safe (raw syscalls) */
@@ -264,6 +265,21 @@ int sandbox_seccomp(void)
 }
 
 /**
+ * sandbox_entered() - Whether the sandbox is on (sandbox_enter() ran with
+ *		       --sandbox on)
+ *
+ * Code that also runs at run time (a port started by `port add` or
+ * SIGHUP) asks before what the sandbox forbids: fork and exec, anything
+ * that needs a capability.
+ *
+ * Return: true after sandbox_enter() with --sandbox on
+ */
+bool sandbox_entered(void)
+{
+	return sandbox_in;
+}
+
+/**
  * sandbox_enter() - Give up every privilege setup needed (--sandbox on)
  * @cfg:	Configuration: socket paths to keep removable
  *
@@ -278,6 +294,7 @@ int sandbox_enter(const struct vnetd_cfg *cfg)
 
 	if (!cfg->sandbox)
 		return 0;
+	sandbox_in = true;
 	sandbox_ruleset = sandbox_landlock(cfg);
 	ret = sandbox_threads();
 	if (!ret)

@@ -6,9 +6,12 @@
 #ifndef VNETD_SANDBOX_H
 #define VNETD_SANDBOX_H
 
+#include <stdbool.h>
+
 struct vnetd_cfg;
 
 int sandbox_enter(const struct vnetd_cfg *cfg);
+bool sandbox_entered(void);
 int sandbox_seccomp(void);
 
 #endif /* VNETD_SANDBOX_H */

@@ -2,7 +2,8 @@
 # vnetd-ports.sh - ports at run time: vnetctl port
 # add/del/list, the refusals (each with its reason, nothing changed), SIGHUP
 # re-reading --config (added ports start, removed ones stop, changed ones
-# restart, an untouched port's connection stays up), and the cost of churn:
+# restart with the new settings, a changed gen-size too, an untouched
+# port's connection stays up), and the cost of churn:
 # a loop port carrying vnet-bench traffic keeps >= 95 % of its frames/s
 # while 100 other ports are added and removed every second (at most 64 at
 # once: the array is VNETD_MAX_PORTS). The rate is measured alternately
@@ -45,6 +46,7 @@ cat > "$TMP/ports.conf" <<EOF
 name=keep socket=$TMP/keep.sock backend=loop
 name=gone socket=$TMP/gone.sock backend=loop
 name=chg socket=$TMP/chg.sock backend=loop queues=1
+name=gen socket=$TMP/gen.sock backend=gen gen-size=100
 EOF
 # nobody, in group nogroup, may read but not change ports (--ctl-group)
 CTLGROUP=()
@@ -134,6 +136,7 @@ cat > "$TMP/ports.conf" <<EOF
 name=keep socket=$TMP/keep.sock backend=loop
 name=chg socket=$TMP/chg.sock backend=loop queues=2
 name=new socket=$TMP/new.sock backend=null
+name=gen socket=$TMP/gen.sock backend=gen gen-size=200
 EOF
 kill -HUP "$VPID"; sleep 0.5
 ctl list > "$TMP/list"
@@ -143,18 +146,24 @@ check "SIGHUP: removed port stopped, its socket removed" eval '! grep -q "^gone 
 check "SIGHUP: changed port restarted with the new settings" grep -q "^chg .* queues=2 " "$TMP/list"
 check "SIGHUP: untouched port is still connected" grep -q "^keep .* connected$" "$TMP/list"
 check "SIGHUP: a port from the command line is left alone" grep -q "^live " "$TMP/list"
+check "SIGHUP: a changed gen-size restarts the port" \
+	grep -q "port gen: stopped (changed in --config, restarting)" "$TMP/vnetd.log"
+out=$(timeout 10 "$BENCH" --socket "$TMP/gen.sock" --mode rx-only -d 1 --json --no-check-seq 2>&1)
+gbytes=$(awk -v g="$(bench_field rx_gbps "$out")" -v m="$(bench_field rx_mpps "$out")" \
+	'BEGIN { if (m > 0) printf "%.0f", g * 125 / m }')
+check "SIGHUP: the restarted gen port sends frames of the new gen-size (${gbytes:-?} bytes)" [ "${gbytes:-0}" = 200 ]
 wait "$BPID"; brc=$?
 check "SIGHUP: the untouched port's vnet-bench ran through (rc $brc)" eval '[ $brc = 0 ] && grep -q "\"ok\": true" "$TMP/keep.json"'
 check "SIGHUP: the untouched port saw one connection, no reconnect" \
 	[ "$(grep -c "port keep: frontend pid [0-9]* connected" "$TMP/vnetd.log")" = 1 ]
-grep -q "SIGHUP: --config $TMP/ports.conf applied: 1 added, 1 restarted, 1 removed, 1 untouched, 0 failed" "$TMP/vnetd.log"
+grep -q "SIGHUP: --config $TMP/ports.conf applied: 1 added, 2 restarted, 1 removed, 1 untouched, 0 failed" "$TMP/vnetd.log"
 check "SIGHUP: one log line sums up the differences" [ $? = 0 ]
 ctl list > "$TMP/before"
 echo "name=bad socket=$TMP/bad.sock queues=0" >> "$TMP/ports.conf"
 kill -HUP "$VPID"; sleep 0.3
 ctl list > "$TMP/after"
 check "SIGHUP with a bad line: logged with file, line and reason" \
-	grep -q "SIGHUP: $TMP/ports.conf:4: 'queues=0': must be 1..64: nothing changed" "$TMP/vnetd.log"
+	grep -q "SIGHUP: $TMP/ports.conf:5: 'queues=0': must be 1..64: nothing changed" "$TMP/vnetd.log"
 check "SIGHUP with a bad line: nothing changed" cmp -s "$TMP/before" "$TMP/after"
 
 # --- churn: frames/s of a loop port while 100 other ports come and go -----

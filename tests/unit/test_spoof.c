@@ -221,6 +221,69 @@ static void test_ipv6(void)
 	CHECK(!spoof_frame_ok(&p, f, n));
 }
 
+/*
+ * spoof_set_mac(): the link-local of the new MAC replaces the old one's
+ * (SIGHUP keeps a running port's MAC for a line without mac=); the lists
+ * and the locks stay
+ */
+static void test_set_mac(void)
+{
+	static const uint8_t other[6] = { 0x02, 0x01, 0xaa, 0xbb, 0xcc, 0xdd };
+	struct spoof_policy p, q;
+	uint8_t f[64];
+	size_t n;
+
+	memset(&p, 0, sizeof(p));
+	p.mac_lock = true;
+	CHECK(spoof_parse_list(&p, "10.0.0.2,2001:db8::1", ',') == NULL);
+	spoof_finish(&p, other);
+	spoof_set_mac(&p, port_mac);
+	policy(&q, true, "10.0.0.2,2001:db8::1");
+	CHECK(spoof_same(&p, &q));
+	CHECK_EQ(p.n6, 2);
+	n = ipv6(f, port_mac, "fe80::5054:ff:fe12:3456", false);
+	CHECK(spoof_frame_ok(&p, f, n));
+	n = ipv6(f, port_mac, "fe80::1:aaff:febb:ccdd", false);
+	CHECK(!spoof_frame_ok(&p, f, n));	/* the old MAC's link-local */
+	n = ipv6(f, port_mac, "2001:db8::1", false);
+	CHECK(spoof_frame_ok(&p, f, n));
+	n = ipv4(f, other, "10.0.0.2", false);
+	CHECK(!spoof_frame_ok(&p, f, n));	/* mac-lock: the new MAC */
+	/* without --allow-ip nothing was added: only the MAC changes */
+	policy(&p, true, NULL);
+	spoof_set_mac(&p, other);
+	CHECK_EQ(p.n6, 0);
+	CHECK(!memcmp(p.mac, other, 6));
+}
+
+/* spoof_same(): every part counts, what lies past the lists does not */
+static void test_same(void)
+{
+	struct spoof_policy a, b;
+
+	policy(&a, false, "10.0.0.2,2001:db8::1");
+	policy(&b, false, "10.0.0.2,2001:db8::1");
+	b.v4[5].addr = 0x01020304;		/* unused entry */
+	CHECK(spoof_same(&a, &b));
+	policy(&b, false, "10.0.0.3,2001:db8::1");
+	CHECK(!spoof_same(&a, &b));
+	policy(&b, false, "10.0.0.2/31,2001:db8::1");
+	CHECK(!spoof_same(&a, &b));
+	policy(&b, false, "10.0.0.2,2001:db8::2");
+	CHECK(!spoof_same(&a, &b));
+	policy(&b, false, "10.0.0.2,2001:db8::1/127");
+	CHECK(!spoof_same(&a, &b));
+	policy(&b, false, "10.0.0.2");
+	CHECK(!spoof_same(&a, &b));
+	policy(&b, true, "10.0.0.2,2001:db8::1");
+	CHECK(!spoof_same(&a, &b));
+	policy(&b, false, NULL);
+	CHECK(!spoof_same(&a, &b));
+	policy(&b, false, "10.0.0.2,2001:db8::1");
+	b.mac[5] ^= 1;
+	CHECK(!spoof_same(&a, &b));
+}
+
 static void test_vlan(void)
 {
 	struct spoof_policy p;
@@ -387,6 +450,8 @@ int main(void)
 	RUN(test_mac_lock);
 	RUN(test_ipv4_arp);
 	RUN(test_ipv6);
+	RUN(test_set_mac);
+	RUN(test_same);
 	RUN(test_vlan);
 	RUN(test_tc_matches_userspace);
 	return t_failed ? 1 : 0;
