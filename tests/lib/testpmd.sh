@@ -44,3 +44,22 @@ port_stats() {
 	echo "$(f RX-packets) $(f RX-bytes) $(f RX-errors) $(f TX-packets) $(f TX-bytes)"
 }
 
+
+# rx_settle N: wait until testpmd has received N frames, or its RX count has not grown
+# for 2 s (frames the TAP's queue dropped never come), 30 s at most: on a loaded host
+# vnetd may read a TAP's queue seconds after the frames were written into it
+rx_settle() {
+	local n=$1 last=-1 same=0 rxp _ i
+	for i in $(seq 60); do
+		read -r rxp _ < <(port_stats)
+		[ "${rxp:-0}" -ge "$n" ] && return 0
+		if [ "${rxp:-0}" = "$last" ]; then
+			same=$((same + 1))
+			[ "$same" -ge 4 ] && return 0
+		else
+			same=0
+		fi
+		last=${rxp:-0}
+		sleep 0.5
+	done
+}

@@ -257,7 +257,7 @@ for i in range(int(sys.argv[2])):
     f=b"\xff"*6+b"\x02\x00\x00\x00\x00\x01"+b"\x08\x00"+bytes(20)+struct.pack("!HH",1000+i%64,9)+bytes(30)
     s.send(f)
     if i % 50 == 49: time.sleep(0.002)' "$TAP" "$n"
-	sleep 1
+	rx_settle "$n"
 	tp "stop"; sleep 0.3
 	read -r rxp _ < <(port_stats)
 	status_json > "$W/$name.status.json"
