@@ -19,9 +19,10 @@
 # message are handed over. A TAP port (tx-only traffic) keeps its TAP and its
 # traffic across an upgrade. A switch (--switch, two switch ports) survives
 # it: frames from A reach B through it before and after, B connected
-# throughout. Last, 64 ports with `vnet-bench --vms 64`: the whole
-# traffic gap (workers parked) must be < 1 s
-# (UPGRADE_MAX_MS); the whole hand-over time is printed.
+# throughout. Last, 64 ports with `vnet-bench --vms 64`. Every upgrade's
+# traffic gap (workers parked) must be < 1 s (UPGRADE_MAX_MS); the whole
+# hand-over, which counts the new process's start while the old one still
+# serves, is printed and only bounded against a hang (5 x UPGRADE_MAX_MS).
 # needs: python3
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -147,8 +148,11 @@ check "the run-time port is removed by port del after two upgrades ($DEL)" \
 	eval '! "$VNETCTL" port list --socket "$C" | grep -q "^$RT "'
 HAND=$(handovers | tr '\n' ' ')
 echo "# hand-over (ms, parked ms) per upgrade: $HAND; traffic gap seen by the new process: ${GAP1:-?} ms, ${GAP2:-?} ms"
-check "each hand-over took < $MAX_MS ms ($HAND)" \
-	python3 -c "import sys; v=[int(x) for x in '$HAND'.split()]; sys.exit(0 if len(v) == 4 and max(v) < $MAX_MS else 1)"
+# The traffic gap (workers parked) is what a guest sees: < MAX_MS. The whole
+# hand-over also counts the new process's start before it (vnetd runs on):
+# bounded only against a hang, 5 x MAX_MS (1.3 s once on a loaded host)
+check "each upgrade parked the workers < $MAX_MS ms, the whole hand-over < $((5 * MAX_MS)) ms (whole, parked: $HAND)" \
+	python3 -c "import sys; v=[int(x) for x in '$HAND'.split()]; sys.exit(0 if len(v) == 4 and max(v[1::2]) < $MAX_MS and max(v[0::2]) < 5 * $MAX_MS else 1)"
 
 # --- an idle port's listening socket, a half-received message ---------------
 # A frontend on the idle port sends 6 of GET_FEATURES' 12 header bytes, the
