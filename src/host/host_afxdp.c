@@ -248,6 +248,17 @@ static int host_afxdp_prog(struct afxdp_priv *p, struct reason *why)
 	return 0;
 }
 
+/* Delete libxdp's socket and UMEM of @aq, those that exist (not the memory) */
+static void host_afxdp_lx_delete(struct afxdp_q *aq)
+{
+	if (aq->xsk)
+		xsk_socket__delete(aq->xsk);
+	if (aq->umem)
+		xsk_umem__delete(aq->umem);
+	aq->xsk = NULL;
+	aq->umem = NULL;
+}
+
 static void host_afxdp_q_close(struct afxdp_q *aq)
 {
 	unsigned int i;
@@ -259,17 +270,12 @@ static void host_afxdp_q_close(struct afxdp_q *aq)
 	}
 	if (!aq->xsk && aq->fd >= 0)	/* a passed-in socket's duplicate */
 		close(aq->fd);
-	if (aq->xsk)
-		xsk_socket__delete(aq->xsk);
-	if (aq->umem)
-		xsk_umem__delete(aq->umem);
+	host_afxdp_lx_delete(aq);
 	if (aq->area)
 		munmap(aq->area, AFXDP_UMEM);
 	if (aq->umem_fd >= 0)
 		close(aq->umem_fd);
 	xsk_queue_cleanup(&aq->q);
-	aq->xsk = NULL;
-	aq->umem = NULL;
 	aq->area = NULL;
 	aq->umem_fd = -1;
 	aq->fd = -1;
@@ -413,9 +419,8 @@ static int host_afxdp_create(struct afxdp_priv *p, struct afxdp_q *aq,
 					 &aq->lx_rx, &aq->lx_tx, sc);
 		if (!ret)
 			break;
-		aq->xsk = NULL;
-		xsk_umem__delete(aq->umem);
-		aq->umem = NULL;
+		aq->xsk = NULL;		/* the failed create freed it */
+		host_afxdp_lx_delete(aq);
 	} while (afxdp_busy_wait(p, qid, ret, &waited));
 	return afxdp_busy_done(p, qid, ret, waited);
 }
@@ -442,10 +447,7 @@ static int host_afxdp_bind(struct afxdp_priv *p, struct afxdp_q *aq,
 		return ret;
 	ret = xsk_socket__update_xskmap(aq->xsk, p->map_fd);
 	if (ret) {
-		xsk_socket__delete(aq->xsk);
-		aq->xsk = NULL;
-		xsk_umem__delete(aq->umem);
-		aq->umem = NULL;
+		host_afxdp_lx_delete(aq);
 		return ret < 0 ? ret : -EINVAL;
 	}
 	aq->fd = xsk_socket__fd(aq->xsk);
