@@ -9,7 +9,10 @@
  * rewritten; TCP's sequence number advances by gso_size, FIN and PSH stay
  * on the last segment only, CWR on the first only; UDP's length is the
  * segment's; the TCP/UDP checksum is computed per segment over the
- * pseudo-header and the bytes that leave.
+ * pseudo-header and the bytes that leave. In partial mode (gso_partial(),
+ * for a sender that fills checksums itself: AF_XDP's TX metadata) only
+ * the IPv4 header checksum is summed; the transport checksum field holds
+ * the pseudo-header sum, as a guest leaves it with NEEDS_CSUM.
  *
  * Security model: the vnet header and the frame come from the guest. The
  * header is a host copy (net_tx_prepare()); the frame's first bytes are
@@ -351,6 +354,32 @@ int gso_init(struct gso *g, const struct virtio_net_hdr_v1 *vh,
 }
 
 /**
+ * gso_partial() - Leave the transport checksums of @g to the sender
+ * @g:		State (gso_init() succeeded)
+ * @start:	Out: where the checksum starts in each frame (the transport
+ *		header)
+ * @offset:	Out: the checksum field, from @start
+ *
+ * gso_next() then sums no payload: a NEEDS_CSUM frame goes as the guest
+ * wrote it (the pseudo-header sum in the field), each segment gets its
+ * IPv4 header checksum and the pseudo-header sum of its own length in the
+ * field. The caller must have every frame's checksum filled at @start,
+ * @offset (the same for all segments). Call it again after each gso_init().
+ *
+ * Return: true if @g's frames need that (a checksum or segmentation
+ *	   request); false: nothing to fill, @start and @offset untouched
+ */
+bool gso_partial(struct gso *g, uint16_t *start, uint16_t *offset)
+{
+	if (g->kind == GSO_KIND_NONE || g->csum > 0xffff)
+		return false;
+	g->partial = true;
+	*start = (uint16_t)g->l4;
+	*offset = (uint16_t)(g->csum - g->l4);
+	return true;
+}
+
+/**
  * gso_seg_max() - The longest frame gso_next() will produce for @g
  * @g:		State (gso_init() succeeded)
  *
@@ -415,7 +444,7 @@ static void gso_fix_seg(const struct gso *g, uint8_t *buf, uint32_t len,
  * @room:	Bytes at @buf
  *
  * The bytes are copied from the frame first, then checksummed where they
- * are: what leaves is what was summed.
+ * are: what leaves is what was summed (partial mode: see gso_partial()).
  *
  * Return: bytes written, 0 when every frame was produced, -EMSGSIZE if
  *	   @room is shorter than the frame (see gso_seg_max()); @g does not
@@ -431,7 +460,7 @@ ssize_t gso_next(struct gso *g, uint8_t *buf, size_t room)
 		if (room < g->len)
 			return -EMSGSIZE;
 		iov_to_buf(g->iov, g->iovcnt, g->skip, buf, g->len);
-		if (g->kind == GSO_KIND_CSUM) {
+		if (g->kind == GSO_KIND_CSUM && !g->partial) {
 			/* the field holds the pseudo-header sum (5.1.6.2) */
 			gso_fold(buf + g->csum, gso_sum(0, buf + g->l4,
 							g->len - g->l4));
@@ -446,7 +475,7 @@ ssize_t gso_next(struct gso *g, uint8_t *buf, size_t room)
 	memcpy(buf, g->hdr, g->hdr_len);
 	iov_to_buf(g->iov, g->iovcnt, (size_t)g->skip + g->off, buf + g->hdr_len,
 		   plen);
-	gso_fix_seg(g, buf, len, 1, false);
+	gso_fix_seg(g, buf, len, 1, g->partial);
 	g->off += plen;
 	g->seg++;
 	return (ssize_t)len;
