@@ -18,6 +18,8 @@
 #   VNETD_XDP_TX_SW_CSUM=1 so that the kernel fills them before the veth
 #   (else the capture would see CHECKSUM_PARTIAL's pseudo-header sums):
 #   vnetctl status says "tx-csum: kernel" and counts the frames asked;
+# - guest NEEDS_CSUM frames (vnet-bench --csum, 1500 B, no TSO): each
+#   leaves with its TCP checksum asked of the kernel, and arrives right;
 # - guest RX: frames injected on the peer (AF_PACKET, paced, vnet-bench's
 #   marker) reach the frontend's RX ring once each and in order;
 # - vnetctl status names the interface, queues, mode and what was refused;
@@ -202,6 +204,8 @@ while seen < want and time.time() < end:
         continue
     if len(f) < 54 or f[12:14] != b"\x08\x00" or f[23] != 6:
         continue
+    if nseg == 1 and len(f) != flen:
+        continue    # a late segment of the TSO case before
     seen += 1
     ip, tcp = f[14:34], f[34:]
     tot = struct.unpack("!H", ip[2:4])[0]
@@ -257,6 +261,23 @@ if [ -n "$sent" ] && [ "${asked:-0}" -ge "$(( (sent - 256) * nseg ))" ] && [ "${
 	ok "guest TSO: checksums asked of the kernel (TX metadata) for $asked segments: status says tx-csum: kernel"
 else
 	not_ok "guest TSO: status does not say the kernel filled the checksums: $(grep -o 'tx-csum:.*' <<< "$st" | head -n 1)"
+fi
+# NEEDS_CSUM alone: a 1500 B frame is its own last "segment" (seq 0, PSH)
+TSO_LEN=1500 capture 500 > "$cap" 2>&1 &
+CPID=$!
+for _ in $(seq 50); do grep -q ready "$cap" && break; sleep 0.1; done
+res=$(nsx "$BENCH" --socket "$SOCK" --mode tx-only -l 1500 --csum -d 1 --json 2>&1)
+wait $CPID
+st=$("$VNETCTL" status --socket "$CTL" 2>&1)
+asked2=$(sed -n 's/.*tx-csum: kernel ([^)]*), \([0-9]*\) frames asked.*/\1/p' <<< "$st" | head -n 1)
+sent=$(bench_field tx_frames "$res")
+read -r _ seen _ bad why < <(grep '^seen' "$cap")
+if [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "${seen:-0}" -ge 500 ] && [ "${bad:-1}" = 0 ] &&
+   [ "${asked2:-0}" -ge $(( ${asked:-0} + sent - 256 )) ]; then
+	ok "guest NEEDS_CSUM: $sent frames of 1500 B, their checksums asked of the kernel; $seen checked at the peer: right"
+else
+	not_ok "guest NEEDS_CSUM: ${sent:-?} frames sent, asked ${asked:-?} -> ${asked2:-?}; checked ${seen:-0}, ${bad:-?} bad${why:+: $why}"
+	sed 's/^/# /' <<< "$res" | tail -n 4
 fi
 
 # ---- guest RX: injected on the peer, paced ------------------------------------
