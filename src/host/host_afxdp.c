@@ -2,9 +2,11 @@
 /*
  * host_afxdp.c - the af_xdp host: one AF_XDP socket per queue pair, bound
  * to queue (first + pair) of an existing interface (--xdp-if, --xdp-queue),
- * each with its own UMEM and fill/completion rings. libxdp makes the
- * sockets and loads its redirect program with the XSKMAP (the default
- * program QEMU's af-xdp netdev and OVS use too): writing and pinning our own
+ * each with its own UMEM and fill/completion rings. libxdp loads its
+ * redirect program with the XSKMAP (the default program QEMU's af-xdp
+ * netdev and OVS use too) and, where the kernel refuses TX metadata room,
+ * makes the sockets; else we make them (see TX checksums below). Writing
+ * and pinning our own
  * program buys nothing measurable on the copy path and costs a BPF build
  * dependency. The frame path is xsk_ring.c: copies between guest memory and
  * the UMEM, no syscall per frame; this file only turns its wake-up requests
@@ -32,6 +34,16 @@
  * guest merged into one GSO frame (GRO, xsk_ring.c and gro.c, checksums
  * verified in software first); every other frame comes with an all-zero
  * header (the guest checks the checksums itself).
+ *
+ * TX checksums (xsk_txmd.h): the sockets made here get a UMEM with
+ * XSK_TXMD_LEN bytes of TX metadata room, registered by hand (libxdp 1.3
+ * cannot ask for it), bound as a passed-in socket is and put in the
+ * XSKMAP. In copy mode gso then leaves the transport checksums partial
+ * (gso_partial()) and each frame asks the kernel for its checksum in its
+ * metadata. A kernel refusing the room (EINVAL) gets libxdp's sockets and
+ * software sums, as do zero-copy (only drivers with the xsk TX checksum
+ * feature would honour the request, and we do not ask the driver) and
+ * sockets passed in (vnetctl registers no room).
  *
  * Modes (--xdp-mode): copy binds with XDP_COPY, zerocopy with XDP_ZEROCOPY
  * (refused by drivers without it, veth among them), auto tries zero-copy
