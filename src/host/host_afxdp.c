@@ -633,8 +633,11 @@ static void host_afxdp_own_drop(struct afxdp_q *aq)
 /*
  * Register @aq's UMEM on a fresh socket with XSK_TXMD_LEN bytes of TX
  * metadata room (libxdp 1.3's xsk_umem__create() cannot).
- * Return: 0, 1 if the kernel refused the metadata (EINVAL: before 6.8, or
- * 6.8 to 6.10 without XDP_UMEM_TX_METADATA_LEN), or -errno
+ * XDP_UMEM_TX_METADATA_LEN is required: 6.8 to 6.10 refuse it (they would
+ * take the room without it, but so would a kernel before 6.8 take the
+ * struct, reading the field as padding and then refusing every descriptor
+ * with XDP_TX_METADATA). Return: 0, 1 if the kernel refused the metadata
+ * (EINVAL: before 6.11), or -errno
  */
 static int host_afxdp_own_umem(struct afxdp_priv *p, struct afxdp_q *aq)
 {
