@@ -125,13 +125,11 @@ uint64_t gso_sum(uint64_t s, const uint8_t *p, size_t n)
 	return s;
 }
 
-/* Add a 16-bit value in network order to the sum */
+/* Add a 16-bit value in network order to the sum: the word gso_sum()
+ * would read from its two bytes in that order, without the call */
 static inline uint64_t gso_sum16(uint64_t s, uint16_t v)
 {
-	uint8_t b[2];
-
-	be_put16(b, v);
-	return gso_sum(s, b, 2);
+	return s + htobe16(v);
 }
 
 /**
