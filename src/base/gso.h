@@ -58,6 +58,9 @@ enum gso_kind {
  * @nseg:	Segments the frame becomes
  * @partial:	Transport checksums are left to the sender's offload
  *		(gso_partial())
+ * @ci:		Entry of @iov the next payload copy starts in (segments
+ *		copy forward only: gso_payload())
+ * @cbase:	Byte of @iov where entry @ci starts
  * @hdr:	Checked copy of the frame's first bytes
  */
 struct gso {
@@ -75,6 +78,8 @@ struct gso {
 	uint32_t seg;
 	uint32_t nseg;
 	bool partial;
+	unsigned int ci;
+	size_t cbase;
 	uint8_t hdr[GSO_HDR_MAX];
 };
 
