@@ -9,7 +9,10 @@
  * rewritten; TCP's sequence number advances by gso_size, FIN and PSH stay
  * on the last segment only, CWR on the first only; UDP's length is the
  * segment's; the TCP/UDP checksum is computed per segment over the
- * pseudo-header and the bytes that leave.
+ * pseudo-header and the bytes that leave. In partial mode (gso_partial(),
+ * for a sender that fills checksums itself: AF_XDP's TX metadata) only
+ * the IPv4 header checksum is summed; the transport checksum field holds
+ * the pseudo-header sum, as a guest leaves it with NEEDS_CSUM.
  *
  * Security model: the vnet header and the frame come from the guest. The
  * header is a host copy (net_tx_prepare()); the frame's first bytes are
@@ -122,13 +125,11 @@ uint64_t gso_sum(uint64_t s, const uint8_t *p, size_t n)
 	return s;
 }
 
-/* Add a 16-bit value in network order to the sum */
+/* Add a 16-bit value in network order to the sum: the word gso_sum()
+ * would read from its two bytes in that order, without the call */
 static inline uint64_t gso_sum16(uint64_t s, uint16_t v)
 {
-	uint8_t b[2];
-
-	be_put16(b, v);
-	return gso_sum(s, b, 2);
+	return s + htobe16(v);
 }
 
 /**
@@ -351,6 +352,32 @@ int gso_init(struct gso *g, const struct virtio_net_hdr_v1 *vh,
 }
 
 /**
+ * gso_partial() - Leave the transport checksums of @g to the sender
+ * @g:		State (gso_init() succeeded)
+ * @start:	Out: where the checksum starts in each frame (the transport
+ *		header)
+ * @offset:	Out: the checksum field, from @start
+ *
+ * gso_next() then sums no payload: a NEEDS_CSUM frame goes as the guest
+ * wrote it (the pseudo-header sum in the field), each segment gets its
+ * IPv4 header checksum and the pseudo-header sum of its own length in the
+ * field. The caller must have every frame's checksum filled at @start,
+ * @offset (the same for all segments). Call it again after each gso_init().
+ *
+ * Return: true if @g's frames need that (a checksum or segmentation
+ *	   request); false: nothing to fill, @start and @offset untouched
+ */
+bool gso_partial(struct gso *g, uint16_t *start, uint16_t *offset)
+{
+	if (g->kind == GSO_KIND_NONE || g->csum > 0xffff)
+		return false;
+	g->partial = true;
+	*start = (uint16_t)g->l4;
+	*offset = (uint16_t)(g->csum - g->l4);
+	return true;
+}
+
+/**
  * gso_seg_max() - The longest frame gso_next() will produce for @g
  * @g:		State (gso_init() succeeded)
  *
@@ -408,6 +435,23 @@ static void gso_fix_seg(const struct gso *g, uint8_t *buf, uint32_t len,
 	gso_fold(buf + g->csum, gso_sum(s, th, l4len));
 }
 
+/*
+ * Copy @n payload bytes of the frame from g->off on into @buf. g->off only
+ * grows, so the walk to its iovec entry goes on from where the last copy
+ * started instead of from the first entry (a 64 KiB frame in guest pages
+ * is 17 or more entries, walked once per segment otherwise).
+ */
+static void gso_payload(struct gso *g, uint8_t *buf, uint32_t n)
+{
+	size_t pos = (size_t)g->skip + g->off;
+
+	while (g->ci < g->iovcnt && g->cbase + g->iov[g->ci].iov_len <= pos) {
+		g->cbase += g->iov[g->ci].iov_len;
+		g->ci++;
+	}
+	iov_to_buf(g->iov + g->ci, g->iovcnt - g->ci, pos - g->cbase, buf, n);
+}
+
 /**
  * gso_next() - Write the next wire frame of @g into @buf
  * @g:		State (gso_init() succeeded)
@@ -415,7 +459,7 @@ static void gso_fix_seg(const struct gso *g, uint8_t *buf, uint32_t len,
  * @room:	Bytes at @buf
  *
  * The bytes are copied from the frame first, then checksummed where they
- * are: what leaves is what was summed.
+ * are: what leaves is what was summed (partial mode: see gso_partial()).
  *
  * Return: bytes written, 0 when every frame was produced, -EMSGSIZE if
  *	   @room is shorter than the frame (see gso_seg_max()); @g does not
@@ -431,7 +475,7 @@ ssize_t gso_next(struct gso *g, uint8_t *buf, size_t room)
 		if (room < g->len)
 			return -EMSGSIZE;
 		iov_to_buf(g->iov, g->iovcnt, g->skip, buf, g->len);
-		if (g->kind == GSO_KIND_CSUM) {
+		if (g->kind == GSO_KIND_CSUM && !g->partial) {
 			/* the field holds the pseudo-header sum (5.1.6.2) */
 			gso_fold(buf + g->csum, gso_sum(0, buf + g->l4,
 							g->len - g->l4));
@@ -444,9 +488,8 @@ ssize_t gso_next(struct gso *g, uint8_t *buf, size_t room)
 	if (room < len)
 		return -EMSGSIZE;
 	memcpy(buf, g->hdr, g->hdr_len);
-	iov_to_buf(g->iov, g->iovcnt, (size_t)g->skip + g->off, buf + g->hdr_len,
-		   plen);
-	gso_fix_seg(g, buf, len, 1, false);
+	gso_payload(g, buf + g->hdr_len, plen);
+	gso_fix_seg(g, buf, len, 1, g->partial);
 	g->off += plen;
 	g->seg++;
 	return (ssize_t)len;
@@ -489,8 +532,7 @@ ssize_t gso_next_gso(struct gso *g, uint8_t *buf, size_t room, uint32_t n)
 	if (room < len)
 		return -EMSGSIZE;
 	memcpy(buf, g->hdr, g->hdr_len);
-	iov_to_buf(g->iov, g->iovcnt, (size_t)g->skip + g->off, buf + g->hdr_len,
-		   plen);
+	gso_payload(g, buf + g->hdr_len, plen);
 	gso_fix_seg(g, buf, len, segs, true);
 	g->off += plen;
 	g->seg += segs;

@@ -56,6 +56,11 @@ enum gso_kind {
  * @off:	Next payload byte of the frame to send
  * @seg:	Segments produced so far
  * @nseg:	Segments the frame becomes
+ * @partial:	Transport checksums are left to the sender's offload
+ *		(gso_partial())
+ * @ci:		Entry of @iov the next payload copy starts in (segments
+ *		copy forward only: gso_payload())
+ * @cbase:	Byte of @iov where entry @ci starts
  * @hdr:	Checked copy of the frame's first bytes
  */
 struct gso {
@@ -72,11 +77,15 @@ struct gso {
 	uint32_t off;
 	uint32_t seg;
 	uint32_t nseg;
+	bool partial;
+	unsigned int ci;
+	size_t cbase;
 	uint8_t hdr[GSO_HDR_MAX];
 };
 
 int gso_init(struct gso *g, const struct virtio_net_hdr_v1 *vh,
 	     const struct iovec *iov, unsigned int iovcnt, uint32_t skip);
+bool gso_partial(struct gso *g, uint16_t *start, uint16_t *offset);
 uint32_t gso_seg_max(const struct gso *g);
 ssize_t gso_next(struct gso *g, uint8_t *buf, size_t room);
 ssize_t gso_next_gso(struct gso *g, uint8_t *buf, size_t room, uint32_t n);

@@ -22,7 +22,11 @@
  * log), so going back to the previous binary works outside a migration.
  * 3 = 2 plus, after each port's backend queue descriptors, its AF_XDP
  * sockets (per pair the socket, its UMEM's memfd, the interface queue and
- * how it was bound), written only when a port has some.
+ * how it was bound), written only when a port has some. Its flags gained
+ * UPGRADE_XSK_TXMD later, in the same version: a reader without it
+ * refuses such a socket (unknown flag), which is right, since it would
+ * send TX frames where the kernel expects the metadata; without the flag
+ * (an older writer) the UMEM has no room.
  * 4 = 3 plus, at the end of each port's record before its device, the
  * spec a port added at run time (`vnetctl port add`) was added with (a
  * 32-bit length, 0 for any other port, then the bytes, no NUL), written
@@ -158,7 +162,8 @@ struct upgrade_dev {
 
 /* struct upgrade_xsk @flags */
 #define UPGRADE_XSK_ZEROCOPY	(1u << 0)	/* bound with XDP_ZEROCOPY */
-#define UPGRADE_XSK_FLAGS	UPGRADE_XSK_ZEROCOPY
+#define UPGRADE_XSK_TXMD	(1u << 1)	/* UMEM with TX metadata room */
+#define UPGRADE_XSK_FLAGS	(UPGRADE_XSK_ZEROCOPY | UPGRADE_XSK_TXMD)
 
 /**
  * struct upgrade_xsk - One pair's AF_XDP socket (format version 3)

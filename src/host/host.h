@@ -42,6 +42,8 @@ struct sw_police_cfg;
  * @xdp_bound:	af_xdp: the sockets of @xdp_fds are bound, their rings
  *		mapped and settled by a previous vnetd (host_ops.hand_over):
  *		adopt them as they are (@xdp_mode says how they were bound)
+ * @xdp_txmd:	af_xdp: with @xdp_bound, their UMEMs were registered with
+ *		TX metadata room (host_handover.txmd)
  * @sw_name:	switch: the switch to join (--switch NAME declared it)
  * @sw_vlans:	switch: the VLANs the port carries (vlan=, trunk=)
  * @sw_police:	switch: its ingress policer (police-*=), NULL: none
@@ -65,6 +67,7 @@ struct host_cfg {
 	const int *xdp_fds;
 	unsigned int nxdp_fds;
 	bool xdp_bound;
+	bool xdp_txmd;
 	const char *sw_name;
 	const struct sw_vlans *sw_vlans;
 	const struct sw_police_cfg *sw_police;
@@ -85,12 +88,14 @@ struct tap_uring;
  *		of its UMEM)
  * @qid:	Interface queue it is bound to
  * @zerocopy:	Bound with zero-copy
+ * @txmd:	Its UMEM has TX metadata room (af_xdp, xsk_txmd.h)
  * @dropped:	Frames held for the guest and dropped (none took them)
  */
 struct host_handover {
 	int fds[2];
 	unsigned int qid;
 	bool zerocopy;
+	bool txmd;
 	unsigned int dropped;
 };
 

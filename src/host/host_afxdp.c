@@ -2,9 +2,11 @@
 /*
  * host_afxdp.c - the af_xdp host: one AF_XDP socket per queue pair, bound
  * to queue (first + pair) of an existing interface (--xdp-if, --xdp-queue),
- * each with its own UMEM and fill/completion rings. libxdp makes the
- * sockets and loads its redirect program with the XSKMAP (the default
- * program QEMU's af-xdp netdev and OVS use too): writing and pinning our own
+ * each with its own UMEM and fill/completion rings. libxdp loads its
+ * redirect program with the XSKMAP (the default program QEMU's af-xdp
+ * netdev and OVS use too) and, where the kernel refuses TX metadata room,
+ * makes the sockets; else we make them (see TX checksums below). Writing
+ * and pinning our own
  * program buys nothing measurable on the copy path and costs a BPF build
  * dependency. The frame path is xsk_ring.c: copies between guest memory and
  * the UMEM, no syscall per frame; this file only turns its wake-up requests
@@ -32,6 +34,16 @@
  * guest merged into one GSO frame (GRO, xsk_ring.c and gro.c, checksums
  * verified in software first); every other frame comes with an all-zero
  * header (the guest checks the checksums itself).
+ *
+ * TX checksums (xsk_txmd.h): the sockets made here get a UMEM with
+ * XSK_TXMD_LEN bytes of TX metadata room, registered by hand (libxdp 1.3
+ * cannot ask for it), bound as a passed-in socket is and put in the
+ * XSKMAP. In copy mode gso then leaves the transport checksums partial
+ * (gso_partial()) and each frame asks the kernel for its checksum in its
+ * metadata. A kernel refusing the room (EINVAL) gets libxdp's sockets and
+ * software sums, as do zero-copy (only drivers with the xsk TX checksum
+ * feature would honour the request, and we do not ask the driver) and
+ * sockets passed in (vnetctl registers no room).
  *
  * Modes (--xdp-mode): copy binds with XDP_COPY, zerocopy with XDP_ZEROCOPY
  * (refused by drivers without it, veth among them), auto tries zero-copy
@@ -76,6 +88,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/if_xdp.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include <xdp/xsk.h>
@@ -90,6 +103,7 @@
 #include "util.h"
 #include "vnet_hdr.h"
 #include "xsk_ring.h"
+#include "xsk_txmd.h"
 
 /* #syscalls: sendto recvfrom getsockopt munmap close
  * #syscalls: fcntl setsockopt mmap bind socket ioctl fstat newfstatat nanosleep clock_nanosleep
@@ -159,6 +173,13 @@ struct afxdp_q {
  * @first:	Queue of pair 0
  * @npairs:	Sockets open
  * @zerocopy:	Bound with XDP_ZEROCOPY
+ * @txmd:	The UMEMs have TX metadata room (XSK_TXMD_LEN); during
+ *		open(): still to try
+ * @tx_sw_csum:	Register them with XDP_UMEM_TX_SW_CSUM (the test switch
+ *		VNETD_XDP_TX_SW_CSUM)
+ * @csum_kernel: tx() asks for checksums in the TX metadata (@txmd, copy
+ *		mode) instead of summing them
+ * @txcsum:	Who fills the checksums and why, for status
  * @map_fd:	The redirect program's XSKMAP, during open() only
  * @mode:	Copy or zero-copy and, for auto, why
  * @status:	What host_afxdp_mode() last said (control thread)
@@ -169,9 +190,13 @@ struct afxdp_priv {
 	unsigned int first;
 	unsigned int npairs;
 	bool zerocopy;
+	bool txmd;
+	bool tx_sw_csum;
+	bool csum_kernel;
+	char txcsum[128];
 	int map_fd;
 	char mode[192];
-	char status[512];
+	char status[768];
 	struct afxdp_q qs[VNET_MAX_PAIRS];
 };
 
@@ -497,16 +522,14 @@ static void *host_afxdp_map(struct afxdp_q *aq, unsigned int i,
 }
 
 /*
- * A passed-in socket, set up by hand (libxdp 1.3 cannot take an fd made
- * elsewhere): map its UMEM's memfd, size and map the four rings, bind queue
- * @qid with @flags (XDP_COPY, XDP_ZEROCOPY). Only calls on our duplicate of the fd: no
- * capability, nothing the sandbox refuses. A socket a previous vnetd
- * handed over (@bound) has its rings and binding: they are only mapped,
- * and our state is rebuilt from their indices (xsk_queue_adopt()).
- * Return: 0 or -errno
+ * Size and map the four rings of @aq->fd (@aq->area mapped), bind queue
+ * @qid with @flags (XDP_COPY, XDP_ZEROCOPY) and take them into use. A
+ * socket a previous vnetd handed over (@bound) has its rings and binding:
+ * they are only mapped, and our state is rebuilt from their indices
+ * (xsk_queue_adopt()). Return: 0 or -errno
  */
-static int host_afxdp_bind_given(struct afxdp_priv *p, struct afxdp_q *aq,
-				 unsigned int qid, uint16_t flags, bool bound)
+static int host_afxdp_rings(struct afxdp_priv *p, struct afxdp_q *aq,
+			    unsigned int qid, uint16_t flags, bool bound)
 {
 	struct sockaddr_xdp sa = { .sxdp_family = AF_XDP };
 	struct xdp_mmap_offsets off;
@@ -514,19 +537,6 @@ static int host_afxdp_bind_given(struct afxdp_priv *p, struct afxdp_q *aq,
 	int n = AFXDP_RING;
 	uint8_t *f, *c, *r, *t;
 
-	aq->area = mmap(NULL, AFXDP_UMEM, PROT_READ | PROT_WRITE,
-			MAP_SHARED | MAP_POPULATE, aq->given_umem, 0);
-	if (aq->area == MAP_FAILED) {
-		aq->area = NULL;
-		return -errno;
-	}
-	aq->fd = fcntl(aq->given_fd, F_DUPFD_CLOEXEC, 0);
-	if (aq->fd < 0)
-		return -errno;
-	/* ours to pass on at the next hand-over */
-	aq->umem_fd = fcntl(aq->given_umem, F_DUPFD_CLOEXEC, 0);
-	if (aq->umem_fd < 0)
-		return -errno;
 	if (!bound &&
 	    (setsockopt(aq->fd, SOL_XDP, XDP_UMEM_FILL_RING, &n, sizeof(n)) ||
 	     setsockopt(aq->fd, SOL_XDP, XDP_UMEM_COMPLETION_RING, &n, sizeof(n)) ||
@@ -578,6 +588,129 @@ static int host_afxdp_bind_given(struct afxdp_priv *p, struct afxdp_q *aq,
 	return 0;
 }
 
+/*
+ * A passed-in socket, set up by hand (libxdp 1.3 cannot take an fd made
+ * elsewhere): map its UMEM's memfd, then host_afxdp_rings(). Only calls on
+ * our duplicate of the fd: no capability, nothing the sandbox refuses.
+ * Return: 0 or -errno
+ */
+static int host_afxdp_bind_given(struct afxdp_priv *p, struct afxdp_q *aq,
+				 unsigned int qid, uint16_t flags, bool bound)
+{
+	aq->area = mmap(NULL, AFXDP_UMEM, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_POPULATE, aq->given_umem, 0);
+	if (aq->area == MAP_FAILED) {
+		aq->area = NULL;
+		return -errno;
+	}
+	aq->fd = fcntl(aq->given_fd, F_DUPFD_CLOEXEC, 0);
+	if (aq->fd < 0)
+		return -errno;
+	/* ours to pass on at the next hand-over */
+	aq->umem_fd = fcntl(aq->given_umem, F_DUPFD_CLOEXEC, 0);
+	if (aq->umem_fd < 0)
+		return -errno;
+	return host_afxdp_rings(p, aq, qid, flags, bound);
+}
+
+/* Undo a failed host_afxdp_bind_own() of @aq: rings unmapped, socket
+ * closed; the UMEM's memory stays for the next try */
+static void host_afxdp_own_drop(struct afxdp_q *aq)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(aq->map); i++) {
+		if (aq->map[i])
+			munmap(aq->map[i], aq->map_len[i]);
+		aq->map[i] = NULL;
+	}
+	if (aq->fd >= 0)
+		close(aq->fd);
+	aq->fd = -1;
+	xsk_queue_cleanup(&aq->q);
+}
+
+/*
+ * Register @aq's UMEM on a fresh socket with XSK_TXMD_LEN bytes of TX
+ * metadata room (libxdp 1.3's xsk_umem__create() cannot).
+ * XDP_UMEM_TX_METADATA_LEN is required: 6.8 to 6.10 refuse it (they would
+ * take the room without it, but so would a kernel before 6.8 take the
+ * struct, reading the field as padding and then refusing every descriptor
+ * with XDP_TX_METADATA). Return: 0, 1 if the kernel refused the metadata
+ * (EINVAL: before 6.11), or -errno
+ */
+static int host_afxdp_own_umem(struct afxdp_priv *p, struct afxdp_q *aq)
+{
+	struct xsk_umem_reg_md mr = {
+		.addr = (uintptr_t)aq->area,
+		.len = AFXDP_UMEM,
+		.chunk_size = AFXDP_CHUNK,
+		.headroom = 0,
+		.flags = XDP_UMEM_TX_METADATA_LEN |
+			 (p->tx_sw_csum ? XDP_UMEM_TX_SW_CSUM : 0),
+		.tx_metadata_len = XSK_TXMD_LEN,
+	};
+
+	aq->fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (aq->fd < 0)
+		return -errno;
+	if (!setsockopt(aq->fd, SOL_XDP, XDP_UMEM_REG, &mr, sizeof(mr)))
+		return 0;
+	return errno == EINVAL ? 1 : -errno;
+}
+
+/*
+ * Our own socket and UMEM with TX metadata room, bound to queue @qid with
+ * @bind and put in the XSKMAP: as vnetctl makes sockets, then the
+ * passed-socket path (host_afxdp_rings()). Return: 0, 1 if the kernel
+ * refused the metadata room (nothing left open), or -errno
+ */
+static int host_afxdp_bind_own(struct afxdp_priv *p, struct afxdp_q *aq,
+			       unsigned int qid, uint16_t bind)
+{
+	int ret;
+
+	if (!aq->area) {
+		ret = host_afxdp_area(aq);
+		if (ret)
+			return ret;
+	}
+	ret = host_afxdp_own_umem(p, aq);
+	if (!ret)
+		ret = host_afxdp_rings(p, aq, qid, bind, false);
+	if (!ret && bpf_map_update_elem(p->map_fd, &qid, &aq->fd, 0))
+		ret = -errno;
+	if (ret) {
+		host_afxdp_own_drop(aq);
+		return ret;
+	}
+	xsk_tx_metadata(&aq->q, XSK_TXMD_LEN);
+	return 0;
+}
+
+/*
+ * Bind queue @qid with @bind: our own socket with TX metadata room while
+ * the kernel takes it (p->txmd), else libxdp's. Return: 0 or -errno
+ */
+static int host_afxdp_bind_any(struct afxdp_priv *p, struct afxdp_q *aq,
+			       unsigned int qid, uint16_t bind)
+{
+	int ret;
+
+	if (p->txmd) {
+		ret = host_afxdp_bind_own(p, aq, qid, bind);
+		if (ret <= 0)
+			return ret;
+		p->txmd = false;
+		snprintf(p->txcsum, sizeof(p->txcsum), "software: the kernel "
+			 "refused TX metadata (before 6.11?)");
+		log_info("af_xdp %s queue %u: the kernel refused a UMEM with TX "
+			 "metadata (EINVAL, it needs 6.11): checksums in software",
+			 p->ifname, qid);
+	}
+	return host_afxdp_bind(p, aq, qid, bind);
+}
+
 /* Bound with zero-copy? (a handed-over socket; -errno: cannot tell) */
 static int host_afxdp_is_zc(const struct afxdp_q *aq)
 {
@@ -609,6 +742,8 @@ static int host_afxdp_open_q(struct afxdp_priv *p, unsigned int i,
 					  "socket: %s%s", p->ifname, qid,
 					  strerror(-ret), ret == -EBUSY ?
 					  " (its rings were not settled)" : "");
+		if (p->txmd)	/* the previous vnetd registered the room */
+			xsk_tx_metadata(&aq->q, XSK_TXMD_LEN);
 		ret = host_afxdp_is_zc(aq);
 		p->zerocopy = ret < 0 ? mode == HOST_XDP_ZEROCOPY : ret;
 		if (!i)
@@ -634,7 +769,7 @@ static int host_afxdp_open_q(struct afxdp_priv *p, unsigned int i,
 		return 0;
 	}
 	if (mode == HOST_XDP_ZEROCOPY || (mode == HOST_XDP_AUTO && !i)) {
-		ret = host_afxdp_bind(p, aq, qid, XDP_ZEROCOPY);
+		ret = host_afxdp_bind_any(p, aq, qid, XDP_ZEROCOPY);
 		if (!ret) {
 			p->zerocopy = true;
 			return 0;
@@ -649,9 +784,9 @@ static int host_afxdp_open_q(struct afxdp_priv *p, unsigned int i,
 	if (zc_err == -EBUSY)	/* waited for already: busy in copy mode too */
 		ret = zc_err;
 	else if (p->zerocopy)
-		ret = host_afxdp_bind(p, aq, qid, XDP_ZEROCOPY);
+		ret = host_afxdp_bind_any(p, aq, qid, XDP_ZEROCOPY);
 	else
-		ret = host_afxdp_bind(p, aq, qid, XDP_COPY);
+		ret = host_afxdp_bind_any(p, aq, qid, XDP_COPY);
 	if (ret)
 		return reason_set(why, ret, "af_xdp %s queue %u: %s%s: %s",
 				  p->ifname, qid, strerror(-ret),
@@ -707,6 +842,46 @@ static int host_afxdp_given(struct afxdp_priv *p, const struct host_cfg *cfg,
 
 static void host_afxdp_apply_gro(struct host *host);
 
+/*
+ * Before the sockets: our own sockets get TX metadata room (tried, the
+ * kernel may refuse it), passed-in ones have none, handed-over ones have
+ * what the previous vnetd registered (@cfg->xdp_txmd)
+ */
+static void host_afxdp_txmd_init(struct afxdp_priv *p, const struct host_cfg *cfg)
+{
+	const char *sw = getenv("VNETD_XDP_TX_SW_CSUM");
+
+	p->tx_sw_csum = sw && sw[0] && strcmp(sw, "0");
+	if (cfg->xdp_fds && cfg->xdp_bound) {
+		p->txmd = cfg->xdp_txmd;
+		snprintf(p->txcsum, sizeof(p->txcsum), "software: the sockets "
+			 "handed over have no TX metadata room");
+	} else if (cfg->xdp_fds) {
+		p->txmd = false;
+		snprintf(p->txcsum, sizeof(p->txcsum), "software: sockets "
+			 "passed in have no TX metadata room");
+	} else {
+		p->txmd = true;
+	}
+}
+
+/*
+ * Once every socket is bound: the kernel fills checksums in copy mode. In
+ * zero-copy only drivers with the xsk TX checksum feature would: vnetd
+ * does not ask the driver, so it keeps summing there.
+ */
+static void host_afxdp_txmd_done(struct afxdp_priv *p)
+{
+	p->csum_kernel = p->txmd && !p->zerocopy;
+	if (p->csum_kernel)
+		snprintf(p->txcsum, sizeof(p->txcsum), "kernel%s", p->tx_sw_csum ?
+			 " (filled in software: VNETD_XDP_TX_SW_CSUM, a test "
+			 "switch)" : "");
+	else if (p->txmd)
+		snprintf(p->txcsum, sizeof(p->txcsum), "software: zero-copy "
+			 "(the driver's TX checksum offload is not asked)");
+}
+
 static int host_afxdp_open(struct host *host, const struct host_cfg *cfg,
 			   struct reason *why)
 {
@@ -747,6 +922,7 @@ static int host_afxdp_open(struct host *host, const struct host_cfg *cfg,
 			p->qs[i].umem_fd = -1;
 	libxdp_set_print(host_afxdp_print);
 	libbpf_set_print(host_afxdp_bpf_print);
+	host_afxdp_txmd_init(p, cfg);
 	if (cfg->xdp_fds) {
 		ret = host_afxdp_given(p, cfg, why);
 	} else {
@@ -764,6 +940,7 @@ static int host_afxdp_open(struct host *host, const struct host_cfg *cfg,
 	if (!p->mode[0])
 		snprintf(p->mode, sizeof(p->mode), "%s mode",
 			 p->zerocopy ? "zero-copy" : "copy");
+	host_afxdp_txmd_done(p);
 	if (p->map_fd >= 0)
 		close(p->map_fd);
 	p->map_fd = -1;
@@ -849,22 +1026,26 @@ static void host_afxdp_submit_tx(struct afxdp_q *aq)
 
 /*
  * A frame whose header @vh asks for an offload: its wire frames, all
- * reserved first, written by gso into TX chunks. Return: as host_afxdp_tx()
+ * reserved first, written by gso into TX chunks; with @csum the transport
+ * checksums are asked of the kernel (TX metadata), not summed.
+ * Return: as host_afxdp_tx()
  */
-static ssize_t host_afxdp_tx_offload(struct afxdp_q *aq,
+static ssize_t host_afxdp_tx_offload(struct afxdp_q *aq, bool csum,
 				     const struct virtio_net_hdr_v1 *vh,
 				     const struct iovec *iov, unsigned int iovcnt,
 				     unsigned int skip)
 {
 	struct gso *g = &aq->gso;
 	int nseg = gso_init(g, vh, iov, iovcnt, skip), i;
+	uint16_t start = 0, off = 0;
 	ssize_t n;
 
 	if (nseg < 0 || (unsigned int)nseg > AFXDP_RING ||
-	    gso_seg_max(g) > AFXDP_CHUNK) {
+	    gso_seg_max(g) > xsk_tx_room(&aq->q)) {
 		aq->bad_offload++;
 		return -EINVAL;
 	}
+	csum = csum && gso_partial(g, &start, &off);
 	if (!xsk_tx_reserve(&aq->q, (uint32_t)nseg)) {
 		/* what is queued goes out first, then one more try */
 		host_afxdp_submit_tx(aq);
@@ -873,10 +1054,13 @@ static ssize_t host_afxdp_tx_offload(struct afxdp_q *aq,
 	}
 	/* exactly the reserved chunks: each segment fits one (checked above) */
 	for (i = 0; i < nseg; i++) {
-		n = gso_next(g, xsk_tx_chunk(&aq->q), AFXDP_CHUNK);
+		n = gso_next(g, xsk_tx_chunk(&aq->q), xsk_tx_room(&aq->q));
 		if (n <= 0)
 			break;
-		xsk_tx_put(&aq->q, (uint32_t)n);
+		if (csum)
+			xsk_tx_put_csum(&aq->q, (uint32_t)n, start, off);
+		else
+			xsk_tx_put(&aq->q, (uint32_t)n);
 	}
 	return (ssize_t)(skip + g->len);
 }
@@ -900,8 +1084,8 @@ static ssize_t host_afxdp_tx(struct host *host, unsigned int pair,
 		if (unlikely(h[0] || h[1])) {	/* flags, gso_type */
 			memset(&vh, 0, sizeof(vh));
 			memcpy(&vh, h, host->hdr_len);
-			return host_afxdp_tx_offload(aq, &vh, iov, iovcnt,
-						     host->hdr_len);
+			return host_afxdp_tx_offload(aq, p->csum_kernel, &vh,
+						     iov, iovcnt, host->hdr_len);
 		}
 	}
 	n = xsk_tx_push(&aq->q, iov, iovcnt, host->hdr_len);
@@ -1010,6 +1194,7 @@ static int host_afxdp_hand_over(struct host *host, unsigned int pair,
 	out->fds[1] = aq->umem_fd;
 	out->qid = p->first + pair;
 	out->zerocopy = p->zerocopy;
+	out->txmd = p->txmd;
 	return 0;
 }
 
@@ -1046,7 +1231,7 @@ static const char *host_afxdp_mode(struct host *host)
 {
 	struct afxdp_priv *p = host->priv;
 	uint64_t bad_rx = 0, bad_comp = 0, too_big = 0, kick_err = 0, bad_off = 0;
-	uint64_t gro_frames = 0, gro_segs = 0;
+	uint64_t gro_frames = 0, gro_segs = 0, csum_req = 0;
 	unsigned int i;
 
 	if (!p)
@@ -1062,16 +1247,19 @@ static const char *host_afxdp_mode(struct host *host)
 		bad_off += __atomic_load_n(&aq->bad_offload, __ATOMIC_RELAXED);
 		gro_frames += __atomic_load_n(&aq->q.stats.gro_frames, __ATOMIC_RELAXED);
 		gro_segs += __atomic_load_n(&aq->q.stats.gro_segs, __ATOMIC_RELAXED);
+		csum_req += __atomic_load_n(&aq->q.stats.tx_csum_req, __ATOMIC_RELAXED);
 	}
 	snprintf(p->status, sizeof(p->status), "af_xdp on %s queues %u..%u, %s; "
 		 "refused from the kernel: %llu RX descriptors, %llu completions; "
 		 "frames over a chunk %llu, offloads refused %llu, failed "
-		 "wake-ups %llu; GRO %llu frames merged into %llu",
+		 "wake-ups %llu; GRO %llu frames merged into %llu; "
+		 "tx-csum: %s, %llu frames asked",
 		 p->ifname, p->first, p->first + p->npairs - 1,
 		 p->mode, (unsigned long long)bad_rx,
 		 (unsigned long long)bad_comp, (unsigned long long)too_big,
 		 (unsigned long long)bad_off, (unsigned long long)kick_err,
-		 (unsigned long long)gro_segs, (unsigned long long)gro_frames);
+		 (unsigned long long)gro_segs, (unsigned long long)gro_frames,
+		 p->txcsum, (unsigned long long)csum_req);
 	return p->status;
 }
 

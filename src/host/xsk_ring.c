@@ -13,6 +13,13 @@
  * completion ring -> free stack). The fill ring holds nrx entries and the
  * completion ring ntx or more, so neither can overflow.
  *
+ * TX metadata (xsk_tx_metadata(), a UMEM registered with tx_metadata_len):
+ * every TX frame starts q->txmd bytes into its chunk, the descriptor and
+ * the completion carry that address; a frame sent with xsk_tx_put_csum()
+ * has its struct xsk_tx_metadata in those bytes and XDP_TX_METADATA in its
+ * descriptor's options, asking the kernel (copy mode) or the NIC to fill
+ * its checksum.
+ *
  * GRO (xsk_rx_gro(), for a guest that acked GUEST_CSUM and GUEST_TSO4/6):
  * the frames held from one RX batch are looked at in order, and a run of
  * consecutive TCP segments of one flow (gro.c's rules, checksums verified)
@@ -48,6 +55,7 @@
 #include "util.h"
 #include "vnet_hdr.h"
 #include "xsk_ring.h"
+#include "xsk_txmd.h"
 
 #ifndef XDP_PKT_CONTD
 #define XDP_PKT_CONTD	(1 << 0)
@@ -213,6 +221,7 @@ static int xsk_queue_setup(struct xsk_queue *q, uint8_t *umem, uint32_t chunk,
 	q->tx_pending = 0;
 	q->at = q->nheld = 0;
 	q->fill_kick = false;
+	q->txmd = 0;
 	q->gro = 0;
 	q->gro_cap = 0;
 	q->run = 0;
@@ -547,6 +556,8 @@ void xsk_rx_drop_held(struct xsk_queue *q)
  * xsk_comp_reap() - Take finished TX chunks back from the completion ring
  * @q:		Queue
  *
+ * A completion must name the frame start of a TX chunk (q->txmd bytes in).
+ *
  * Context: the worker thread that owns @q
  * Return: chunks taken back (refused addresses not counted)
  */
@@ -560,12 +571,14 @@ unsigned int xsk_comp_reap(struct xsk_queue *q)
 
 	for (i = 0; i < n; i++) {
 		addr = READ_ONCE(ring[(q->comp.cons + i) & q->comp.mask]);
-		if (addr < lo || addr >= hi || (addr & (q->chunk - 1)) ||
+		/* the address the descriptor had: q->txmd into a chunk */
+		if (addr < lo || addr >= hi ||
+		    (addr & (q->chunk - 1)) != q->txmd ||
 		    q->ntx_free >= q->ntx) {
 			q->stats.bad_comp++;
 			continue;
 		}
-		q->tx_free[q->ntx_free++] = addr;
+		q->tx_free[q->ntx_free++] = addr - q->txmd;
 		got++;
 	}
 	if (n)
@@ -586,7 +599,7 @@ unsigned int xsk_comp_reap(struct xsk_queue *q)
  * Context: the worker thread that owns @q
  * Return: bytes taken (with the header), -EAGAIN if no chunk or TX slot is
  *	   free (retry later), -EMSGSIZE if the frame is larger than a chunk
- *	   or empty (dropped)
+ *	   (less its metadata room, xsk_tx_room()) or empty (dropped)
  */
 ssize_t xsk_tx_push(struct xsk_queue *q, const struct iovec *iov,
 		    unsigned int iovcnt, unsigned int skip)
@@ -599,7 +612,7 @@ ssize_t xsk_tx_push(struct xsk_queue *q, const struct iovec *iov,
 
 	for (i = 0; i < iovcnt; i++)
 		total += iov[i].iov_len;
-	if (total <= skip || total - skip > q->chunk) {
+	if (total <= skip || total - skip > xsk_tx_room(q)) {
 		q->stats.tx_too_big++;
 		return -EMSGSIZE;
 	}
@@ -608,7 +621,7 @@ ssize_t xsk_tx_push(struct xsk_queue *q, const struct iovec *iov,
 		q->stats.tx_full++;
 		return -EAGAIN;
 	}
-	addr = q->tx_free[--q->ntx_free];
+	addr = q->tx_free[--q->ntx_free] + q->txmd;
 	dst = q->umem + addr;
 	for (i = 0; i < iovcnt; i++) {
 		if (off >= iov[i].iov_len) {
@@ -654,20 +667,58 @@ bool xsk_tx_reserve(struct xsk_queue *q, uint32_t n)
 }
 
 /**
- * xsk_tx_chunk() - The chunk the next xsk_tx_put() sends, to write a frame in
+ * xsk_tx_metadata() - Say that each TX chunk starts with metadata room
+ * @q:		Queue, no TX frame out (just after xsk_queue_init() or
+ *		xsk_queue_adopt())
+ * @len:	The UMEM's tx_metadata_len: 0, or XSK_TXMD_LEN or more, a
+ *		multiple of 8 smaller than a chunk
+ */
+void xsk_tx_metadata(struct xsk_queue *q, uint32_t len)
+{
+	q->txmd = len;
+}
+
+/**
+ * xsk_tx_room() - The largest TX frame: a chunk less its metadata room
+ * @q:		Queue
+ *
+ * Return: bytes
+ */
+uint32_t xsk_tx_room(const struct xsk_queue *q)
+{
+	return q->chunk - q->txmd;
+}
+
+/**
+ * xsk_tx_chunk() - Where the next xsk_tx_put() frame goes, to write it in
  * @q:		Queue, with a chunk reserved (xsk_tx_reserve())
  *
- * Return: q->chunk bytes of UMEM
+ * Return: xsk_tx_room() bytes of UMEM, after the chunk's metadata room
  */
 uint8_t *xsk_tx_chunk(const struct xsk_queue *q)
 {
-	return q->umem + q->tx_free[q->ntx_free - 1];
+	return q->umem + q->tx_free[q->ntx_free - 1] + q->txmd;
+}
+
+/* Queue the frame in xsk_tx_chunk(), @options in its descriptor; Return:
+ * the chunk's start (its metadata room) */
+static uint8_t *xsk_tx_queue(struct xsk_queue *q, uint32_t len,
+			     uint32_t options)
+{
+	struct xdp_desc *d = &((struct xdp_desc *)q->tx.desc)[q->tx.prod++ & q->tx.mask];
+	uint64_t addr = q->tx_free[--q->ntx_free];
+
+	d->addr = addr + q->txmd;
+	d->len = len;
+	d->options = options;
+	q->tx_pending++;
+	return q->umem + addr;
 }
 
 /**
  * xsk_tx_put() - Queue the frame written into xsk_tx_chunk()
  * @q:		Queue, with a chunk and a TX slot reserved (xsk_tx_reserve())
- * @len:	Frame bytes, 1..q->chunk
+ * @len:	Frame bytes, 1..xsk_tx_room()
  *
  * Written, not published, as xsk_tx_push() does.
  *
@@ -675,12 +726,44 @@ uint8_t *xsk_tx_chunk(const struct xsk_queue *q)
  */
 void xsk_tx_put(struct xsk_queue *q, uint32_t len)
 {
-	struct xdp_desc *d = &((struct xdp_desc *)q->tx.desc)[q->tx.prod++ & q->tx.mask];
+	xsk_tx_queue(q, len, 0);
+}
 
-	d->addr = q->tx_free[--q->ntx_free];
-	d->len = len;
-	d->options = 0;
-	q->tx_pending++;
+/**
+ * xsk_tx_put_csum() - Queue the frame written into xsk_tx_chunk(), asking
+ *		       for its checksum to be filled on the way out
+ * @q:		Queue with metadata room (xsk_tx_metadata()), a chunk and a
+ *		TX slot reserved (xsk_tx_reserve())
+ * @len:	Frame bytes, 1..xsk_tx_room()
+ * @start:	First byte the checksum covers (the transport header)
+ * @offset:	The checksum field, from @start; the field holds the
+ *		pseudo-header sum (the caller checked @start + @offset + 2
+ *		<= @len)
+ *
+ * The metadata goes into the chunk's room, XDP_TX_METADATA into the
+ * descriptor. Without room the frame goes as xsk_tx_put() sends it: the
+ * caller must not ask then (its checksum would stay partial).
+ *
+ * Context: the worker thread that owns @q
+ */
+void xsk_tx_put_csum(struct xsk_queue *q, uint32_t len, uint16_t start,
+		     uint16_t offset)
+{
+	struct xsk_tx_metadata md = { .flags = XDP_TXMD_FLAGS_CHECKSUM };
+	uint8_t *room;
+
+	if (q->txmd < XSK_TXMD_LEN) {
+		xsk_tx_put(q, len);
+		return;
+	}
+	md.request.csum_start = start;
+	md.request.csum_offset = offset;
+	room = xsk_tx_queue(q, len, XDP_TX_METADATA);
+	/* the kernel reads it tx_metadata_len bytes before the frame: at
+	 * the chunk's start; only our XSK_TXMD_LEN bytes (a newer header's
+	 * struct is longer) */
+	memcpy(room, &md, XSK_TXMD_LEN);
+	q->stats.tx_csum_req++;
 }
 
 /**

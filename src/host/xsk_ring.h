@@ -55,6 +55,8 @@ struct xsk_ring {
  * @fill_wakeups: Kicks asked for the fill ring (one per refill at most)
  * @gro_frames:	GSO frames made of several wire frames (GRO) for the guest
  * @gro_segs:	Wire frames that went into them
+ * @tx_csum_req: Frames sent with a checksum request in their TX metadata
+ *		(the kernel or the NIC fills the checksum)
  */
 struct xsk_stats {
 	uint64_t bad_rx;
@@ -66,6 +68,7 @@ struct xsk_stats {
 	uint64_t fill_wakeups;
 	uint64_t gro_frames;
 	uint64_t gro_segs;
+	uint64_t tx_csum_req;
 };
 
 /**
@@ -78,6 +81,9 @@ struct xsk_stats {
  * @chunk:	Chunk size, a power of two
  * @nrx:	Chunks [0, @nrx) are RX chunks (fill ring, held, recycle)
  * @ntx:	Chunks [@nrx, @nrx + @ntx) are TX chunks
+ * @txmd:	TX metadata bytes at the start of each TX chunk (the UMEM's
+ *		tx_metadata_len, xsk_txmd.h): a TX frame starts after them;
+ *		0: none
  * @tx_free:	TX chunk addresses free to use (a stack, @ntx entries)
  * @ntx_free:	How many
  * @recycle:	RX chunk addresses done with, not yet in the fill ring
@@ -106,6 +112,7 @@ struct xsk_queue {
 	uint32_t chunk;
 	uint32_t nrx;
 	uint32_t ntx;
+	uint32_t txmd;
 	uint64_t *tx_free;
 	uint32_t ntx_free;
 	uint64_t *recycle;
@@ -140,9 +147,13 @@ void xsk_rx_drop_held(struct xsk_queue *q);
 unsigned int xsk_comp_reap(struct xsk_queue *q);
 ssize_t xsk_tx_push(struct xsk_queue *q, const struct iovec *iov,
 		    unsigned int iovcnt, unsigned int skip);
+void xsk_tx_metadata(struct xsk_queue *q, uint32_t len);
+uint32_t xsk_tx_room(const struct xsk_queue *q);
 bool xsk_tx_reserve(struct xsk_queue *q, uint32_t n);
 uint8_t *xsk_tx_chunk(const struct xsk_queue *q);
 void xsk_tx_put(struct xsk_queue *q, uint32_t len);
+void xsk_tx_put_csum(struct xsk_queue *q, uint32_t len, uint16_t start,
+		     uint16_t offset);
 bool xsk_tx_submit(struct xsk_queue *q);
 bool xsk_tx_busy(const struct xsk_queue *q);
 

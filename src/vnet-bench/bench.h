@@ -67,6 +67,7 @@ struct bench_cfg {
 	bool rx_hang;		/* tx-only: never take a received frame */
 	unsigned int flows;	/* --flows: IPv4/UDP, N source ports; 0: raw */
 	bool rand_src_mac;	/* --rand-src-mac: a new source MAC per frame */
+	bool csum;		/* --csum: IPv4/TCP, a partial checksum (NEEDS_CSUM) */
 	bool announce;		/* --announce: one broadcast frame first */
 };
 

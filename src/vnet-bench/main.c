@@ -76,6 +76,8 @@ static const char usage_text[] =
 "      --flows N          send IPv4/UDP frames of N flows (source ports 10000..,\n"
 "                         one per frame in turn), 1..65536; needs --size 78..9018\n"
 "                         (default: raw Ethernet frames, one flow)\n"
+"      --csum             send IPv4/TCP frames asking the backend for their TCP\n"
+"                         checksum (NEEDS_CSUM, no TSO); needs --size 78..9018\n"
 "      --rand-src-mac     a new random source MAC on every frame (a VM flooding a\n"
 "                         switch's MAC table)\n"
 "      --announce         before the window, send one broadcast frame from each VM's\n"
@@ -93,7 +95,7 @@ enum {
 	OPT_NO_CHECK, OPT_RESTART, OPT_JSON, OPT_NO_REPLY_ACK, OPT_NO_MEM_SLOTS,
 	OPT_CALLER_MEM, OPT_VERSION, OPT_SESSIONS, OPT_SESSION_FRAMES,
 	OPT_CTL_SOAK, OPT_CTL_SOAK_OPS, OPT_SRC_MAC, OPT_RX_HANG,
-	OPT_DST_MAC, OPT_FRAMES, OPT_PPS, OPT_FLOWS, OPT_RAND_SRC_MAC,
+	OPT_DST_MAC, OPT_FRAMES, OPT_PPS, OPT_FLOWS, OPT_RAND_SRC_MAC, OPT_CSUM,
 	OPT_ANNOUNCE,
 };
 
@@ -130,6 +132,7 @@ static const struct option opts[] = {
 	{ "pps", required_argument, NULL, OPT_PPS },
 	{ "flows", required_argument, NULL, OPT_FLOWS },
 	{ "rand-src-mac", no_argument, NULL, OPT_RAND_SRC_MAC },
+	{ "csum", no_argument, NULL, OPT_CSUM },
 	{ "announce", no_argument, NULL, OPT_ANNOUNCE },
 	{ "session-frames", required_argument, NULL, OPT_SESSION_FRAMES },
 	{ "help", no_argument, NULL, 'h' },
@@ -219,6 +222,7 @@ static int parse_opt(struct bench_cfg *c, int o, const char *arg, int *check)
 	case OPT_SPAWN: c->spawn = true; return 0;
 	case OPT_RX_HANG: c->rx_hang = true; return 0;
 	case OPT_RAND_SRC_MAC: c->rand_src_mac = true; return 0;
+	case OPT_CSUM: c->csum = true; return 0;
 	case OPT_ANNOUNCE: c->announce = true; return 0;
 	case OPT_SPAWN_BACKEND: c->spawn_backend = arg; return 0;
 	case 'm':
@@ -359,6 +363,8 @@ static int parse_args(struct bench_cfg *c, int argc, char **argv)
 				 "give --socket PATH, or --spawn to start vnetd");
 	if (c->spawn && nsockets)
 		return usage_err("%s", "--spawn and --socket exclude each other");
+	if (c->csum && (c->flows || c->size < 78 || c->size > 9018))
+		return usage_err("%s", "--csum: needs --size 78..9018 (an IPv4/TCP header and the marker), not --flows");
 	if (c->flows && (c->size < 78 || c->size > 9018))
 		return usage_err("%s", "--flows: needs --size 78..9018 (an IPv4/UDP header and the marker)");
 	if (c->rx_hang && c->mode != BENCH_TX)

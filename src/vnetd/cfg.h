@@ -62,6 +62,8 @@
  * @nxdp_fds:		How many in @xdp_fds (0 once the port runs)
  * @xdp_bound:		af_xdp: @xdp_fds were handed over by the previous
  *			vnetd, bound and settled (false once the port runs)
+ * @xdp_txmd:		af_xdp: with @xdp_bound, their UMEMs have TX metadata
+ *			room (false once the port runs)
  * @gen_size:		gen: frame bytes, 0: the default
  * @queues:		Queue pairs (1..VNET_MAX_PAIRS)
  * @mac:		MAC for the config space
@@ -99,6 +101,7 @@ struct vnetd_port_cfg {
 	int xdp_fds[2 * VNET_MAX_PAIRS];
 	unsigned int nxdp_fds;
 	bool xdp_bound;
+	bool xdp_txmd;
 	unsigned int gen_size;
 	unsigned int queues;
 	uint8_t mac[6];

@@ -577,6 +577,7 @@ static int port_open_backend(struct vnetd_port *p, struct reason *why)
 		.xdp_fds = p->cfg.nxdp_fds ? p->cfg.xdp_fds : NULL,
 		.nxdp_fds = p->cfg.nxdp_fds,
 		.xdp_bound = p->cfg.xdp_bound,
+		.xdp_txmd = p->cfg.xdp_txmd,
 		.gen_size = p->cfg.gen_size,
 		.sw_name = p->cfg.sw[0] ? p->cfg.sw : NULL,
 		.sw_vlans = &vlans,

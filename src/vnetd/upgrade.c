@@ -296,7 +296,8 @@ static int upgrade_export_xsk(struct vnetd_port *p, struct upgrade_state *st,
 		o->xsk[i].sock_fd = upgrade_state_add_fd(st, h.fds[0]);
 		o->xsk[i].umem_fd = upgrade_state_add_fd(st, h.fds[1]);
 		o->xsk[i].qid = h.qid;
-		o->xsk[i].flags = h.zerocopy ? UPGRADE_XSK_ZEROCOPY : 0;
+		o->xsk[i].flags = (h.zerocopy ? UPGRADE_XSK_ZEROCOPY : 0) |
+				  (h.txmd ? UPGRADE_XSK_TXMD : 0);
 		o->nxsk = i + 1;
 		if (o->xsk[i].sock_fd < 0 || o->xsk[i].umem_fd < 0) {
 			ret = reason_set(&inner, -EMFILE, "more than %u descriptors to hand over",
@@ -869,6 +870,8 @@ static int upgrade_take_xsk(struct vnetd_port_cfg *pc, struct upgrade_state *st,
 	}
 	pc->nxdp_fds = 2 * sp->nxsk;
 	pc->xdp_bound = true;
+	/* an older vnetd's UMEM never has TX metadata room: flag clear */
+	pc->xdp_txmd = !!(sp->xsk[0].flags & UPGRADE_XSK_TXMD);
 	pc->xdp_mode = sp->xsk[0].flags & UPGRADE_XSK_ZEROCOPY ?
 		       HOST_XDP_ZEROCOPY : HOST_XDP_COPY;
 	return 0;
@@ -911,6 +914,7 @@ static int upgrade_take_port(struct vnetd_port *p, const struct vnetd_port_cfg *
 	p->cfg.fd = cfg->fd;		/* who owns the socket file: as before */
 	p->cfg.nxdp_fds = 0;		/* configured as before (reload compares) */
 	p->cfg.xdp_bound = false;
+	p->cfg.xdp_txmd = false;
 	p->cfg.xdp_mode = cfg->xdp_mode;
 	vu_dev_quiesce(p->dev);		/* until the old process commits */
 	upg.nports++;

@@ -9,11 +9,17 @@
 # - guest TX: every frame vnet-bench sends through the port arrives at the
 #   veth's peer (its RX packet counter), 1 pair and 2 pairs on 2 queues;
 # - guest TSO: vnet-bench's 20000 B TSO frames (CSUM and HOST_TSO4
-#   offered, done in software) leave as 1448 B segments, the last one of
-#   each frame shorter, every IPv4 and TCP checksum right, sequence numbers
-#   and PSH as segmentation sets them (an AF_PACKET capture on the peer,
-#   checked by an independent checksum in python), as many as the frames
-#   make;
+#   offered, segmented in software) leave as 1448 B segments, the last one
+#   of each frame shorter, every IPv4 and TCP checksum right, sequence
+#   numbers and PSH as segmentation sets them (an AF_PACKET capture on the
+#   peer, checked by an independent checksum in python), as many as the
+#   frames make; the TCP checksums are asked of the kernel in the TX
+#   metadata, and this vnetd runs with the test switch
+#   VNETD_XDP_TX_SW_CSUM=1 so that the kernel fills them before the veth
+#   (else the capture would see CHECKSUM_PARTIAL's pseudo-header sums):
+#   vnetctl status says "tx-csum: kernel" and counts the frames asked;
+# - guest NEEDS_CSUM frames (vnet-bench --csum, 1500 B, no TSO): each
+#   leaves with its TCP checksum asked of the kernel, and arrives right;
 # - guest RX: frames injected on the peer (AF_PACKET, paced, vnet-bench's
 #   marker) reach the frontend's RX ring once each and in order;
 # - vnetctl status names the interface, queues, mode and what was refused;
@@ -21,7 +27,8 @@
 # - vnetctl upgrade hands the port's socket and UMEM to the new vnetd:
 #   frames injected on the peer while it runs reach the frontend once each
 #   and in order, the new pid serves (its log says the sockets were handed
-#   over); a second upgrade, from that sandboxed process, while the guest
+#   over) and has the UMEM's TX metadata room ("tx-csum: kernel"); a
+#   second upgrade, from that sandboxed process, while the guest
 #   sends: every frame it sent arrives at the peer, in order and once per
 #   queue (the markers of the frames a capture keeps); then the new process
 #   ends on SIGTERM with no syscall blocked;
@@ -108,8 +115,9 @@ tx_check() {	# NAME SOCK SLACK ARGS...: vnet-bench ARGS sends through SOCK
 
 start() {	# start vnetd with ARGS; 0 once its socket is there
 	rm -f "$SOCK"
-	ip netns exec "$NS" "$VNETD" --socket "$SOCK" --ctl-socket "$CTL" \
-		--backend af_xdp "$@" > "$LOG" 2>&1 &
+	ip netns exec "$NS" env VNETD_XDP_TX_SW_CSUM="${TXSW:-}" "$VNETD" \
+		--socket "$SOCK" --ctl-socket "$CTL" --backend af_xdp "$@" \
+		> "$LOG" 2>&1 &
 	VPID=$!
 	wait_sock "$SOCK" 10 "$VPID"
 }
@@ -148,7 +156,8 @@ refused "zero-copy on veth" "af_xdp xa queue 0: zero-copy.*--xdp-mode copy" \
 	--xdp-if xa --xdp-mode zerocopy
 
 # ---- guest TX, 1 pair --------------------------------------------------------
-if ! start --xdp-if xa; then
+# the kernel fills the checksums it is asked for: the TSO capture checks them
+if ! TXSW=1 start --xdp-if xa; then
 	if grep -qiE 'XDP|not supported' "$LOG"; then
 		skip_all "af_xdp on veth refused here: $(grep -m1 af_xdp "$LOG")"
 	fi
@@ -195,6 +204,8 @@ while seen < want and time.time() < end:
         continue
     if len(f) < 54 or f[12:14] != b"\x08\x00" or f[23] != 6:
         continue
+    if nseg == 1 and len(f) != flen:
+        continue    # a late segment of the TSO case before
     seen += 1
     ip, tcp = f[14:34], f[34:]
     tot = struct.unpack("!H", ip[2:4])[0]
@@ -242,6 +253,31 @@ else
 	not_ok "guest TSO: ${sent:-?} frames sent, $got segments at the peer (want $nseg each); checked ${seen:-0}, ${bad:-?} bad${why:+: $why}"
 	sed 's/^/# /' <<< "$res" | tail -n 4
 	sed 's/^/# capture: /' "$cap" | tail -n 3
+fi
+# the metadata path, not gso's sums: every segment asked the kernel
+st=$("$VNETCTL" status --socket "$CTL" 2>&1)
+asked=$(sed -n 's/.*tx-csum: kernel (filled in software: VNETD_XDP_TX_SW_CSUM[^)]*), \([0-9]*\) frames asked.*/\1/p' <<< "$st" | head -n 1)
+if [ -n "$sent" ] && [ "${asked:-0}" -ge "$(( (sent - 256) * nseg ))" ] && [ "${asked:-0}" -gt 0 ]; then
+	ok "guest TSO: checksums asked of the kernel (TX metadata) for $asked segments: status says tx-csum: kernel"
+else
+	not_ok "guest TSO: status does not say the kernel filled the checksums: $(grep -o 'tx-csum:.*' <<< "$st" | head -n 1)"
+fi
+# NEEDS_CSUM alone: a 1500 B frame is its own last "segment" (seq 0, PSH)
+TSO_LEN=1500 capture 500 > "$cap" 2>&1 &
+CPID=$!
+for _ in $(seq 50); do grep -q ready "$cap" && break; sleep 0.1; done
+res=$(nsx "$BENCH" --socket "$SOCK" --mode tx-only -l 1500 --csum -d 1 --json 2>&1)
+wait $CPID
+st=$("$VNETCTL" status --socket "$CTL" 2>&1)
+asked2=$(sed -n 's/.*tx-csum: kernel ([^)]*), \([0-9]*\) frames asked.*/\1/p' <<< "$st" | head -n 1)
+sent=$(bench_field tx_frames "$res")
+read -r _ seen _ bad why < <(grep '^seen' "$cap")
+if [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "${seen:-0}" -ge 500 ] && [ "${bad:-1}" = 0 ] &&
+   [ "${asked2:-0}" -ge $(( ${asked:-0} + sent - 256 )) ]; then
+	ok "guest NEEDS_CSUM: $sent frames of 1500 B, their checksums asked of the kernel; $seen checked at the peer: right"
+else
+	not_ok "guest NEEDS_CSUM: ${sent:-?} frames sent, asked ${asked:-?} -> ${asked2:-?}; checked ${seen:-0}, ${bad:-?} bad${why:+: $why}"
+	sed 's/^/# /' <<< "$res" | tail -n 4
 fi
 
 # ---- guest RX: injected on the peer, paced ------------------------------------
@@ -339,6 +375,8 @@ why=
 kill -0 "${NEWPID:-0}" 2>/dev/null || why="$why, the new vnetd (pid ${NEWPID:-?}) is not running"
 grep -q 'copy mode (sockets handed over by the previous vnetd)' "$LOG" ||
 	why="$why, no 'sockets handed over' line in the log"
+"$VNETCTL" status --socket "$CTL" 2>&1 | grep -q 'tx-csum: kernel' ||
+	why="$why, the new vnetd does not say tx-csum: kernel (the UMEM's metadata room)"
 [ "$rc" = 0 ] || why="$why, vnet-bench exit $rc"
 rx=$(bench_field rx_frames "$res"); foreign=$(bench_field foreign "$res")
 ours=$(( ${rx:-0} - ${foreign:-0} ))

@@ -5,7 +5,10 @@
  * field is checked here against the input, and whose checksums are
  * verified by an independent byte-at-a-time sum (IPv4 and IPv6, TCP and
  * UDP, odd lengths, a short last segment, frames split over several
- * iovecs); bad headers are refused; random headers never make gso read
+ * iovecs); in partial mode (gso_partial(), AF_XDP's TX metadata) a
+ * partial checksum goes as the guest wrote it and each segment carries
+ * its IPv4 header checksum and the pseudo-header sum that a sender's
+ * completion turns into the right checksum; bad headers are refused; random headers never make gso read
  * or write out of bounds (the ASan build); and the path allocates nothing.
  */
 #include <arpa/inet.h>
@@ -29,6 +32,8 @@
 
 static uint8_t frame[FRAME_MAX];
 static uint8_t seg[SEG_ROOM];
+/* seg_check() and csum_check() in partial mode (gso_partial()) */
+static int partial;
 
 /* Is the transport checksum of @f (@len bytes, IP at @l3) right? */
 static int ref_l4_ok(const uint8_t *f, size_t len, size_t l3, int v6, int proto)
@@ -127,6 +132,14 @@ static unsigned int split(struct iovec *iov, struct virtio_net_hdr_v1 *h,
 	return n;
 }
 
+/* gso_partial() on @g: the request names the checksum at @l4 + @off */
+static bool partial_req(struct gso *g, size_t l4, uint16_t off)
+{
+	uint16_t start = 0, o = 0;
+
+	return gso_partial(g, &start, &o) && start == l4 && o == off;
+}
+
 /*
  * Segment a frame and check every segment against it; Return: 0, or the
  * line of the first difference
@@ -148,6 +161,8 @@ static int seg_check(int v6, int tcp, size_t ipopt, size_t tcpopt,
 	if (gso_init(&g, &h, iov, n, sizeof(h)) != (int)nseg)
 		return __LINE__;
 	if (gso_seg_max(&g) != hl + MIN(mss, payload))
+		return __LINE__;
+	if (partial && !partial_req(&g, l4, tcp ? 16 : 6))
 		return __LINE__;
 	for (i = 0; i < nseg; i++) {
 		size_t plen = MIN((size_t)mss, len - off);
@@ -189,6 +204,9 @@ static int seg_check(int v6, int tcp, size_t ipopt, size_t tcpopt,
 			   seg[l4 + 5] != (uint8_t)(r - l4)) {
 			return __LINE__;
 		}
+		/* the sender completes it (a summed one would come out 0) */
+		if (partial)
+			tcpseg_complete(seg, (size_t)r, l4, tcp ? 16 : 6);
 		if (!ref_l4_ok(seg, (size_t)r, l3, v6, tcp ? 6 : 17))
 			return __LINE__;
 		off += plen;
@@ -246,10 +264,17 @@ static int csum_check(int v6, int tcp, size_t payload, size_t piece)
 	n = split(iov, &h, len, piece);
 	if (gso_init(&g, &h, iov, n, sizeof(h)) != 1 || gso_seg_max(&g) != len)
 		return __LINE__;
+	if (partial && !partial_req(&g, l4, tcp ? 16 : 6))
+		return __LINE__;
 	if (gso_next(&g, seg, len - 1) != -EMSGSIZE)
 		return __LINE__;
 	if (gso_next(&g, seg, sizeof(seg)) != (ssize_t)len)
 		return __LINE__;
+	if (partial) {		/* unchanged, then completed by the sender */
+		if (memcmp(seg, frame, len))
+			return __LINE__;
+		tcpseg_complete(seg, len, l4, tcp ? 16 : 6);
+	}
 	if (memcmp(seg, frame, field) || memcmp(seg + field + 2, frame + field + 2,
 						len - field - 2))
 		return __LINE__;
@@ -265,6 +290,35 @@ static void test_csum(void)
 	CHECK_EQ(csum_check(1, 1, 777, 100), 0);
 	CHECK_EQ(csum_check(0, 0, 8000, 9000), 0);
 	CHECK_EQ(csum_check(1, 0, 33, 3), 0);
+}
+
+/* Partial mode: the transport checksums are left to the sender */
+static void test_partial(void)
+{
+	struct virtio_net_hdr_v1 h;
+	struct iovec iov[2];
+	uint16_t start = 7, off = 7;
+	struct gso g;
+	size_t l4, len;
+
+	partial = 1;
+	CHECK_EQ(seg_check(0, 1, 0, 12, 0x19, 65000, 1448, 4096), 0);
+	CHECK_EQ(seg_check(0, 1, 8, 0, 0x99, 10001, 1460, 7), 0);
+	CHECK_EQ(seg_check(1, 1, 0, 12, 0x19, 64999, 1428, 1500), 0);
+	CHECK_EQ(seg_check(0, 0, 0, 0, 0, 20001, 1472, 1000), 0);
+	CHECK_EQ(seg_check(1, 0, 0, 0, 0, 12345, 1452, 3), 0);
+	CHECK_EQ(csum_check(0, 1, 1400, 1500), 0);
+	CHECK_EQ(csum_check(1, 0, 33, 3), 0);
+	partial = 0;
+	/* no offload asked: nothing to request, the outputs untouched */
+	len = build(0, 1, 0, 0, 0x18, 100, &l4);
+	memset(&h, 0, sizeof(h));
+	iov[0] = (struct iovec){ &h, sizeof(h) };
+	iov[1] = (struct iovec){ frame, len };
+	CHECK_EQ(gso_init(&g, &h, iov, 2, sizeof(h)), 1);
+	CHECK(!gso_partial(&g, &start, &off));
+	CHECK_EQ(start, 7);
+	CHECK_EQ(off, 7);
 }
 
 /* No offload asked: the frame is copied unchanged */
@@ -529,6 +583,7 @@ int main(void)
 	RUN(test_tso6);
 	RUN(test_uso);
 	RUN(test_csum);
+	RUN(test_partial);
 	RUN(test_sum);
 	RUN(test_plain);
 	RUN(test_bad_headers);

@@ -8,7 +8,8 @@
  * The state filled here carries a dirty log (format version 2);
  * without one the writer falls back to version 1, which still decodes,
  * and a version 2 body under a version 1 header does not. A port with
- * AF_XDP sockets makes it version 3: they round-trip, and a bad count,
+ * AF_XDP sockets makes it version 3: they round-trip (zero-copy and TX
+ * metadata room flags too), and a bad count,
  * a missing descriptor or unknown flags are refused.
  */
 #include <errno.h>
@@ -367,12 +368,12 @@ static void add_xsk(struct upgrade_state *s)
 		p->xsk[i] = (struct upgrade_xsk){
 			upgrade_state_add_fd(s, 81 + 2 * (int)i),
 			upgrade_state_add_fd(s, 82 + 2 * (int)i),
-			3 + i, i ? UPGRADE_XSK_ZEROCOPY : 0 };
+			3 + i, i ? UPGRADE_XSK_ZEROCOPY : UPGRADE_XSK_TXMD };
 }
 
 static void m_xsk_count(struct upgrade_state *s) { add_xsk(s); s->ports[2].nxsk = 1; }
 static void m_xsk_umem(struct upgrade_state *s) { add_xsk(s); s->ports[2].xsk[1].umem_fd = -1; }
-static void m_xsk_flags(struct upgrade_state *s) { add_xsk(s); s->ports[2].xsk[0].flags = 6; }
+static void m_xsk_flags(struct upgrade_state *s) { add_xsk(s); s->ports[2].xsk[0].flags = 4; }
 static void m_xsk_twice(struct upgrade_state *s) { add_xsk(s); s->ports[2].xsk[1].sock_fd = s->ports[2].xsk[0].umem_fd; }
 
 static void test_version3_xsk(void)

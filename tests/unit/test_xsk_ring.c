@@ -17,6 +17,13 @@
  * - a guest frame larger than a chunk is refused before anything is
  *   written; a completion address outside the TX area, or not a chunk's
  *   start, or one too many, is refused and counted;
+ * - TX metadata room (xsk_tx_metadata()): every TX frame starts that many
+ *   bytes into its chunk (descriptor and completion), a frame is at most
+ *   a chunk less the room; xsk_tx_put_csum() writes the checksum request
+ *   (flags, csum_start, csum_offset) right before the frame and
+ *   XDP_TX_METADATA into the descriptor, and counts it; a plain put does
+ *   not; a completion at a chunk's start is refused then; without room a
+ *   checksum request is not written;
  * - hand-over: settling drops the held frames (counted), publishes queued
  *   TX, says busy until the kernel completed it, puts every RX chunk in the
  *   fill ring; a fresh queue adopting the same rings receives the frame
@@ -50,6 +57,7 @@
 #include "util.h"
 #include "vnet_hdr.h"
 #include "xsk_ring.h"
+#include "xsk_txmd.h"
 
 #define CHUNK	2048
 #define NRX	8
@@ -550,6 +558,73 @@ static void test_comp_bad_addr(void)
 	free(k);
 }
 
+/* TX with metadata room: frame offsets, the checksum request, completions */
+static void test_tx_metadata(void)
+{
+	struct fake *k = malloc(sizeof(*k));
+	struct xsk_tx_metadata md;
+	struct xdp_desc d;
+	uint8_t *c;
+
+	CHECK(k);
+	CHECK_EQ(fake_init(k, 0xffffffff), 0);
+	xsk_tx_metadata(&k->q, XSK_TXMD_LEN);
+	CHECK_EQ(xsk_tx_room(&k->q), CHUNK - XSK_TXMD_LEN);
+	CHECK_EQ(tx_one(k, 0, CHUNK - XSK_TXMD_LEN + 1), -EMSGSIZE);
+	/* a pushed frame: after the room, no metadata asked */
+	CHECK_EQ(tx_one(k, 5, CHUNK - XSK_TXMD_LEN), HDR + CHUNK - XSK_TXMD_LEN);
+	d = k->tx.desc[0xffffffff % RSZ];
+	CHECK_EQ(d.addr % CHUNK, XSK_TXMD_LEN);
+	CHECK_EQ(d.options, 0);
+	CHECK_EQ(k->umem[d.addr], 5);
+	/* a segment with a checksum request */
+	CHECK(xsk_tx_reserve(&k->q, 2));
+	c = xsk_tx_chunk(&k->q);
+	CHECK_EQ((size_t)(c - k->umem) % CHUNK, XSK_TXMD_LEN);
+	c[0] = 9;
+	xsk_tx_put_csum(&k->q, 1514, 34, 16);
+	d = k->tx.desc[0 % RSZ];
+	CHECK_EQ(d.addr, (uint64_t)(c - k->umem));
+	CHECK_EQ(d.len, 1514);
+	CHECK_EQ(d.options, XDP_TX_METADATA);
+	memcpy(&md, k->umem + d.addr - XSK_TXMD_LEN, XSK_TXMD_LEN);
+	CHECK_EQ(md.flags, XDP_TXMD_FLAGS_CHECKSUM);
+	CHECK_EQ(md.request.csum_start, 34);
+	CHECK_EQ(md.request.csum_offset, 16);
+	CHECK_EQ(k->q.stats.tx_csum_req, 1);
+	/* a plain put next to it asks nothing */
+	xsk_tx_put(&k->q, 60);
+	CHECK_EQ(k->tx.desc[1 % RSZ].options, 0);
+	CHECK_EQ(k->tx.desc[1 % RSZ].addr % CHUNK, XSK_TXMD_LEN);
+	CHECK_EQ(k->q.stats.tx_csum_req, 1);
+	xsk_tx_submit(&k->q);
+	/* completions carry the frame's address; a chunk start is refused */
+	k->comp.addr[k->comp.prod++ % RSZ] = d.addr - XSK_TXMD_LEN;
+	CHECK_EQ(xsk_comp_reap(&k->q), 0);
+	CHECK_EQ(k->q.stats.bad_comp, 1);
+	{
+		uint8_t seen[8];
+		unsigned int nseen = 0;
+
+		kern_tx_all(k, seen, &nseen);
+		CHECK_EQ(nseen, 3);
+		CHECK_EQ(seen[0], 5);
+		CHECK_EQ(seen[1], 9);
+	}
+	CHECK(xsk_tx_reserve(&k->q, NTX));		/* all three back */
+	CHECK_EQ(k->q.ntx_free, NTX);
+	xsk_queue_cleanup(&k->q);
+	/* no room: a checksum request is not written */
+	CHECK_EQ(fake_init(k, 0), 0);
+	CHECK(xsk_tx_reserve(&k->q, 1));
+	xsk_tx_put_csum(&k->q, 100, 34, 16);
+	CHECK_EQ(k->tx.desc[0].options, 0);
+	CHECK_EQ(k->tx.desc[0].addr % CHUNK, 0);
+	CHECK_EQ(k->q.stats.tx_csum_req, 0);
+	xsk_queue_cleanup(&k->q);
+	free(k);
+}
+
 /* The next process's queue on @k's rings (their pointers, nothing else) */
 static int adopt(struct fake *k, struct xsk_queue *nq)
 {
@@ -683,6 +758,7 @@ int main(void)
 	RUN(test_tx_reserve);
 	RUN(test_tx_too_big);
 	RUN(test_comp_bad_addr);
+	RUN(test_tx_metadata);
 	RUN(test_settle_adopt);
 	RUN(test_noalloc);
 	return test_exit();
