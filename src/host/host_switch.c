@@ -330,20 +330,25 @@ static NOINLINE ssize_t host_switch_tx_clock(struct host *host,
 }
 
 /*
- * The common frame makes no call but switch_tx()'s, a jump: no register
- * saves per frame. The clock is read out of line, once per burst.
+ * The common frame is queued inline (switch_tx_fast()); any other makes
+ * one call, switch_tx(). The clock is read out of line, once per burst.
  */
 static ssize_t host_switch_tx(struct host *host, unsigned int pair,
 			      const struct iovec *iov, unsigned int iovcnt)
 {
 	struct switch_priv *p = host->priv;
+	uint32_t now;
+	ssize_t n;
 
 	if (!p || pair >= host->npairs)
 		return -EINVAL;
 	if (unlikely(switch_tx_now_due(p->m, pair)))
 		return host_switch_tx_clock(host, p->m, pair, iov, iovcnt);
-	return switch_tx(p->m, pair, iov, iovcnt, host->hdr_len,
-			 switch_tx_now(p->m, pair, host_switch_now));
+	now = switch_tx_now(p->m, pair, host_switch_now);
+	n = switch_tx_fast(p->m, pair, iov, iovcnt, host->hdr_len, now);
+	if (likely(n > 0))
+		return n;
+	return switch_tx(p->m, pair, iov, iovcnt, host->hdr_len, now);
 }
 
 static void host_switch_tx_flush(struct host *host, unsigned int pair)

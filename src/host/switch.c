@@ -410,6 +410,7 @@ void switch_reset(struct sw_member *m)
 		memset(&m->txp[i].wait, 0, sizeof(m->txp[i].wait));
 		m->txp[i].held = false;
 		m->txp[i].last.port = 0;
+		m->txp[i].last.q = NULL;
 		m->txp[i].clk_left = 0;
 		m->txp[i].sec_left = 0;
 	}
@@ -874,6 +875,7 @@ ssize_t switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *io
 	struct sw_flow fl;
 	const struct sw_offl *o = NULL;
 	struct sw_offl offl;
+	struct sw_member *d;
 	uint8_t eh[18];
 	size_t total = 0, len;
 	unsigned int nseg, i;
@@ -941,12 +943,14 @@ ssize_t switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *io
 	if (dst) {
 		if (dst == m->idx + 1)
 			return (int)total;	/* never back to its source */
-		ret = sw_hand(m, &sw->m[dst - 1], pair, sg, nseg, vlan, true,
-			      &fl, o);
+		d = &sw->m[dst - 1];
+		ret = sw_hand(m, d, pair, sg, nseg, vlan, true, &fl, o);
 		if (ret == -EAGAIN) {
 			m->txp[pair].held = true;	/* policed */
 			return ret;
 		}
+		if (!ret && !o && d->npairs == 1)	/* switch_tx_fast() */
+			m->txp[pair].last.q = &d->rxq[0].q;
 		return ret == -ENOSPC ? -ENOBUFS : (int)total;
 	}
 	atomic_fetch_add_explicit(&m->st.flooded, 1, memory_order_relaxed);
