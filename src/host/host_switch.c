@@ -366,7 +366,7 @@ static ssize_t host_switch_rx(struct host *host, unsigned int pair,
 
 	if (!p || pair >= host->npairs)
 		return -EINVAL;
-	return switch_rx(p->m, pair, iov, iovcnt, host->hdr_len);
+	return switch_rx_fast(p->m, pair, iov, iovcnt, host->hdr_len);
 }
 
 static ssize_t host_switch_rx_peek_len(struct host *host, unsigned int pair)

@@ -407,6 +407,41 @@ static inline ssize_t switch_tx_fast(struct sw_member *m, unsigned int pair,
 }
 
 /**
+ * switch_rx_fast() - switch_rx(), with its common frame inline
+ * @m:		Receiving member
+ * @pair:	Its pair (the calling worker owns it)
+ * @iov:	Guest buffers
+ * @iovcnt:	Entries in @iov
+ * @hdr_len:	vnet header bytes
+ *
+ * The common frame: a plain one (no offload header) to an access member
+ * whose guest takes a 12-byte vnet header, and whose first buffer holds
+ * header and frame: written here as switch_rx() writes it, a header of
+ * zeros and the frame. Any other, or none waiting: switch_rx(), called
+ * before anything else is live (no register saves for the common frame).
+ *
+ * Return: as switch_rx()
+ */
+static inline int switch_rx_fast(struct sw_member *m, unsigned int pair,
+				 const struct iovec *iov, unsigned int iovcnt,
+				 unsigned int hdr_len)
+{
+	struct swq *q = &m->rxq[pair].q;
+	const uint8_t *f;
+	uint32_t meta, len;
+
+	if (hdr_len != SW_VNET_HDR || !m->vlans.access)
+		return switch_rx(m, pair, iov, iovcnt, hdr_len);
+	f = swq_peek_frame(q, &meta, &len);
+	if (!f || (meta & SW_META_VNET) || iov[0].iov_len < SW_VNET_HDR + len)
+		return switch_rx(m, pair, iov, iovcnt, hdr_len);
+	memset(iov[0].iov_base, 0, SW_VNET_HDR);
+	memcpy((uint8_t *)iov[0].iov_base + SW_VNET_HDR, f, len);
+	swq_pop(q);
+	return (int)(SW_VNET_HDR + len);
+}
+
+/**
  * switch_rx_peek_len() - Length of the next frame for a member's pair
  * @m:		Receiving member
  * @pair:	Its pair (the calling worker owns it)
