@@ -738,6 +738,24 @@ static bool sw_hold(struct sw_txp *t, struct sw_member *d, uint64_t bit)
 	return true;
 }
 
+/**
+ * switch_hold() - sw_hold() for switch_tx_fast(): the burst's first frame
+ *		   to member slot @idx
+ * @m:		Sending member
+ * @pair:	Its pair (the calling worker owns it)
+ * @idx:	The receiving member's slot
+ *
+ * Out of line: once per burst and receiver.
+ *
+ * Return: the receiver takes frames (its later frames in this burst need
+ *	   not look again)
+ */
+NOINLINE bool switch_hold(struct sw_member *m, unsigned int pair,
+			  unsigned int idx)
+{
+	return sw_hold(&m->txp[pair], &m->sw->m[idx], 1ULL << idx);
+}
+
 /*
  * Queue the frame @seg for @d's pair of its flow @fl, for sender pair
  * @pair; @o: its offload request, NULL for a plain frame. With @may_wait

@@ -26,6 +26,7 @@
 #include "switch_offl.h"
 #include "switch_police.h"
 #include "switch_queue.h"
+#include "util.h"
 
 #define SW_NAME_LEN		32	/* with the NUL */
 #define SW_MAX_MEMBERS		64
@@ -275,6 +276,7 @@ void switch_set_offloads(struct sw_member *m, uint64_t features,
 ssize_t switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 		  unsigned int iovcnt, unsigned int hdr_len, uint32_t now);
 void switch_flush(struct sw_member *m, unsigned int pair);
+bool switch_hold(struct sw_member *m, unsigned int pair, unsigned int idx);
 int switch_rx_peek_idle(struct sw_member *m, unsigned int pair,
 			unsigned int hdr_len);
 int switch_rx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
@@ -362,9 +364,9 @@ static inline bool switch_tx_now_due(const struct sw_member *m,
  * host copy) asking for no offload, the frame whole in @iov[1], untagged,
  * from a member without a policer, to the destination of the pair's last
  * decision while that holds (sw_last: the same MACs and VLAN, table and
- * second, see sw_decide()), which
- * this burst holds (sw_txp.live) and whose queue a frame of the decision
- * went to (sw_last.q). It is queued as switch_tx() queues it, without the
+ * second, see sw_decide()), which takes frames (the burst holds it from
+ * its first frame to it: switch_hold()) and whose queue a frame of the
+ * decision went to (sw_last.q). It is queued as switch_tx() queues it, without the
  * checks that frame passed. An access member's VLAN is in the compared
  * key; a trunk's untagged frame (VLAN 0 there) never matches.
  *
@@ -399,8 +401,10 @@ static inline ssize_t switch_tx_fast(struct sw_member *m, unsigned int pair,
 	when = gen | (uint64_t)now << 32;
 	if ((c->macs ^ macs) | (c->tail ^ tail) | (c->when ^ when))
 		return 0;
-	if (!(t->live & (1ULL << (c->port - 1))) ||
-	    swq_push_buf(c->q, eh, flen, m->vlans.access))
+	if (unlikely(!(t->live & (1ULL << (c->port - 1)))) &&
+	    !switch_hold(m, pair, c->port - 1))
+		return 0;
+	if (swq_push_buf(c->q, eh, flen, m->vlans.access))
 		return 0;
 	t->touchq[c->port - 1] |= 1;	/* its pair 0 */
 	return (ssize_t)(hdr_len + flen);

@@ -138,14 +138,20 @@ static inline void swq_publish(struct swq *q, size_t pos, uint32_t len,
 static inline int swq_push_buf(struct swq *q, const void *buf, size_t len,
 			       uint32_t meta)
 {
+	struct swq_slot *s;
 	size_t pos;
 
 	if (len > q->slot_size)
 		return -EMSGSIZE;
 	if (swq_claim(q, &pos))
 		return -ENOSPC;
+	/* the slot is this producer's until its seq says otherwise: its
+	 * length first, so that little is live across the copy */
+	s = &q->slots[pos & q->mask];
+	s->len = (uint32_t)len;
+	s->meta = meta;
 	memcpy(swq_slot_buf(q, pos), buf, len);
-	swq_publish(q, pos, (uint32_t)len, meta);
+	atomic_store_explicit(&s->seq, pos + 1, memory_order_release);
 	return 0;
 }
 

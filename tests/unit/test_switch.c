@@ -783,7 +783,8 @@ static void rx_in_order(struct sw_member *m, uint32_t first, unsigned int n,
 
 /*
  * switch_tx_fast() takes a frame only after switch_tx() queued one of the
- * same decision in the same burst, and only while that decision holds;
+ * same decision, only while that decision holds and its receiver takes
+ * frames (held once per burst);
  * what it takes arrives as switch_tx() would deliver it, in order with
  * the frames switch_tx() queued. A tagged frame, an offload request, a
  * policed member, a moved MAC or a full queue go to switch_tx().
@@ -833,11 +834,13 @@ static void test_tx_fast(void)
 	switch_flush(a, 0);
 	rx_in_order(b, 0, 9, 0);
 	CHECK_EQ(rx_count(c), 1);	/* the broadcast */
-	/* a new burst holds B again first (switch_tx()), then inline */
+	/* a new burst holds B again at its first frame, inline, once */
+	CHECK_EQ(atomic_load(&b->users), 0);
 	CHECK_EQ(tx_fast(a, mb, ma, -1, 10, 0, &f), HDR + 18);
-	CHECK(!f);
+	CHECK(f);
 	CHECK_EQ(tx_fast(a, mb, ma, -1, 11, 0, &f), HDR + 18);
 	CHECK(f);
+	CHECK_EQ(atomic_load(&b->users), 1);
 	/* B's MAC moves to C: the decision ends, the frame goes to C */
 	CHECK(tx(c, BCAST, mb, -1, 0, NOW) > 0);
 	CHECK_EQ(tx_fast(a, mb, ma, -1, 12, 0, &f), HDR + 18);
@@ -862,6 +865,18 @@ static void test_tx_fast(void)
 	CHECK(f);	/* it was held: not policed, no policer anyway */
 	switch_flush(a, 0);
 	rx_in_order(b, 1, SW_QUEUE_SLOTS, 0);
+	CHECK_EQ(atomic_load(&b->users), 0);
+	/* B down at a burst's first frame to it: not queued, as by
+	 * switch_tx() (it drops the frame) */
+	switch_set_up(b, false);
+	CHECK_EQ(tx_fast(a, mb, ma, -1, 0, 0, &f), HDR + 18);
+	CHECK(!f);
+	CHECK_EQ(tx_fast(a, mb, ma, -1, 1, 0, &f), HDR + 18);
+	CHECK(!f);
+	switch_flush(a, 0);
+	CHECK_EQ(atomic_load(&b->users), 0);
+	switch_set_up(b, true);
+	CHECK_EQ(rx_count(b), 0);
 	/* a policed member's frames all go through switch_tx() */
 	switch_set_police(a, &pc);
 	for (i = 0; i < 3; i++) {
