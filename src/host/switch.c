@@ -20,7 +20,11 @@
  * unicast decision (both MACs, the second, the generation) and reuses it
  * for the next frame with the same MACs while neither the generation nor
  * the second changed (sw_decide()): a stream's frames skip learning and
- * the lookup.
+ * the lookup. Once a plain frame of that decision was queued to a
+ * receiver of one pair, the decision keeps that queue (sw_last.q), and
+ * the stream's next plain frames are queued there inline by the host side
+ * (switch_tx_fast()), which holds the receiver as sw_hold() does
+ * (switch_hold()); a full queue or any other frame comes here.
  *
  * Members are slots of the switch, never freed while it lives. A sending
  * pair marks itself a user of a receiving member at its burst's first
@@ -1018,8 +1022,8 @@ static void sw_wake(struct sw_member *d, uint64_t qs)
  * @m:		Sending member
  * @pair:	Its pair (the calling worker owns it)
  *
- * Every caller of switch_tx() calls it at the end of each burst, on every
- * path: a member's leave or reset waits for it.
+ * Every caller of switch_tx() or switch_tx_fast() calls it at the end of
+ * each burst, on every path: a member's leave or reset waits for it.
  */
 void switch_flush(struct sw_member *m, unsigned int pair)
 {

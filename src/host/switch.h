@@ -2,14 +2,14 @@
 /*
  * switch.h - a learning Ethernet switch between vnetd's ports: the switch
  * object, its members, the MAC table and the forwarding decision, without
- * vnetd around it (host_switch.c makes a member port's host side of it).
+  * vnetd around it (host_switch.c makes a member port's host side of it).
  *
  * Threads: members join and leave from the control thread. Any member
- * pair's worker sends (switch_tx(), switch_flush()): it learns the source
- * MAC, looks up the destination, and copies the frame into a hand-off
- * queue (switch_queue.h) of each receiving member's pair; only the
- * receiving pair's worker reads that queue (switch_rx_peek_len(),
- * switch_rx()), so each RX ring keeps one writer. The MAC table is shared
+ * pair's worker sends (switch_tx_fast(), switch_tx(), switch_flush()): it
+ * learns the source MAC, looks up the destination, and copies the frame
+ * into a hand-off queue (switch_queue.h) of each receiving member's pair;
+ * only the receiving pair's worker reads that queue (switch_rx_peek_len(),
+ * switch_rx_fast(), switch_rx()), so each RX ring keeps one writer. The MAC table is shared
  * without locks: each entry is a key word (MAC and VLAN) and a port word
  * that changes hands by compare-and-swap (see switch.c).
  */
