@@ -318,32 +318,35 @@ static int host_switch_configure(struct host *host, uint64_t features,
 	return 0;
 }
 
-/* host_switch_tx() for a frame that reads the clock (switch_tx_now_due()) */
-static NOINLINE ssize_t host_switch_tx_clock(struct host *host,
-					     struct sw_member *m,
-					     unsigned int pair,
-					     const struct iovec *iov,
-					     unsigned int iovcnt)
+/* switch_tx_now() at a burst's first frame (it reads the clock): out of
+ * line, see host_switch_now() */
+static NOINLINE uint32_t host_switch_tx_clock(struct sw_member *m,
+					      unsigned int pair)
 {
-	return switch_tx(m, pair, iov, iovcnt, host->hdr_len,
-			 switch_tx_now(m, pair, host_switch_now));
+	return switch_tx_now(m, pair, host_switch_now);
 }
 
 /*
- * The common frame makes no call but switch_tx()'s, a jump: no register
- * saves per frame. The clock is read out of line, once per burst.
+ * The common frame is queued inline (switch_tx_fast()); any other makes
+ * one call, switch_tx(). The clock is read out of line, once per burst.
  */
 static ssize_t host_switch_tx(struct host *host, unsigned int pair,
 			      const struct iovec *iov, unsigned int iovcnt)
 {
 	struct switch_priv *p = host->priv;
+	uint32_t now;
+	ssize_t n;
 
 	if (!p || pair >= host->npairs)
 		return -EINVAL;
 	if (unlikely(switch_tx_now_due(p->m, pair)))
-		return host_switch_tx_clock(host, p->m, pair, iov, iovcnt);
-	return switch_tx(p->m, pair, iov, iovcnt, host->hdr_len,
-			 switch_tx_now(p->m, pair, host_switch_now));
+		now = host_switch_tx_clock(p->m, pair);
+	else
+		now = switch_tx_now(p->m, pair, host_switch_now);
+	n = switch_tx_fast(p->m, pair, iov, iovcnt, host->hdr_len, now);
+	if (likely(n > 0))
+		return n;
+	return switch_tx(p->m, pair, iov, iovcnt, host->hdr_len, now);
 }
 
 static void host_switch_tx_flush(struct host *host, unsigned int pair)
@@ -361,7 +364,7 @@ static ssize_t host_switch_rx(struct host *host, unsigned int pair,
 
 	if (!p || pair >= host->npairs)
 		return -EINVAL;
-	return switch_rx(p->m, pair, iov, iovcnt, host->hdr_len);
+	return switch_rx_fast(p->m, pair, iov, iovcnt, host->hdr_len);
 }
 
 static ssize_t host_switch_rx_peek_len(struct host *host, unsigned int pair)

@@ -20,7 +20,11 @@
  * unicast decision (both MACs, the second, the generation) and reuses it
  * for the next frame with the same MACs while neither the generation nor
  * the second changed (sw_decide()): a stream's frames skip learning and
- * the lookup.
+ * the lookup. Once a plain frame of that decision was queued to a
+ * receiver of one pair, the decision keeps that queue (sw_last.q), and
+ * the stream's next plain frames are queued there inline by the host side
+ * (switch_tx_fast()), which holds the receiver as sw_hold() does
+ * (switch_hold()); a full queue or any other frame comes here.
  *
  * Members are slots of the switch, never freed while it lives. A sending
  * pair marks itself a user of a receiving member at its burst's first
@@ -410,6 +414,7 @@ void switch_reset(struct sw_member *m)
 		memset(&m->txp[i].wait, 0, sizeof(m->txp[i].wait));
 		m->txp[i].held = false;
 		m->txp[i].last.port = 0;
+		m->txp[i].last.q = NULL;
 		m->txp[i].clk_left = 0;
 		m->txp[i].sec_left = 0;
 	}
@@ -737,6 +742,24 @@ static bool sw_hold(struct sw_txp *t, struct sw_member *d, uint64_t bit)
 	return true;
 }
 
+/**
+ * switch_hold() - sw_hold() for switch_tx_fast(): the burst's first frame
+ *		   to member slot @idx
+ * @m:		Sending member
+ * @pair:	Its pair (the calling worker owns it)
+ * @idx:	The receiving member's slot
+ *
+ * Out of line: once per burst and receiver.
+ *
+ * Return: the receiver takes frames (its later frames in this burst need
+ *	   not look again)
+ */
+NOINLINE bool switch_hold(struct sw_member *m, unsigned int pair,
+			  unsigned int idx)
+{
+	return sw_hold(&m->txp[pair], &m->sw->m[idx], 1ULL << idx);
+}
+
 /*
  * Queue the frame @seg for @d's pair of its flow @fl, for sender pair
  * @pair; @o: its offload request, NULL for a plain frame. With @may_wait
@@ -874,6 +897,7 @@ ssize_t switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *io
 	struct sw_flow fl;
 	const struct sw_offl *o = NULL;
 	struct sw_offl offl;
+	struct sw_member *d;
 	uint8_t eh[18];
 	size_t total = 0, len;
 	unsigned int nseg, i;
@@ -941,12 +965,14 @@ ssize_t switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *io
 	if (dst) {
 		if (dst == m->idx + 1)
 			return (int)total;	/* never back to its source */
-		ret = sw_hand(m, &sw->m[dst - 1], pair, sg, nseg, vlan, true,
-			      &fl, o);
+		d = &sw->m[dst - 1];
+		ret = sw_hand(m, d, pair, sg, nseg, vlan, true, &fl, o);
 		if (ret == -EAGAIN) {
 			m->txp[pair].held = true;	/* policed */
 			return ret;
 		}
+		if (!ret && !o && d->npairs == 1)	/* switch_tx_fast() */
+			m->txp[pair].last.q = &d->rxq[0].q;
 		return ret == -ENOSPC ? -ENOBUFS : (int)total;
 	}
 	atomic_fetch_add_explicit(&m->st.flooded, 1, memory_order_relaxed);
@@ -996,8 +1022,8 @@ static void sw_wake(struct sw_member *d, uint64_t qs)
  * @m:		Sending member
  * @pair:	Its pair (the calling worker owns it)
  *
- * Every caller of switch_tx() calls it at the end of each burst, on every
- * path: a member's leave or reset waits for it.
+ * Every caller of switch_tx() or switch_tx_fast() calls it at the end of
+ * each burst, on every path: a member's leave or reset waits for it.
  */
 void switch_flush(struct sw_member *m, unsigned int pair)
 {

@@ -2,14 +2,14 @@
 /*
  * switch.h - a learning Ethernet switch between vnetd's ports: the switch
  * object, its members, the MAC table and the forwarding decision, without
- * vnetd around it (host_switch.c makes a member port's host side of it).
+  * vnetd around it (host_switch.c makes a member port's host side of it).
  *
  * Threads: members join and leave from the control thread. Any member
- * pair's worker sends (switch_tx(), switch_flush()): it learns the source
- * MAC, looks up the destination, and copies the frame into a hand-off
- * queue (switch_queue.h) of each receiving member's pair; only the
- * receiving pair's worker reads that queue (switch_rx_peek_len(),
- * switch_rx()), so each RX ring keeps one writer. The MAC table is shared
+ * pair's worker sends (switch_tx_fast(), switch_tx(), switch_flush()): it
+ * learns the source MAC, looks up the destination, and copies the frame
+ * into a hand-off queue (switch_queue.h) of each receiving member's pair;
+ * only the receiving pair's worker reads that queue (switch_rx_peek_len(),
+ * switch_rx_fast(), switch_rx()), so each RX ring keeps one writer. The MAC table is shared
  * without locks: each entry is a key word (MAC and VLAN) and a port word
  * that changes hands by compare-and-swap (see switch.c).
  */
@@ -22,8 +22,11 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "eth.h"
+#include "switch_offl.h"
 #include "switch_police.h"
 #include "switch_queue.h"
+#include "util.h"
 
 #define SW_NAME_LEN		32	/* with the NUL */
 #define SW_MAX_MEMBERS		64
@@ -97,6 +100,9 @@ struct sw_wait {
  *		in (the source's entry was refreshed then; a new second
  *		learns again, refreshing it once a second)
  * @port:	Where the destination lives: member slot + 1; 0: no decision
+ * @q:		The queue a frame of this decision went to, set once one did
+ *		(a plain frame to a member of one pair): switch_tx_fast()
+ *		queues the next ones there; NULL: none yet
  *
  * Three 64-bit words, so that a frame is checked against it with three
  * compares folded into one branch.
@@ -106,6 +112,7 @@ struct sw_last {
 	uint64_t tail;
 	uint64_t when;
 	uint32_t port;
+	struct swq *q;
 };
 
 /**
@@ -269,6 +276,7 @@ void switch_set_offloads(struct sw_member *m, uint64_t features,
 ssize_t switch_tx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
 		  unsigned int iovcnt, unsigned int hdr_len, uint32_t now);
 void switch_flush(struct sw_member *m, unsigned int pair);
+bool switch_hold(struct sw_member *m, unsigned int pair, unsigned int idx);
 int switch_rx_peek_idle(struct sw_member *m, unsigned int pair,
 			unsigned int hdr_len);
 int switch_rx(struct sw_member *m, unsigned int pair, const struct iovec *iov,
@@ -341,6 +349,100 @@ static inline bool switch_tx_now_due(const struct sw_member *m,
 				     unsigned int pair)
 {
 	return !m->txp[pair].sec_left;
+}
+
+/**
+ * switch_tx_fast() - switch_tx() of the common frame, inline
+ * @m:		Sending member
+ * @pair:	Its pair (the calling worker owns it)
+ * @iov:	The frame, vnet header first (checked as for switch_tx())
+ * @iovcnt:	Entries in @iov
+ * @hdr_len:	vnet header bytes
+ * @now:	Time, seconds (switch_tx_now())
+ *
+ * The common frame: the vnet header alone in @iov[0] (net_tx_prepare()'s
+ * host copy) asking for no offload, the frame whole in @iov[1], untagged,
+ * from a member without a policer, to the destination of the pair's last
+ * decision while that holds (sw_last: the same MACs and VLAN, table and
+ * second, see sw_decide()), which takes frames (the burst holds it from
+ * its first frame to it: switch_hold()) and whose queue a frame of the
+ * decision went to (sw_last.q). It is queued as switch_tx() queues it, without the
+ * checks that frame passed. An access member's VLAN is in the compared
+ * key; a trunk's untagged frame (VLAN 0 there) never matches.
+ *
+ * Return: the frame's bytes with header (queued); 0: not this frame, or
+ *	   the queue is full: call switch_tx() for it
+ */
+static inline ssize_t switch_tx_fast(struct sw_member *m, unsigned int pair,
+				     const struct iovec *iov,
+				     unsigned int iovcnt, unsigned int hdr_len,
+				     uint32_t now)
+{
+	struct sw_txp *t = &m->txp[pair];
+	const struct sw_last *c = &t->last;
+	const uint8_t *eh;
+	uint64_t macs, tail, when;
+	uint32_t macs_end, gen;
+	size_t flen;
+
+	if (iovcnt != 2 || iov[0].iov_len != hdr_len || !c->q ||
+	    switch_police_on(&t->pol) || sw_offl_asked(iov, hdr_len))
+		return 0;
+	flen = iov[1].iov_len;
+	eh = iov[1].iov_base;
+	/* 18: switch_tx() reads a tag's bytes too */
+	if (flen < 18 || flen > SW_FRAME_MAX ||
+	    (eh[12] << 8 | eh[13]) == ETH_P_8021Q_)
+		return 0;
+	gen = atomic_load_explicit(&m->sw->gen, memory_order_acquire);
+	memcpy(&macs, eh, sizeof(macs));
+	memcpy(&macs_end, eh + 8, sizeof(macs_end));
+	tail = macs_end | (uint64_t)m->vlans.access << 32;
+	when = gen | (uint64_t)now << 32;
+	if ((c->macs ^ macs) | (c->tail ^ tail) | (c->when ^ when))
+		return 0;
+	if (unlikely(!(t->live & (1ULL << (c->port - 1)))) &&
+	    !switch_hold(m, pair, c->port - 1))
+		return 0;
+	if (swq_push_buf(c->q, eh, flen, m->vlans.access))
+		return 0;
+	t->touchq[c->port - 1] |= 1;	/* its pair 0 */
+	return (ssize_t)(hdr_len + flen);
+}
+
+/**
+ * switch_rx_fast() - switch_rx(), with its common frame inline
+ * @m:		Receiving member
+ * @pair:	Its pair (the calling worker owns it)
+ * @iov:	Guest buffers
+ * @iovcnt:	Entries in @iov
+ * @hdr_len:	vnet header bytes
+ *
+ * The common frame: a plain one (no offload header) to an access member
+ * whose guest takes a 12-byte vnet header, and whose first buffer holds
+ * header and frame: written here as switch_rx() writes it, a header of
+ * zeros and the frame. Any other, or none waiting: switch_rx(), called
+ * before anything else is live (no register saves for the common frame).
+ *
+ * Return: as switch_rx()
+ */
+static inline int switch_rx_fast(struct sw_member *m, unsigned int pair,
+				 const struct iovec *iov, unsigned int iovcnt,
+				 unsigned int hdr_len)
+{
+	struct swq *q = &m->rxq[pair].q;
+	const uint8_t *f;
+	uint32_t meta, len;
+
+	if (hdr_len != SW_VNET_HDR || !m->vlans.access)
+		return switch_rx(m, pair, iov, iovcnt, hdr_len);
+	f = swq_peek_frame(q, &meta, &len);
+	if (!f || (meta & SW_META_VNET) || iov[0].iov_len < SW_VNET_HDR + len)
+		return switch_rx(m, pair, iov, iovcnt, hdr_len);
+	memset(iov[0].iov_base, 0, SW_VNET_HDR);
+	memcpy((uint8_t *)iov[0].iov_base + SW_VNET_HDR, f, len);
+	swq_pop(q);
+	return (int)(SW_VNET_HDR + len);
 }
 
 /**

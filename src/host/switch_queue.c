@@ -91,8 +91,7 @@ void swq_drain(struct swq *q)
 int swq_push(struct swq *q, const struct iovec *iov, unsigned int iovcnt,
 	     uint32_t meta)
 {
-	struct swq_slot *s;
-	size_t pos, seq, len = 0, n = 0;
+	size_t pos, len = 0, n = 0;
 	uint8_t *dst;
 	unsigned int i;
 
@@ -103,21 +102,8 @@ int swq_push(struct swq *q, const struct iovec *iov, unsigned int iovcnt,
 			len += iov[i].iov_len;
 	if (len > q->slot_size)
 		return -EMSGSIZE;
-	pos = atomic_load_explicit(&q->tail, memory_order_relaxed);
-	for (;;) {
-		s = &q->slots[pos & q->mask];
-		seq = atomic_load_explicit(&s->seq, memory_order_acquire);
-		if (seq == pos) {
-			if (atomic_compare_exchange_weak_explicit(&q->tail, &pos,
-					pos + 1, memory_order_relaxed,
-					memory_order_relaxed))
-				break;
-		} else if ((ptrdiff_t)(seq - pos) < 0) {
-			return -ENOSPC;	/* the consumer has not freed it */
-		} else {
-			pos = atomic_load_explicit(&q->tail, memory_order_relaxed);
-		}
-	}
+	if (swq_claim(q, &pos))
+		return -ENOSPC;
 	dst = q->buf + (pos & q->mask) * q->slot_size;
 	if (iovcnt == 1)
 		memcpy(dst, iov[0].iov_base, len);
@@ -126,9 +112,7 @@ int swq_push(struct swq *q, const struct iovec *iov, unsigned int iovcnt,
 			memcpy(dst + n, iov[i].iov_base, iov[i].iov_len);
 			n += iov[i].iov_len;
 		}
-	s->len = (uint32_t)len;
-	s->meta = meta;
-	atomic_store_explicit(&s->seq, pos + 1, memory_order_release);
+	swq_publish(q, pos, (uint32_t)len, meta);
 	return 0;
 }
 

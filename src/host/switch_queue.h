@@ -12,9 +12,11 @@
 #ifndef VNET_SWITCH_QUEUE_H
 #define VNET_SWITCH_QUEUE_H
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/uio.h>
 
 /**
@@ -57,6 +59,39 @@ void swq_drain(struct swq *q);
 int swq_reserve(struct swq *q, unsigned int n, size_t *pos);
 
 /**
+ * swq_claim() - Claim the tail's slot for one frame
+ * @q:		Queue
+ * @pos:	Output: the position claimed; the caller writes its slot
+ *		(swq_slot_buf()) and publishes it (swq_publish())
+ *
+ * One compare-and-swap on the tail, retried while other producers move it.
+ *
+ * Context: any number of producer threads at once; never blocks
+ * Return: 0, -ENOSPC if the queue is full (nothing claimed)
+ */
+static inline int swq_claim(struct swq *q, size_t *pos)
+{
+	size_t p = atomic_load_explicit(&q->tail, memory_order_relaxed), seq;
+
+	for (;;) {
+		seq = atomic_load_explicit(&q->slots[p & q->mask].seq,
+					   memory_order_acquire);
+		if (seq == p) {
+			if (atomic_compare_exchange_weak_explicit(&q->tail, &p,
+					p + 1, memory_order_relaxed,
+					memory_order_relaxed))
+				break;
+		} else if ((ptrdiff_t)(seq - p) < 0) {
+			return -ENOSPC;	/* the consumer has not freed it */
+		} else {
+			p = atomic_load_explicit(&q->tail, memory_order_relaxed);
+		}
+	}
+	*pos = p;
+	return 0;
+}
+
+/**
  * swq_slot_buf() - The bytes of a reserved position's slot
  * @q:		Queue
  * @pos:	A position swq_reserve() gave the caller
@@ -86,6 +121,38 @@ static inline void swq_publish(struct swq *q, size_t pos, uint32_t len,
 	s->len = len;
 	s->meta = meta;
 	atomic_store_explicit(&s->seq, pos + 1, memory_order_release);
+}
+
+/**
+ * swq_push_buf() - swq_push() of a frame in one piece, inline
+ * @q:		Queue
+ * @buf:	The frame's bytes
+ * @len:	Their length
+ * @meta:	What the consumer gets with them (swq_peek())
+ *
+ * For a sender's common frame: no call and no iovec loop.
+ *
+ * Context: any number of producer threads at once; never blocks
+ * Return: as swq_push()
+ */
+static inline int swq_push_buf(struct swq *q, const void *buf, size_t len,
+			       uint32_t meta)
+{
+	struct swq_slot *s;
+	size_t pos;
+
+	if (len > q->slot_size)
+		return -EMSGSIZE;
+	if (swq_claim(q, &pos))
+		return -ENOSPC;
+	/* the slot is this producer's until its seq says otherwise: its
+	 * length first, so that little is live across the copy */
+	s = &q->slots[pos & q->mask];
+	s->len = (uint32_t)len;
+	s->meta = meta;
+	memcpy(swq_slot_buf(q, pos), buf, len);
+	atomic_store_explicit(&s->seq, pos + 1, memory_order_release);
+	return 0;
 }
 
 /**

@@ -7,7 +7,10 @@
  * need-wakeup handshake writes the eventfd once per burst, leaving and
  * reset forget MACs, a sending burst holds its receivers once until its
  * flush (a leave waits for it), a frame whose vnet header and bytes come in pieces,
- * the MAC table's time read once per burst, the VLAN list parser, and no
+ * the inline path of the common frame (switch_tx_fast()) takes only what
+ * switch_tx() would queue the same way, switch_rx_fast() writes what
+ * switch_rx() writes, the MAC table's time read once
+ * per burst, the VLAN list parser, and no
  * allocation per frame.
  */
 #include <errno.h>
@@ -738,6 +741,226 @@ static void test_header_apart(void)
 	switch_free(sw);
 }
 
+/*
+ * Frame @seq from @src to @dst (@vid: its tag, -1 none) as vnetd's TX path
+ * hands it (the vnet header apart), through switch_tx_fast() first as
+ * host_switch_tx() does, without the flush. @flags: its vnet header's
+ * flags byte. Return: its result; *@fast: switch_tx_fast() took it
+ */
+static int tx_fast(struct sw_member *m, const uint8_t *dst,
+		   const uint8_t *src, int vid, uint32_t seq, uint8_t flags,
+		   bool *fast)
+{
+	uint8_t f[64];
+	size_t n = test_sw_frame(f, dst, src, vid, seq);
+	struct iovec iov[2] = { { f, HDR }, { f + HDR, n - HDR } };
+	ssize_t r;
+
+	f[0] = flags;
+	r = switch_tx_fast(m, 0, iov, 2, HDR, NOW);
+	*fast = r > 0;
+	if (r > 0)
+		return (int)r;
+	return (int)switch_tx(m, 0, iov, 2, HDR, NOW);
+}
+
+/* Read @n frames of @m: their seqs must be @first, @first + 1, ...; then
+ * @more frames of any seq, and no more */
+static void rx_in_order(struct sw_member *m, uint32_t first, unsigned int n,
+			int more)
+{
+	uint8_t f[64];
+	uint32_t seq;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		CHECK_EQ(rx(m, f), HDR + 18);
+		memcpy(&seq, f + HDR + 14, 4);
+		CHECK_EQ(seq, first + i);
+	}
+	CHECK_EQ(rx_count(m), more);
+}
+
+/*
+ * switch_tx_fast() takes a frame only after switch_tx() queued one of the
+ * same decision, only while that decision holds and its receiver takes
+ * frames (held once per burst);
+ * what it takes arrives as switch_tx() would deliver it, in order with
+ * the frames switch_tx() queued. A tagged frame, an offload request, a
+ * policed member, a moved MAC or a full queue go to switch_tx().
+ */
+static void test_tx_fast(void)
+{
+	struct vswitch *sw = switch_new("s0");
+	struct sw_police_cfg pc = { .pps = 1000000 };
+	struct sw_member *a, *b, *c;
+	uint8_t ma[6], mb[6], mc[6], g[64];
+	unsigned int i, fast = 0;
+	uint32_t seq0 = 0;
+	bool f;
+
+	CHECK(sw);
+	join3(sw, &a, &b, &c);
+	mac_of(ma, 1);
+	mac_of(mb, 2);
+	mac_of(mc, 3);
+	CHECK(tx(b, BCAST, mb, -1, 0, NOW) > 0);
+	CHECK(tx(c, BCAST, mc, -1, 0, NOW) > 0);
+	CHECK(tx(a, BCAST, ma, -1, 0, NOW) > 0);	/* all three learned */
+	rx_count(a);
+	rx_count(b);
+	rx_count(c);
+	/* a burst of 5 to B: the first decides, the others go inline */
+	for (i = 0; i < 5; i++) {
+		CHECK_EQ(tx_fast(a, mb, ma, -1, i, 0, &f), HDR + 18);
+		fast += f;
+		CHECK_EQ(f, i > 0);
+	}
+	/* a broadcast between (switch_tx()), then inline again: in order */
+	CHECK_EQ(tx_fast(a, BCAST, ma, -1, 5, 0, &f), HDR + 18);
+	CHECK(!f);
+	CHECK_EQ(tx_fast(a, mb, ma, -1, 6, 0, &f), HDR + 18);
+	CHECK(!f);	/* the flood was the last decision */
+	CHECK_EQ(tx_fast(a, mb, ma, -1, 7, 0, &f), HDR + 18);
+	CHECK(f);
+	/* tagged on an access port, an offload asked for: not inline */
+	CHECK_EQ(tx_fast(a, mb, ma, 1, 99, 0, &f), -EPROTO);
+	CHECK(!f);
+	CHECK_EQ(a->st.drop_vlan, 1);
+	CHECK_EQ(tx_fast(a, mb, ma, -1, 8, 0, &f), HDR + 18);
+	CHECK(f);
+	CHECK_EQ(tx_fast(a, mb, ma, -1, 9, 1, &f), -EMSGSIZE);
+	CHECK(!f);	/* NEEDS_CSUM without a checksum in the frame */
+	switch_flush(a, 0);
+	rx_in_order(b, 0, 9, 0);
+	CHECK_EQ(rx_count(c), 1);	/* the broadcast */
+	/* a new burst holds B again at its first frame, inline, once */
+	CHECK_EQ(atomic_load(&b->users), 0);
+	CHECK_EQ(tx_fast(a, mb, ma, -1, 10, 0, &f), HDR + 18);
+	CHECK(f);
+	CHECK_EQ(tx_fast(a, mb, ma, -1, 11, 0, &f), HDR + 18);
+	CHECK(f);
+	CHECK_EQ(atomic_load(&b->users), 1);
+	/* B's MAC moves to C: the decision ends, the frame goes to C */
+	CHECK(tx(c, BCAST, mb, -1, 0, NOW) > 0);
+	CHECK_EQ(tx_fast(a, mb, ma, -1, 12, 0, &f), HDR + 18);
+	CHECK(!f);
+	switch_flush(a, 0);
+	rx_count(a);
+	rx_in_order(b, 10, 2, 1);	/* and C's broadcast */
+	rx_in_order(c, 12, 1, 0);
+	/* B's queue fills inline; the frame that finds it full waits
+	 * (switch_tx()), the next goes in once B read one */
+	CHECK(tx(b, BCAST, mb, -1, 0, NOW) > 0);
+	rx_count(a);
+	rx_count(c);
+	for (i = 0; i < SW_QUEUE_SLOTS; i++)
+		CHECK_EQ(tx_fast(a, mb, ma, -1, i, 0, &f), HDR + 18);
+	CHECK_EQ(tx_fast(a, mb, ma, -1, i, 0, &f), -EAGAIN);
+	CHECK(!f);
+	CHECK_EQ(b->st.drop_full, 0);
+	CHECK_EQ(rx(b, g), HDR + 18);
+	CHECK(!memcmp(g + HDR + 14, &seq0, 4));
+	CHECK_EQ(tx_fast(a, mb, ma, -1, i, 0, &f), HDR + 18);
+	CHECK(f);	/* it was held: not policed, no policer anyway */
+	switch_flush(a, 0);
+	rx_in_order(b, 1, SW_QUEUE_SLOTS, 0);
+	CHECK_EQ(atomic_load(&b->users), 0);
+	/* B down at a burst's first frame to it: not queued, as by
+	 * switch_tx() (it drops the frame) */
+	switch_set_up(b, false);
+	CHECK_EQ(tx_fast(a, mb, ma, -1, 0, 0, &f), HDR + 18);
+	CHECK(!f);
+	CHECK_EQ(tx_fast(a, mb, ma, -1, 1, 0, &f), HDR + 18);
+	CHECK(!f);
+	switch_flush(a, 0);
+	CHECK_EQ(atomic_load(&b->users), 0);
+	switch_set_up(b, true);
+	CHECK_EQ(rx_count(b), 0);
+	/* a policed member's frames all go through switch_tx() */
+	switch_set_police(a, &pc);
+	for (i = 0; i < 3; i++) {
+		CHECK_EQ(tx_fast(a, mb, ma, -1, i, 0, &f), HDR + 18);
+		CHECK(!f);
+	}
+	switch_flush(a, 0);
+	rx_in_order(b, 0, 3, 0);
+	CHECK_EQ(fast, 4);
+	switch_free(sw);
+}
+
+/*
+ * switch_rx_fast() writes what switch_rx() writes: the common frame (an
+ * access member, a 12-byte header, one buffer that takes it) inline, and
+ * hands every other to switch_rx(): buffers in pieces, a trunk member's
+ * tagged frame, another header size, none waiting
+ */
+static void test_rx_fast(void)
+{
+	struct vswitch *sw = switch_new("s0");
+	struct sw_member *a, *b, *t;
+	struct sw_vlans v;
+	uint8_t ma[6], want[64], g[64], h[64];
+	struct iovec one = { g, sizeof(g) };
+	struct iovec two[2] = { { g, 20 }, { h, 44 } };
+	unsigned int i;
+	size_t pos;
+	int err, wn, tn;
+
+	CHECK(sw);
+	CHECK(!switch_vlans_parse(&v, "1", true, ':'));
+	a = join(sw, 1);
+	b = join(sw, 1);
+	t = switch_join(sw, 1, &v, &err);
+	CHECK(a && b && t);
+	mac_of(ma, 1);
+	for (i = 0; i < 4; i++)
+		CHECK(tx(a, BCAST, ma, -1, 5, NOW) > 0);
+	/* the reference: switch_rx() */
+	memset(want, 0x55, sizeof(want));
+	wn = rx(b, want);
+	CHECK_EQ(wn, HDR + 18);
+	memset(g, 0xaa, sizeof(g));
+	CHECK_EQ(switch_rx_fast(b, 0, &one, 1, HDR), wn);
+	CHECK(!memcmp(g, want, (size_t)wn));
+	CHECK_EQ(g[wn], 0xaa);
+	/* a first buffer too short for the frame: in pieces, as switch_rx() */
+	memset(g, 0xaa, sizeof(g));
+	memset(h, 0xaa, sizeof(h));
+	CHECK_EQ(switch_rx_fast(b, 0, two, 2, HDR), wn);
+	CHECK(!memcmp(g, want, 20));
+	CHECK_EQ(g[20], 0xaa);
+	CHECK(!memcmp(h, want + 20, (size_t)wn - 20));
+	/* a 10-byte header: as switch_rx() */
+	memset(g, 0xaa, sizeof(g));
+	CHECK_EQ(switch_rx_fast(b, 0, &one, 1, 10), wn - 2);
+	CHECK(!memcmp(g, want, 10));
+	CHECK(!memcmp(g + 10, want + HDR, (size_t)wn - HDR));
+	CHECK_EQ(switch_rx_fast(b, 0, &one, 1, HDR), -EAGAIN);
+	/* a slot with the sender's vnet header (an offload passed on): its
+	 * header to the guest, as switch_rx() writes it */
+	memset(h, 0, SW_VNET_HDR);
+	h[1] = VIRTIO_NET_HDR_GSO_NONE;
+	memcpy(h + SW_VNET_HDR, want + HDR, (size_t)wn - HDR);
+	h[0] = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	h[2] = 7;	/* hdr_len */
+	/* as sw_offl_push() queues it: the length is the frame's */
+	CHECK_EQ(swq_reserve(&b->rxq[0].q, 1, &pos), 0);
+	memcpy(swq_slot_buf(&b->rxq[0].q, pos), h, SW_VNET_HDR + (size_t)wn - HDR);
+	swq_publish(&b->rxq[0].q, pos, (uint32_t)wn - HDR, 1 | SW_META_VNET);
+	CHECK_EQ(switch_rx_fast(b, 0, &one, 1, HDR), wn);
+	CHECK(!memcmp(g, h, SW_VNET_HDR));
+	CHECK(!memcmp(g + HDR, want + HDR, (size_t)wn - HDR));
+	/* a trunk gets the tag, as from switch_rx() */
+	tn = switch_rx(t, 0, &one, 1, HDR);
+	CHECK_EQ(tn, HDR + 22);
+	memcpy(h, g, (size_t)tn);
+	memset(g, 0xaa, sizeof(g));
+	CHECK_EQ(switch_rx_fast(t, 0, &one, 1, HDR), tn);
+	CHECK(!memcmp(g, h, (size_t)tn));
+	switch_free(sw);
+}
+
 static unsigned int clock_reads;
 
 /* switch_tx_now()'s clock for test_tx_now_per_burst(): counts its reads */
@@ -827,6 +1050,8 @@ int main(void)
 	RUN(test_last_decision_follows_table);
 	RUN(test_generation_once_per_sweep);
 	RUN(test_header_apart);
+	RUN(test_tx_fast);
+	RUN(test_rx_fast);
 	RUN(test_tx_now_per_burst);
 	RUN(test_vlans_parse);
 	RUN(test_no_alloc_per_frame);

@@ -4,7 +4,8 @@
  * queue refuses (and recovers), positions wrap past the slot count, a
  * frame larger than a slot is refused, drain empties it, a multi-slot
  * reserve takes all its slots or none (across the wrap, published out of
- * order), and two producer threads against one consumer lose, duplicate
+ * order), a frame pushed in one piece (swq_push_buf()) comes out as
+ * swq_push() queues it, and two producer threads against one consumer lose, duplicate
  * or reorder nothing.
  */
 #include <errno.h>
@@ -101,6 +102,44 @@ struct mp_arg {
 };
 
 /* swq_reserve(): n slots or none; the consumer waits for the first */
+/*
+ * swq_push_buf(): the bytes, length and meta as swq_push() gives them, in
+ * order with swq_push()'s frames; full and too large refuse, nothing queued
+ */
+static void test_push_buf(void)
+{
+	uint8_t big[65] = { 0 }, f[5] = { 9, 8, 7, 6, 5 };
+	const uint8_t *got;
+	uint32_t v, meta, len, i;
+	struct swq q;
+
+	CHECK_EQ(swq_init(&q, 4, 64), 0);
+	CHECK_EQ(swq_push_buf(&q, big, sizeof(big), 0), -EMSGSIZE);
+	CHECK(!swq_peek_len(&q));
+	CHECK_EQ(push_u32(&q, 1, 10), 0);
+	CHECK_EQ(swq_push_buf(&q, f, sizeof(f), 11), 0);
+	CHECK_EQ(push_u32(&q, 2, 12), 0);
+	CHECK_EQ(swq_push_buf(&q, f, 1, 13), 0);
+	CHECK_EQ(swq_push_buf(&q, f, sizeof(f), 14), -ENOSPC);	/* full */
+	CHECK_EQ(pop_u32(&q, &v, &meta), 0);
+	CHECK_EQ(v, 1);
+	got = swq_peek_frame(&q, &meta, &len);
+	CHECK(got && len == sizeof(f) && meta == 11 && !memcmp(got, f, len));
+	swq_pop(&q);
+	CHECK_EQ(pop_u32(&q, &v, &meta), 0);
+	CHECK_EQ(v, 2);
+	got = swq_peek_frame(&q, &meta, &len);
+	CHECK(got && len == 1 && meta == 13 && got[0] == 9);
+	swq_pop(&q);
+	CHECK(!swq_peek_len(&q));
+	for (i = 0; i < 10; i++) {	/* across the wrap */
+		CHECK_EQ(swq_push_buf(&q, &i, sizeof(i), i), 0);
+		CHECK_EQ(pop_u32(&q, &v, &meta), 0);
+		CHECK(v == i && meta == i);
+	}
+	swq_fini(&q);
+}
+
 static void test_reserve_all_or_none(void)
 {
 	struct swq q;
@@ -197,6 +236,7 @@ int main(void)
 {
 	RUN(test_fifo_full_wrap);
 	RUN(test_size_gather_drain);
+	RUN(test_push_buf);
 	RUN(test_reserve_all_or_none);
 	RUN(test_mpsc_two_producers);
 	return test_exit();
