@@ -42,8 +42,9 @@ struct sw_police_cfg;
  * @xdp_bound:	af_xdp: the sockets of @xdp_fds are bound, their rings
  *		mapped and settled by a previous vnetd (host_ops.hand_over):
  *		adopt them as they are (@xdp_mode says how they were bound)
- * @xdp_txmd:	af_xdp: with @xdp_bound, their UMEMs were registered with
- *		TX metadata room (host_handover.txmd)
+ * @xdp_txmd:	af_xdp: the UMEMs of @xdp_fds were registered with
+ *		XSK_TXMD_LEN bytes of TX metadata room (handed over:
+ *		host_handover.txmd; passed in: the maker said so)
  * @sw_name:	switch: the switch to join (--switch NAME declared it)
  * @sw_vlans:	switch: the VLANs the port carries (vlan=, trunk=)
  * @sw_police:	switch: its ingress policer (police-*=), NULL: none

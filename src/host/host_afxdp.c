@@ -42,8 +42,10 @@
  * (gso_partial()) and each frame asks the kernel for its checksum in its
  * metadata. A kernel refusing the room (EINVAL) gets libxdp's sockets and
  * software sums, as do zero-copy (only drivers with the xsk TX checksum
- * feature would honour the request, and we do not ask the driver) and
- * sockets passed in (vnetctl registers no room).
+ * feature would honour the request, and we do not ask the driver).
+ * Sockets passed in have the room when their maker says so: vnetctl
+ * registers it and adds xdp-txmd= to `port add` (afxdp_room.h); sockets
+ * passed without it get software sums.
  *
  * Modes (--xdp-mode): copy binds with XDP_COPY, zerocopy with XDP_ZEROCOPY
  * (refused by drivers without it, veth among them), auto tries zero-copy
@@ -765,6 +767,8 @@ static int host_afxdp_open_q(struct afxdp_priv *p, unsigned int i,
 					  "socket: %s%s: %s", p->ifname, qid,
 					  strerror(-ret), host_afxdp_waited(ret),
 					  host_afxdp_hint(-ret));
+		if (p->txmd)	/* vnetctl registered the room */
+			xsk_tx_metadata(&aq->q, XSK_TXMD_LEN);
 		p->zerocopy = mode == HOST_XDP_ZEROCOPY;
 		return 0;
 	}
@@ -844,8 +848,9 @@ static void host_afxdp_apply_gro(struct host *host);
 
 /*
  * Before the sockets: our own sockets get TX metadata room (tried, the
- * kernel may refuse it), passed-in ones have none, handed-over ones have
- * what the previous vnetd registered (@cfg->xdp_txmd)
+ * kernel may refuse it), passed-in ones have what their maker said it
+ * registered (vnetctl's xdp-txmd=, @cfg->xdp_txmd), handed-over ones what
+ * the previous vnetd registered (@cfg->xdp_txmd too)
  */
 static void host_afxdp_txmd_init(struct afxdp_priv *p, const struct host_cfg *cfg)
 {
@@ -857,7 +862,7 @@ static void host_afxdp_txmd_init(struct afxdp_priv *p, const struct host_cfg *cf
 		snprintf(p->txcsum, sizeof(p->txcsum), "software: the sockets "
 			 "handed over have no TX metadata room");
 	} else if (cfg->xdp_fds) {
-		p->txmd = false;
+		p->txmd = cfg->xdp_txmd;
 		snprintf(p->txcsum, sizeof(p->txcsum), "software: sockets "
 			 "passed in have no TX metadata room");
 	} else {

@@ -17,6 +17,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "afxdp_room.h"
 #include "cmd_opts.h"
 #include "cmds.h"
 #include "ctl_query.h"
@@ -49,28 +50,38 @@ static void port_usage(FILE *f)
 }
 
 /*
- * port add ...backend=af_xdp: make the sockets (xdp_socks.c), pass them
- * with the request, and once vnetd bound them put them in the XSKMAP
+ * One try of port add ...backend=af_xdp: make the sockets (xdp_socks.c),
+ * with TX metadata room if @room, pass them with the request, and once
+ * vnetd bound them put them in the XSKMAP. *@old: vnetd refused the room
+ * as an unknown key (nothing changed, nothing printed).
  */
-static int port_add_xdp(const char *path, const char *spec)
+static int port_add_xdp_try(const char *path, const char *spec, bool room,
+			    bool *old)
 {
-	char full[PORT_REQ_MAX], req[PORT_REQ_MAX + 16];
+	char full[PORT_REQ_MAX], req[PORT_REQ_MAX + 32], reply[4096];
 	struct reason why = { 0 };
 	struct xdp_socks xs;
 	int n, ret;
 
-	if (xdp_socks_make(spec, full, sizeof(full), &xs, &why)) {
+	*old = false;
+	if (xdp_socks_make(spec, full, sizeof(full), room, &xs, &why)) {
 		fprintf(stderr, "vnetctl port add: %s\n", why.msg);
 		return CMD_FAIL;
 	}
-	n = snprintf(req, sizeof(req), "port add %s\n", full);
+	n = xs.room ? snprintf(req, sizeof(req), "port add %s,%s=%u\n", full,
+			       AFXDP_ROOM_KEY, xs.room) :
+		      snprintf(req, sizeof(req), "port add %s\n", full);
 	if (n < 0 || n >= PORT_REQ_MAX) {
 		fprintf(stderr, "vnetctl port add: request too long (%d bytes, at most %d)\n",
 			n, PORT_REQ_MAX - 1);
 		xdp_socks_close(&xs);
 		return CMD_USAGE;
 	}
-	ret = ctl_query_fds("vnetctl port", path, req, xs.fds, xs.n);
+	ret = ctl_query_keep("vnetctl port", path, req, xs.fds, xs.n, reply,
+			     sizeof(reply));
+	*old = ret == CMD_FAIL && xs.room && afxdp_room_refused(reply);
+	if (!*old)
+		fputs(reply, ret == CMD_OK ? stdout : stderr);
 	if (ret == CMD_OK && xdp_socks_insert(&xs, &why)) {
 		fprintf(stderr, "vnetctl port add: the port runs but gets no frames: %s (remove it: vnetctl port del NAME)\n",
 			why.msg);
@@ -78,6 +89,24 @@ static int port_add_xdp(const char *path, const char *spec)
 	}
 	xdp_socks_close(&xs);
 	return ret;
+}
+
+/*
+ * port add ...backend=af_xdp: with TX metadata room; a vnetd that does
+ * not know xdp-txmd= (older than this vnetctl) would have the kernel
+ * refuse every TX frame with it, so it is asked again without
+ */
+static int port_add_xdp(const char *path, const char *spec)
+{
+	bool old;
+	int ret;
+
+	ret = port_add_xdp_try(path, spec, true, &old);
+	if (!old)
+		return ret;
+	fprintf(stderr, "vnetctl port add: vnetd refused %s= (it is older than this vnetctl): passing sockets without TX metadata room, checksums in software (upgrade vnetd: vnetctl upgrade)\n",
+		AFXDP_ROOM_KEY);
+	return port_add_xdp_try(path, spec, false, &old);
 }
 
 /**

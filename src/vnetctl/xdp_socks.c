@@ -10,8 +10,14 @@
  *    there (the same program vnetd loads at start), and keeps its XSKMAP;
  * 2. makes one AF_XDP socket per queue pair and registers on it a UMEM
  *    (afxdp_layout.h) in a memfd: the pages are pinned and charged to us
- *    (CAP_IPC_LOCK), not to vnetd's RLIMIT_MEMLOCK; sends both per pair
- *    with the request (SCM_RIGHTS, ctl_query_fds());
+ *    (CAP_IPC_LOCK), not to vnetd's RLIMIT_MEMLOCK; the UMEM has
+ *    XSK_TXMD_LEN bytes of TX metadata room where the kernel takes it
+ *    (6.11), so that vnetd can ask the kernel for TX checksums, and
+ *    XDP_UMEM_TX_SW_CSUM when VNETD_XDP_TX_SW_CSUM is set (vnetd's test
+ *    switch); sends both per pair with the request (SCM_RIGHTS), which
+ *    says xdp-txmd=16 when the UMEMs have the room (afxdp_room.h:
+ *    cmd_port.c asks again without the room a vnetd that does not know
+ *    the key);
  * 3. vnetd maps the memfd, sizes and maps the rings, binds queue
  *    xdp-queue + pair and answers;
  * 4. on "ok", vnetctl puts each socket (still open here: the same socket)
@@ -43,6 +49,7 @@
 #include "afxdp_layout.h"
 #include "reason.h"
 #include "xdp_socks.h"
+#include "xsk_txmd.h"
 
 #ifndef AF_XDP
 #define AF_XDP	44
@@ -138,12 +145,44 @@ static int xdp_socks_bpf_quiet(enum libbpf_print_level level, const char *fmt,
 }
 
 /*
+ * Register the UMEM at @m on @sock, with TX metadata room while @xs->room
+ * asks for it and the kernel takes it (6.11; XDP_UMEM_TX_METADATA_LEN is
+ * required, as host_afxdp_own_umem() says why). Return: 0 or -errno
+ */
+static int xdp_socks_reg(struct xdp_socks *xs, int sock, void *m,
+			 struct reason *why)
+{
+	const char *sw = getenv("VNETD_XDP_TX_SW_CSUM");
+	struct xsk_umem_reg_md md = {
+		.addr = (uint64_t)(uintptr_t)m, .len = AFXDP_UMEM,
+		.chunk_size = AFXDP_CHUNK, .tx_metadata_len = XSK_TXMD_LEN,
+		.flags = XDP_UMEM_TX_METADATA_LEN |
+			 (sw && sw[0] && strcmp(sw, "0") ? XDP_UMEM_TX_SW_CSUM : 0),
+	};
+	struct xdp_umem_reg mr = { .addr = md.addr, .len = AFXDP_UMEM,
+				   .chunk_size = AFXDP_CHUNK };
+
+	if (xs->room) {
+		if (!setsockopt(sock, SOL_XDP, XDP_UMEM_REG, &md, sizeof(md)))
+			return 0;
+		if (errno != EINVAL)
+			return -errno;
+		if (xs->n > 2)	/* an earlier pair has the room: they would differ */
+			return reason_set(why, -EINVAL, "af_xdp %s: the kernel took TX metadata room for the first queue pair, refused it for pair %u (EINVAL)",
+					  xs->ifname, xs->n / 2 - 1);
+		xs->room = 0;
+		fprintf(stderr, "vnetctl port add: af_xdp %s: the kernel refused a UMEM with TX metadata room (EINVAL, it needs 6.11): registered without, vnetd sums checksums in software\n",
+			xs->ifname);
+	}
+	return setsockopt(sock, SOL_XDP, XDP_UMEM_REG, &mr, sizeof(mr)) ? -errno : 0;
+}
+
+/*
  * One pair's socket and UMEM memfd, appended to @xs->fds.
  * Return: 0 or -errno with @why set
  */
 static int xdp_socks_pair(struct xdp_socks *xs, struct reason *why)
 {
-	struct xdp_umem_reg mr = { .len = AFXDP_UMEM, .chunk_size = AFXDP_CHUNK };
 	int sock, mfd, ret;
 	void *m;
 
@@ -175,10 +214,10 @@ static int xdp_socks_pair(struct xdp_socks *xs, struct reason *why)
 		return ret;
 	}
 	/* the socket pins the pages; our mapping is no longer needed */
-	mr.addr = (uint64_t)(uintptr_t)m;
-	ret = setsockopt(sock, SOL_XDP, XDP_UMEM_REG, &mr, sizeof(mr)) ? -errno : 0;
+	reason_clear(why);
+	ret = xdp_socks_reg(xs, sock, m, why);
 	munmap(m, AFXDP_UMEM);
-	if (ret)
+	if (ret && !why->msg[0])
 		reason_set(why, ret, "registering the UMEM: %s%s", strerror(-ret),
 			 ret == -ENOBUFS ? " (locked memory: run vnetctl as root, CAP_IPC_LOCK, or raise RLIMIT_MEMLOCK)" : "");
 	return ret;
@@ -191,12 +230,14 @@ static int xdp_socks_pair(struct xdp_socks *xs, struct reason *why)
  *		when absent
  * @out:	The spec to send (@outlen bytes)
  * @outlen:	Its size
+ * @room:	Register the UMEMs with TX metadata room (@xs->room says
+ *		whether the kernel took it; a refusal is one line on stderr)
  * @xs:		Filled: one socket per queue pair, the XSKMAP
  * @why:	Why not, for the user
  *
  * Return: 0, or -errno with @why set (nothing left open)
  */
-int xdp_socks_make(const char *spec, char *out, size_t outlen,
+int xdp_socks_make(const char *spec, char *out, size_t outlen, bool room,
 		   struct xdp_socks *xs, struct reason *why)
 {
 	char v[64];
@@ -205,6 +246,7 @@ int xdp_socks_make(const char *spec, char *out, size_t outlen,
 	memset(xs, 0, sizeof(*xs));
 	xs->map_fd = -1;
 	xs->npairs = 1;
+	xs->room = room ? XSK_TXMD_LEN : 0;
 	if (xdp_socks_key(spec, "queues", v, sizeof(v)) &&
 	    !xdp_socks_num(v, 1, XDP_SOCKS_MAX, &xs->npairs)) {
 		reason_set(why, -EINVAL, "queues=%s: use 1..%u", v, XDP_SOCKS_MAX);

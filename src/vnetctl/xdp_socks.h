@@ -22,6 +22,8 @@
  * @first:	Queue of pair 0 (xdp-queue=)
  * @map_fd:	The redirect program's XSKMAP, -1: none
  * @ifname:	Interface (xdp-if=)
+ * @room:	Bytes of TX metadata room the UMEMs have (XSK_TXMD_LEN),
+ *		0: none (not asked for, or the kernel refused it)
  */
 struct xdp_socks {
 	int fds[2 * XDP_SOCKS_MAX];
@@ -30,10 +32,11 @@ struct xdp_socks {
 	unsigned int first;
 	int map_fd;
 	char ifname[IF_NAMESIZE];
+	unsigned int room;
 };
 
 bool xdp_socks_wanted(const char *spec);
-int xdp_socks_make(const char *spec, char *out, size_t outlen,
+int xdp_socks_make(const char *spec, char *out, size_t outlen, bool room,
 		   struct xdp_socks *xs, struct reason *why);
 int xdp_socks_insert(struct xdp_socks *xs, struct reason *why);
 void xdp_socks_close(struct xdp_socks *xs);

@@ -62,8 +62,9 @@
  * @nxdp_fds:		How many in @xdp_fds (0 once the port runs)
  * @xdp_bound:		af_xdp: @xdp_fds were handed over by the previous
  *			vnetd, bound and settled (false once the port runs)
- * @xdp_txmd:		af_xdp: with @xdp_bound, their UMEMs have TX metadata
- *			room (false once the port runs)
+ * @xdp_txmd:		af_xdp: the UMEMs of @xdp_fds have TX metadata room
+ *			(handed over: the previous vnetd's flag; `port add`:
+ *			its xdp-txmd=; false once the port runs)
  * @gen_size:		gen: frame bytes, 0: the default
  * @queues:		Queue pairs (1..VNET_MAX_PAIRS)
  * @mac:		MAC for the config space

@@ -9,7 +9,8 @@
  *	port add KEY=VAL,...	start a port (the keys of --port; reload.c);
  *			backend=af_xdp comes with an AF_XDP socket and its
  *			UMEM memfd per queue pair, as SCM_RIGHTS on the
- *			request bytes
+ *			request bytes, and xdp-txmd=16 when the UMEMs have
+ *			TX metadata room (afxdp_room.h)
  *	port del NAME		stop a port (add, del: root or vnetd's uid only)
  *	port list		one line per running port
  *	switch list [json]	one line per switch (switch_status.c)

@@ -38,6 +38,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "afxdp_room.h"
 #include "cfg.h"
 #include "config.h"
 #include "host_switch.h"
@@ -344,10 +345,13 @@ static void reload_stop(struct vnetd_port *p, const char *why)
 /*
  * The descriptors that came with `port add`: AF_XDP sockets and their UMEM
  * memfds for an af_xdp port, which needs them (after setup vnetd cannot make the sockets nor
- * load the program: no CAP_NET_RAW, no bpf()). Return: 0 or -errno, @why set
+ * load the program: no CAP_NET_RAW, no bpf()), and @room bytes of TX
+ * metadata room in those UMEMs (xdp-txmd=, afxdp_room.h), which only they
+ * can have. Return: 0 or -errno, @why set
  */
 static int reload_take_fds(struct vnetd_port_cfg *pc, const int *fds,
-			   unsigned int nfds, struct reason *why)
+			   unsigned int nfds, unsigned int room,
+			   struct reason *why)
 {
 	bool xdp = !strcmp(pc->backend, "af_xdp");
 
@@ -357,15 +361,20 @@ static int reload_take_fds(struct vnetd_port_cfg *pc, const int *fds,
 	if (xdp && nfds && nfds != 2 * pc->queues)
 		return reason_set(why, -EINVAL, "port %s: %u descriptors passed for queues=%u: pass an AF_XDP socket and its UMEM memfd per queue pair",
 				  pc->name, nfds, pc->queues);
+	if (room && !nfds)
+		return reason_set(why, -EINVAL, "port %s: %s=%u: only with the AF_XDP sockets and UMEMs passed with the request (vnetctl port add ...backend=af_xdp adds it): leave it out",
+				  pc->name, AFXDP_ROOM_KEY, room);
 	memcpy(pc->xdp_fds, fds, nfds * sizeof(*fds));
 	pc->nxdp_fds = nfds;
+	pc->xdp_txmd = room != 0;
 	return 0;
 }
 
 /**
  * reload_port_add() - `port add KEY=VAL,...`: check, then start a port
  * @b:		Reply: "ok: ..." or "error: port add...: reason"
- * @spec:	The port spec, as for --port
+ * @spec:	The port spec, as for --port, and for backend=af_xdp the
+ *		request key xdp-txmd= (afxdp_room.h), taken off here
  * @fds:	Descriptors passed with the request (the caller closes them)
  * @nfds:	How many: an AF_XDP socket and its UMEM memfd per pair for
  *		backend=af_xdp, else 0
@@ -375,12 +384,19 @@ static int reload_take_fds(struct vnetd_port_cfg *pc, const int *fds,
 void reload_port_add(struct sbuf *b, const char *spec, const int *fds,
 		     unsigned int nfds)
 {
+	char text[CLI_SPEC_MAX];
 	struct vnetd_port_cfg pc;
 	struct reason why = { 0 };
+	unsigned int room;
 	bool named;
 	int slot;
 
-	if (cli_port_parse(&pc, &rl.cfg->defaults, spec, ",", &why)) {
+	snprintf(text, sizeof(text), "%s", spec);	/* ctl.c: < 1024 B */
+	if (afxdp_room_take(text, &room, &why)) {
+		sbuf_printf(b, "error: port add: %s\n", why.msg);
+		return;
+	}
+	if (cli_port_parse(&pc, &rl.cfg->defaults, text, ",", &why)) {
 		sbuf_printf(b, "error: port add%s\n", why.msg);
 		return;
 	}
@@ -394,7 +410,7 @@ void reload_port_add(struct sbuf *b, const char *spec, const int *fds,
 		return;
 	}
 	if (cli_port_check(&pc, (unsigned int)slot, &why) ||
-	    reload_take_fds(&pc, fds, nfds, &why) ||
+	    reload_take_fds(&pc, fds, nfds, room, &why) ||
 	    reload_check(&pc, false, &why) ||
 	    reload_start(&pc, (unsigned int)slot, &why)) {
 		log_warn("control socket: port add refused: %s", why.msg);
@@ -404,7 +420,10 @@ void reload_port_add(struct sbuf *b, const char *spec, const int *fds,
 	/* the host side holds duplicates; ctl.c closes these */
 	rl.cfg->ports[slot].nxdp_fds = 0;
 	rl.ports[slot].cfg.nxdp_fds = 0;
-	if (reload_note_spec((unsigned int)slot, spec, named, &pc))
+	rl.cfg->ports[slot].xdp_txmd = rl.ports[slot].cfg.xdp_txmd = false;
+	/* without xdp-txmd=: the next vnetd learns the room from the
+	 * hand-over (upgrade.c), and parses the spec as a port spec */
+	if (reload_note_spec((unsigned int)slot, text, named, &pc))
 		log_warn("port %s: its spec with name= and mac= is over %d bytes: vnetctl upgrade will refuse while it exists",
 			 pc.name, RELOAD_SPEC_LEN - 1);
 	sbuf_printf(b, "ok: port %s added (%s %s)\n", pc.name,

@@ -3,8 +3,9 @@
 # network namespace (native XDP on veth, copy mode), the sandbox on:
 #
 # - bad input: an interface that does not exist, one with too few queues,
-#   zero-copy asked of a driver without it: vnetd refuses to start with a
-#   line naming the interface and what to do;
+#   zero-copy asked of a driver without it, xdp-txmd= (a key of port add
+#   requests only) in --port: vnetd refuses to start with a line naming
+#   the interface or key and what to do;
 # - auto mode falls back to copy on veth and says so in the log;
 # - guest TX: every frame vnet-bench sends through the port arrives at the
 #   veth's peer (its RX packet counter), 1 pair and 2 pairs on 2 queues;
@@ -45,13 +46,19 @@
 #   exit 0, nothing blocked;
 # - at run time, into a sandboxed vnetd that started with no af_xdp port:
 #   a raw `port add ...backend=af_xdp` without sockets is refused, saying
-#   to use vnetctl as root; `vnetctl port add` makes the sockets, vnetd
-#   binds them, vnetctl fills the XSKMAP; guest TX arrives at the peer and
-#   guest RX (injected on the peer) arrives once and in order
-#   (--check-seq); port del and add again on the same queue; `vnetctl
-#   upgrade` carries the port (its spec, sockets and UMEMs): guest RX
-#   arrives once and in order after it, port list shows it, port del
-#   removes it, the new process ends on SIGTERM.
+#   to use vnetctl as root, and xdp-txmd=16 without sockets too; against a
+#   stand-in for an older vnetd, which refuses xdp-txmd= as an unknown key,
+#   vnetctl says so and sends the request again with sockets and no key;
+#   `vnetctl port add` makes the sockets with TX metadata room (vnetd and
+#   vnetctl with VNETD_XDP_TX_SW_CSUM=1), vnetd binds them, vnetctl fills
+#   the XSKMAP; guest TX arrives at the peer, guest TSO and NEEDS_CSUM
+#   frames arrive with every checksum right and status says tx-csum:
+#   kernel counting them, and guest RX (injected on the peer) arrives once
+#   and in order (--check-seq); port del and add again on the same queue;
+#   `vnetctl upgrade` carries the port (its spec, sockets and UMEMs, with
+#   the room: tx-csum: kernel): guest RX arrives once and in order after
+#   it, port list shows it, port del removes it, the new process ends on
+#   SIGTERM.
 #
 # Skips, saying why, without libxdp in the build (--backend af_xdp absent)
 # or without XDP on veth. bpffs is mounted if it is not (libxdp works
@@ -154,6 +161,9 @@ refused "no such interface" "af_xdp nosuchif0: no such interface.*ip link" \
 refused "too few queues" "af_xdp xa: has 1 queues.*ethtool -L xa" --xdp-if xa --queues 2
 refused "zero-copy on veth" "af_xdp xa queue 0: zero-copy.*--xdp-mode copy" \
 	--xdp-if xa --xdp-mode zerocopy
+# TX metadata room is a property of sockets passed with port add, not a key
+refused "xdp-txmd= in --port" "'xdp-txmd': unknown key" \
+	--port "socket=$SOCK,backend=af_xdp,xdp-if=xa,xdp-txmd=16"
 
 # ---- guest TX, 1 pair --------------------------------------------------------
 # the kernel fills the checksums it is asked for: the TSO capture checks them
@@ -233,52 +243,59 @@ PY
 }
 cap=$(mktemp /tmp/vnetd-afxdp-cap.XXXXXX)
 cleanup_path "$cap"
-capture 2000 > "$cap" 2>&1 &
-CPID=$!
-for _ in $(seq 50); do grep -q ready "$cap" && break; sleep 0.1; done
-before=$(rx_packets)
-res=$(nsx "$BENCH" --socket "$SOCK" --mode tx-only -l "$TSO_LEN" -d 1 --json 2>&1)
-wait $CPID
-# a frame still in the ring when vnet-bench's window closed (its 256
-# entries) may never go: a full TX ring made vnetd leave it there
-sleep 0.5
-got=$(( $(rx_packets) - before ))
-sent=$(bench_field tx_frames "$res")
-nseg=$(( (TSO_LEN - 54 + MSS - 1) / MSS ))
-read -r _ seen _ bad why < <(grep '^seen' "$cap")
-if [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "${seen:-0}" -ge 2000 ] && [ "${bad:-1}" = 0 ] &&
-   [ "$got" -ge $(((sent - 256) * nseg)) ] && [ "$got" -le $(((sent + 256) * nseg)) ]; then
-	ok "guest TSO: $sent frames of $TSO_LEN B left as $got segments ($nseg each); $seen checked: sizes, checksums, seq, PSH right"
-else
-	not_ok "guest TSO: ${sent:-?} frames sent, $got segments at the peer (want $nseg each); checked ${seen:-0}, ${bad:-?} bad${why:+: $why}"
-	sed 's/^/# /' <<< "$res" | tail -n 4
-	sed 's/^/# capture: /' "$cap" | tail -n 3
-fi
-# the metadata path, not gso's sums: every segment asked the kernel
-st=$("$VNETCTL" status --socket "$CTL" 2>&1)
-asked=$(sed -n 's/.*tx-csum: kernel (filled in software: VNETD_XDP_TX_SW_CSUM[^)]*), \([0-9]*\) frames asked.*/\1/p' <<< "$st" | head -n 1)
-if [ -n "$sent" ] && [ "${asked:-0}" -ge "$(( (sent - 256) * nseg ))" ] && [ "${asked:-0}" -gt 0 ]; then
-	ok "guest TSO: checksums asked of the kernel (TX metadata) for $asked segments: status says tx-csum: kernel"
-else
-	not_ok "guest TSO: status does not say the kernel filled the checksums: $(grep -o 'tx-csum:.*' <<< "$st" | head -n 1)"
-fi
-# NEEDS_CSUM alone: a 1500 B frame is its own last "segment" (seq 0, PSH)
-TSO_LEN=1500 capture 500 > "$cap" 2>&1 &
-CPID=$!
-for _ in $(seq 50); do grep -q ready "$cap" && break; sleep 0.1; done
-res=$(nsx "$BENCH" --socket "$SOCK" --mode tx-only -l 1500 --csum -d 1 --json 2>&1)
-wait $CPID
-st=$("$VNETCTL" status --socket "$CTL" 2>&1)
-asked2=$(sed -n 's/.*tx-csum: kernel ([^)]*), \([0-9]*\) frames asked.*/\1/p' <<< "$st" | head -n 1)
-sent=$(bench_field tx_frames "$res")
-read -r _ seen _ bad why < <(grep '^seen' "$cap")
-if [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "${seen:-0}" -ge 500 ] && [ "${bad:-1}" = 0 ] &&
-   [ "${asked2:-0}" -ge $(( ${asked:-0} + sent - 256 )) ]; then
-	ok "guest NEEDS_CSUM: $sent frames of 1500 B, their checksums asked of the kernel; $seen checked at the peer: right"
-else
-	not_ok "guest NEEDS_CSUM: ${sent:-?} frames sent, asked ${asked:-?} -> ${asked2:-?}; checked ${seen:-0}, ${bad:-?} bad${why:+: $why}"
-	sed 's/^/# /' <<< "$res" | tail -n 4
-fi
+csum_check() {	# NAME SOCK: TSO and NEEDS_CSUM frames through SOCK arrive at
+	# the peer with every checksum right, each asked of the kernel: the
+	# status's first "tx-csum: kernel" line counts them (SOCK's port must
+	# be the only af_xdp port)
+	local name=$1 sock=$2 res before got sent nseg st asked asked2 seen bad why
+	capture 2000 > "$cap" 2>&1 &
+	CPID=$!
+	for _ in $(seq 50); do grep -q ready "$cap" && break; sleep 0.1; done
+	before=$(rx_packets)
+	res=$(nsx "$BENCH" --socket "$sock" --mode tx-only -l "$TSO_LEN" -d 1 --json 2>&1)
+	wait $CPID
+	# a frame still in the ring when vnet-bench's window closed (its 256
+	# entries) may never go: a full TX ring made vnetd leave it there
+	sleep 0.5
+	got=$(( $(rx_packets) - before ))
+	sent=$(bench_field tx_frames "$res")
+	nseg=$(( (TSO_LEN - 54 + MSS - 1) / MSS ))
+	read -r _ seen _ bad why < <(grep '^seen' "$cap")
+	if [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "${seen:-0}" -ge 2000 ] && [ "${bad:-1}" = 0 ] &&
+	   [ "$got" -ge $(((sent - 256) * nseg)) ] && [ "$got" -le $(((sent + 256) * nseg)) ]; then
+		ok "$name TSO: $sent frames of $TSO_LEN B left as $got segments ($nseg each); $seen checked: sizes, checksums, seq, PSH right"
+	else
+		not_ok "$name TSO: ${sent:-?} frames sent, $got segments at the peer (want $nseg each); checked ${seen:-0}, ${bad:-?} bad${why:+: $why}"
+		sed 's/^/# /' <<< "$res" | tail -n 4
+		sed 's/^/# capture: /' "$cap" | tail -n 3
+	fi
+	# the metadata path, not gso's sums: every segment asked the kernel
+	st=$("$VNETCTL" status --socket "$CTL" 2>&1)
+	asked=$(sed -n 's/.*tx-csum: kernel (filled in software: VNETD_XDP_TX_SW_CSUM[^)]*), \([0-9]*\) frames asked.*/\1/p' <<< "$st" | head -n 1)
+	if [ -n "$sent" ] && [ "${asked:-0}" -ge "$(( (sent - 256) * nseg ))" ] && [ "${asked:-0}" -gt 0 ]; then
+		ok "$name TSO: checksums asked of the kernel (TX metadata) for $asked segments: status says tx-csum: kernel"
+	else
+		not_ok "$name TSO: status does not say the kernel filled the checksums: $(grep -o 'tx-csum:.*' <<< "$st" | head -n 1)"
+	fi
+	# NEEDS_CSUM alone: a 1500 B frame is its own last "segment" (seq 0, PSH)
+	TSO_LEN=1500 capture 500 > "$cap" 2>&1 &
+	CPID=$!
+	for _ in $(seq 50); do grep -q ready "$cap" && break; sleep 0.1; done
+	res=$(nsx "$BENCH" --socket "$sock" --mode tx-only -l 1500 --csum -d 1 --json 2>&1)
+	wait $CPID
+	st=$("$VNETCTL" status --socket "$CTL" 2>&1)
+	asked2=$(sed -n 's/.*tx-csum: kernel ([^)]*), \([0-9]*\) frames asked.*/\1/p' <<< "$st" | head -n 1)
+	sent=$(bench_field tx_frames "$res")
+	read -r _ seen _ bad why < <(grep '^seen' "$cap")
+	if [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "${seen:-0}" -ge 500 ] && [ "${bad:-1}" = 0 ] &&
+	   [ "${asked2:-0}" -ge $(( ${asked:-0} + sent - 256 )) ]; then
+		ok "$name NEEDS_CSUM: $sent frames of 1500 B, their checksums asked of the kernel; $seen checked at the peer: right"
+	else
+		not_ok "$name NEEDS_CSUM: ${sent:-?} frames sent, asked ${asked:-?} -> ${asked2:-?}; checked ${seen:-0}, ${bad:-?} bad${why:+: $why}"
+		sed 's/^/# /' <<< "$res" | tail -n 4
+	fi
+}
+csum_check "guest" "$SOCK"
 
 # ---- guest RX: injected on the peer, paced ------------------------------------
 inject() {	# COUNT frames with marker seq 0..COUNT-1 out of xb, a 2 ms pause
@@ -571,10 +588,10 @@ fi
 # ---- at run time, into a sandboxed vnetd ----------------------------------------
 veth 1 || { not_ok "cannot make a veth pair"; exit 1; }
 RSOCK=/tmp/vnetd-afxdp-rt-$$.sock
-cleanup_path "$RSOCK"
+cleanup_path "$RSOCK"; cleanup_path "$RSOCK.l"
 rm -f "$SOCK"
-ip netns exec "$NS" "$VNETD" --socket "$SOCK" --ctl-socket "$CTL" --backend null \
-	> "$LOG" 2>&1 &
+ip netns exec "$NS" env VNETD_XDP_TX_SW_CSUM=1 "$VNETD" --socket "$SOCK" \
+	--ctl-socket "$CTL" --backend null > "$LOG" 2>&1 &
 VPID=$!
 if ! wait_sock "$SOCK" 10 "$VPID"; then
 	not_ok "vnetd --backend null did not start: $(tail -n 2 "$LOG")"
@@ -596,7 +613,57 @@ if grep -q "port xr: backend=af_xdp at run time needs its AF_XDP sockets.*vnetct
 else
 	not_ok "run time: port add without sockets: '$raw'"
 fi
-add=$(nsx "$VNETCTL" port add "$RSPEC" --socket "$CTL" 2>&1); rc=$?
+raw=$(python3 - "$CTL" "port add name=xl,socket=$RSOCK.l,backend=loop,xdp-txmd=16" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.sendall((sys.argv[2] + "\n").encode())
+s.shutdown(socket.SHUT_WR)
+print(s.makefile().read().strip())
+PY
+)
+if grep -q "port xl: xdp-txmd=16: only with the AF_XDP sockets and UMEMs passed with the request" <<< "$raw"; then
+	ok "run time: xdp-txmd= without passed sockets refused: $(cut -c1-120 <<< "$raw")"
+else
+	not_ok "run time: xdp-txmd= without passed sockets: '$raw'"
+fi
+# a vnetd older than vnetctl's TX metadata room (xdp-txmd=) refuses the key
+# as unknown: vnetctl says so and asks again without it (this stand-in
+# refuses the second request too, which ends the command there)
+fake=/tmp/vnetd-afxdp-old-$$.ctl
+cleanup_path "$fake"
+nsx python3 - "$fake" > "$out.old" 2>&1 <<'PY' &
+import array, os, socket, sys
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+srv.bind(sys.argv[1]); srv.listen(4); srv.settimeout(20)
+print("ready", flush=True)
+for reply in ("error: port add 'xdp-txmd': unknown key (keys: socket, ...)\n",
+              "error: port add: a stand-in for an older vnetd, stopping here\n"):
+    c, _ = srv.accept()
+    msg, anc, _, _ = c.recvmsg(1024, socket.CMSG_SPACE(16 * 4))
+    fds = array.array("i")
+    for lvl, typ, data in anc:
+        fds.frombytes(data[:len(data) - len(data) % 4])
+    print("req %d fds: %s" % (len(fds), msg.decode().strip()), flush=True)
+    for f in fds:
+        os.close(f)
+    c.sendall(reply.encode()); c.close()
+PY
+FPID=$!
+for _ in $(seq 50); do grep -q ready "$out.old" 2>/dev/null && break; sleep 0.1; done
+old=$(nsx env VNETD_XDP_TX_SW_CSUM=1 "$VNETCTL" port add "$RSPEC" --socket "$fake" 2>&1); rc=$?
+wait $FPID
+cleanup_path "$out.old"
+if [ "$rc" = 1 ] && grep -q '^req 2 fds: port add .*,xdp-txmd=16$' <<< "$(sed -n 2p "$out.old")" &&
+   grep -q '^req 2 fds: port add ' <<< "$(sed -n 3p "$out.old")" &&
+   ! grep -q 'xdp-txmd' <<< "$(sed -n 3p "$out.old")" &&
+   grep -q "vnetd refused xdp-txmd= (it is older than this vnetctl): passing sockets without TX metadata room" <<< "$old" &&
+   grep -q 'stand-in for an older vnetd' <<< "$old"; then
+	ok "run time: a vnetd refusing xdp-txmd= as unknown gets the sockets again without the room, vnetctl says so"
+else
+	not_ok "run time: older vnetd: rc=$rc: $old / $(tr '\n' '|' < "$out.old")"
+fi
+add=$(nsx env VNETD_XDP_TX_SW_CSUM=1 "$VNETCTL" port add "$RSPEC" --socket "$CTL" 2>&1); rc=$?
 if [ "$rc" = 0 ] && grep -q 'ok: port xr added' <<< "$add" &&
    grep -q 'port xr: backend af_xdp: af_xdp on xa queues 0..0, copy mode (auto, sockets passed in' "$LOG"; then
 	ok "run time: vnetctl port add backend=af_xdp: sockets passed, bound by the sandboxed vnetd"
@@ -605,10 +672,13 @@ else
 	sed 's/^/# vnetd: /' "$LOG" | tail -n 4
 fi
 tx_check "run time: guest TX" "$RSOCK" 256 -d 1
+# vnetctl registered the UMEM with TX metadata room and said so: the kernel
+# fills the checksums (VNETD_XDP_TX_SW_CSUM for vnetctl's UMEM, as above)
+csum_check "run time: guest" "$RSOCK"
 rx_check "run time: guest RX"
 # the queue is free again once the port is gone: del, add, frames flow
 del=$("$VNETCTL" port del xr --socket "$CTL" 2>&1)
-add=$(nsx "$VNETCTL" port add "$RSPEC,xdp-mode=copy" --socket "$CTL" 2>&1); rc=$?
+add=$(nsx env VNETD_XDP_TX_SW_CSUM=1 "$VNETCTL" port add "$RSPEC,xdp-mode=copy" --socket "$CTL" 2>&1); rc=$?
 if [ "$rc" = 0 ] && grep -q 'removed' <<< "$del"; then
 	ok "run time: port del, then add again on queue 0"
 	rx_check "run time, added again: guest RX"
@@ -628,6 +698,13 @@ VPID=
 if [ "$rc" = 0 ] && [ -n "$NEWPID" ] && [ "$orc" = 0 ] && kill -0 "$NEWPID" 2>/dev/null; then
 	ok "upgrade with the run-time af_xdp port: pid $NEWPID serves, pid $OLDPID exited 0"
 	rx_check "after the upgrade, run-time af_xdp port: guest RX"
+	# the room vnetctl registered passes with the UMEM
+	st=$("$VNETCTL" status --socket "$CTL" 2>&1)
+	if grep -q 'tx-csum: kernel' <<< "$st"; then
+		ok "after the upgrade, run-time af_xdp port: tx-csum: kernel (the hand-over carries the room)"
+	else
+		not_ok "after the upgrade, run-time af_xdp port: $(grep -o 'tx-csum:.*' <<< "$st" | head -n 1)"
+	fi
 	list=$("$VNETCTL" port list --socket "$CTL" 2>&1)
 	del=$("$VNETCTL" port del xr --socket "$CTL" 2>&1)
 	if grep -q '^xr .*backend=af_xdp .*from=start-or-add' <<< "$list" &&
