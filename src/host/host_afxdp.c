@@ -286,7 +286,8 @@ static void host_afxdp_lx_delete(struct afxdp_q *aq)
 	aq->umem = NULL;
 }
 
-static void host_afxdp_q_close(struct afxdp_q *aq)
+/* Unmap the four rings of a socket we mapped by hand (passed in or our own) */
+static void host_afxdp_unmap_rings(struct afxdp_q *aq)
 {
 	unsigned int i;
 
@@ -295,6 +296,11 @@ static void host_afxdp_q_close(struct afxdp_q *aq)
 			munmap(aq->map[i], aq->map_len[i]);
 		aq->map[i] = NULL;
 	}
+}
+
+static void host_afxdp_q_close(struct afxdp_q *aq)
+{
+	host_afxdp_unmap_rings(aq);
 	if (!aq->xsk && aq->fd >= 0)	/* a passed-in socket's duplicate */
 		close(aq->fd);
 	host_afxdp_lx_delete(aq);
@@ -619,13 +625,7 @@ static int host_afxdp_bind_given(struct afxdp_priv *p, struct afxdp_q *aq,
  * closed; the UMEM's memory stays for the next try */
 static void host_afxdp_own_drop(struct afxdp_q *aq)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(aq->map); i++) {
-		if (aq->map[i])
-			munmap(aq->map[i], aq->map_len[i]);
-		aq->map[i] = NULL;
-	}
+	host_afxdp_unmap_rings(aq);
 	if (aq->fd >= 0)
 		close(aq->fd);
 	aq->fd = -1;

@@ -336,6 +336,9 @@ void switch_leave(struct sw_member *m)
 	while (atomic_load(&m->users))
 		sched_yield();
 	sw_forget(m->sw, m->idx);
+	/* also without entries: a sender's cached decision (sw_last.q) may
+	 * name its queue, which is freed now (see switch_tx_fast()) */
+	sw_changed(m->sw);
 	sw_member_free(m);
 }
 

@@ -2,7 +2,7 @@
 /*
  * switch.h - a learning Ethernet switch between vnetd's ports: the switch
  * object, its members, the MAC table and the forwarding decision, without
-  * vnetd around it (host_switch.c makes a member port's host side of it).
+ * vnetd around it (host_switch.c makes a member port's host side of it).
  *
  * Threads: members join and leave from the control thread. Any member
  * pair's worker sends (switch_tx_fast(), switch_tx(), switch_flush()): it
@@ -401,8 +401,19 @@ static inline ssize_t switch_tx_fast(struct sw_member *m, unsigned int pair,
 	when = gen | (uint64_t)now << 32;
 	if ((c->macs ^ macs) | (c->tail ^ tail) | (c->when ^ when))
 		return 0;
+	/*
+	 * The burst's first frame to it holds the receiver; then the table's
+	 * generation again: a member that left after the compare above and
+	 * a new one that took its slot before the hold would pass the hold,
+	 * while c->q is the queue the one that left freed. The hold's
+	 * seq_cst ops order that leave's generation bump before this load.
+	 * (A live bit set earlier in the burst held the member since before
+	 * the compare: it cannot have left.) Hold kept either way:
+	 * switch_flush() releases it.
+	 */
 	if (unlikely(!(t->live & (1ULL << (c->port - 1)))) &&
-	    !switch_hold(m, pair, c->port - 1))
+	    (!switch_hold(m, pair, c->port - 1) ||
+	     atomic_load_explicit(&m->sw->gen, memory_order_acquire) != gen))
 		return 0;
 	if (swq_push_buf(c->q, eh, flen, m->vlans.access))
 		return 0;

@@ -598,8 +598,10 @@ if ! wait_sock "$SOCK" 10 "$VPID"; then
 	exit 1
 fi
 RSPEC="name=xr,socket=$RSOCK,backend=af_xdp,xdp-if=xa"
-# a control client that passes no sockets: what vnetctl would do as a user
-raw=$(python3 - "$CTL" "port add $RSPEC" <<'PY'
+# ctl_raw REQUEST: vnetd's answer to one request from a control client that
+# passes no sockets (what vnetctl would send as a user)
+ctl_raw() {
+	python3 - "$CTL" "$1" <<'PY'
 import socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.connect(sys.argv[1])
@@ -607,21 +609,14 @@ s.sendall((sys.argv[2] + "\n").encode())
 s.shutdown(socket.SHUT_WR)
 print(s.makefile().read().strip())
 PY
-)
+}
+raw=$(ctl_raw "port add $RSPEC")
 if grep -q "port xr: backend=af_xdp at run time needs its AF_XDP sockets.*vnetctl port add as root" <<< "$raw"; then
 	ok "run time: port add without sockets refused: $(cut -c1-120 <<< "$raw")"
 else
 	not_ok "run time: port add without sockets: '$raw'"
 fi
-raw=$(python3 - "$CTL" "port add name=xl,socket=$RSOCK.l,backend=loop,xdp-txmd=16" <<'PY'
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(sys.argv[1])
-s.sendall((sys.argv[2] + "\n").encode())
-s.shutdown(socket.SHUT_WR)
-print(s.makefile().read().strip())
-PY
-)
+raw=$(ctl_raw "port add name=xl,socket=$RSOCK.l,backend=loop,xdp-txmd=16")
 if grep -q "port xl: xdp-txmd=16: only with the AF_XDP sockets and UMEMs passed with the request" <<< "$raw"; then
 	ok "run time: xdp-txmd= without passed sockets refused: $(cut -c1-120 <<< "$raw")"
 else

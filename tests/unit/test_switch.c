@@ -890,6 +890,82 @@ static void test_tx_fast(void)
 }
 
 /*
+ * switch_hold() as switch_tx_fast() calls it from here: the test links with
+ * -Wl,--wrap=switch_hold (Makefile), so that a hook can run between the
+ * fast path's look at the cached decision and its hold on the receiver.
+ */
+bool __real_switch_hold(struct sw_member *m, unsigned int pair,
+			unsigned int idx);
+bool __wrap_switch_hold(struct sw_member *m, unsigned int pair,
+			unsigned int idx);
+static void (*hold_hook)(void);
+
+bool __wrap_switch_hold(struct sw_member *m, unsigned int pair,
+			unsigned int idx)
+{
+	void (*h)(void) = hold_hook;
+
+	hold_hook = NULL;
+	if (h)
+		h();
+	return __real_switch_hold(m, pair, idx);
+}
+
+static struct sw_member *race_leaver, *race_joiner;
+
+/* B leaves and a new member takes its slot, as the control thread may do
+ * between a sender's look and its hold */
+static void leave_and_rejoin(void)
+{
+	struct vswitch *sw = race_leaver->sw;
+	unsigned int idx = race_leaver->idx;
+
+	switch_leave(race_leaver);
+	race_joiner = join(sw, 1);
+	CHECK(race_joiner);
+	CHECK_EQ(race_joiner->idx, idx);
+}
+
+/*
+ * A receiver that leaves after switch_tx_fast() matched the cached
+ * decision, and a new member in its slot before the hold: the frame must
+ * not go to the queue the decision named (freed with the member that
+ * left) but through switch_tx() (flooded: the MAC is forgotten).
+ */
+static void test_tx_fast_leave_race(void)
+{
+	struct vswitch *sw = switch_new("s0");
+	struct sw_member *a, *b, *c;
+	uint8_t ma[6], mb[6], mc[6];
+	bool f;
+
+	CHECK(sw);
+	join3(sw, &a, &b, &c);
+	mac_of(ma, 1);
+	mac_of(mb, 2);
+	mac_of(mc, 3);
+	CHECK(tx(b, BCAST, mb, -1, 0, NOW) > 0);
+	CHECK(tx(c, BCAST, mc, -1, 0, NOW) > 0);
+	CHECK(tx(a, BCAST, ma, -1, 0, NOW) > 0);	/* all three learned */
+	rx_count(a);
+	rx_count(b);
+	rx_count(c);
+	CHECK_EQ(tx_fast(a, mb, ma, -1, 0, 0, &f), HDR + 18);
+	CHECK(!f);		/* decides, caches B's queue */
+	switch_flush(a, 0);	/* the next burst holds B again */
+	CHECK_EQ(rx_count(b), 1);
+	race_leaver = b;
+	hold_hook = leave_and_rejoin;
+	CHECK_EQ(tx_fast(a, mb, ma, -1, 1, 0, &f), HDR + 18);
+	CHECK(!hold_hook);	/* the fast path got as far as the hold */
+	CHECK(!f);
+	switch_flush(a, 0);
+	CHECK_EQ(rx_count(c), 1);		/* flooded */
+	CHECK_EQ(rx_count(race_joiner), 1);
+	switch_free(sw);
+}
+
+/*
  * switch_rx_fast() writes what switch_rx() writes: the common frame (an
  * access member, a 12-byte header, one buffer that takes it) inline, and
  * hands every other to switch_rx(): buffers in pieces, a trunk member's
@@ -1051,6 +1127,7 @@ int main(void)
 	RUN(test_generation_once_per_sweep);
 	RUN(test_header_apart);
 	RUN(test_tx_fast);
+	RUN(test_tx_fast_leave_race);
 	RUN(test_rx_fast);
 	RUN(test_tx_now_per_burst);
 	RUN(test_vlans_parse);
