@@ -15,6 +15,8 @@
 # (police-pps=) is held to its rate at the receiver; a 2-pair receiver gets
 # a many-flow sender's frames on both pairs (flow hash); a VM flooding
 # random source MACs leaves another pair's rate and vnetd's RSS alone.
+# A mac-lock member's frames from a foreign source MAC are dropped as
+# spoofed before the switch (not flooded, not learned); its own MAC's pass.
 # TSO frames reach a VM that took GUEST_TSO4 as slot-sized TSO frames, one
 # that did not as segments.
 # The switch's uplink
@@ -409,6 +411,45 @@ sender "$TMP/c.sock"
 wait_vms
 check "run-time port E got each of C's frames once, in order" once_in_order e
 check "VLAN isolation: B (vlan 10) got none of vlan 20's ($(got b rx_frames))" [ "$(got b rx_frames)" = 0 ]
+
+# --- anti-spoofing before learning: a mac-lock member (vlan 20) sending from
+# a foreign source MAC: dropped and counted before the switch sees it, so no
+# member gets it and the table does not learn it; its own MAC passes --------
+MG=02:00:00:00:00:0c MX=02:00:00:00:00:66
+out=$("$VNETCTL" port add "name=g,socket=$TMP/g.sock,switch=s0,vlan=20,mac=$MG,mac-lock" --socket "$C" 2>&1)
+check "port add g (vlan 20, mac-lock): $out" [ -S "$TMP/g.sock" ]
+spoofed_g() {
+	python3 -c '
+import json, sys
+p = [x for x in json.loads(sys.argv[1])["ports"] if x["name"] == "g"][0]
+print(sum(q["tx"]["drops"].get("spoofed", 0) for q in p["pairs"]))' "$("$VNETCTL" status --json --socket "$C")"
+}
+# E first: G sends as soon as it is up
+rx_vm e "$TMP/e.sock" --mode rx-only
+ready e
+rx_vm g "$TMP/g.sock" --mode tx-only --frames 200 --src-mac "$MX"
+ready g
+sleep 2	# G's 200 frames; the status counters are read once a second
+show=$("$VNETCTL" switch show s0 --socket "$C")
+sp=$(spoofed_g)
+wait_vms
+check "mac-lock: G's 200 frames from a foreign MAC reached no member (E got $(got e rx_frames))" \
+	[ "$(got e rx_frames)" = 0 ]
+# port g's one MAC is its mac= (known at connect); flooded 0: the switch never saw G's frames
+check "mac-lock: the switch did not learn the foreign MAC, nor flood G's frames" \
+	eval '! grep -qi "^mac $MX " <<< "$show" && grep -q "^port g: vlan 20, up, macs 1, learned 1, mac_limit 0, flooded 0," <<< "$show"'
+check "mac-lock: G's drops counted as spoofed ($sp of 200)" [ "$sp" = 200 ]
+rx_vm e "$TMP/e.sock" --mode rx-only
+ready e
+rx_vm g "$TMP/g.sock" --mode tx-only --frames 5 --src-mac "$MG"
+ready g
+sleep 0.5	# G's 5 frames: learned
+show=$("$VNETCTL" switch show s0 --socket "$C")
+wait_vms
+check "mac-lock: G's 5 frames from its own MAC reached E ($(got e rx_frames)) and G's MAC was learned" \
+	[ "$(got e rx_frames)" = 5 ] && grep -q "^mac $MG vlan 20 port g age [0-9]*$" <<< "$show"
+out=$("$VNETCTL" port del g --socket "$C" 2>&1)
+check "port del g: $out" [ ! -S "$TMP/g.sock" ]
 # --- the uplink: a TAP in a namespace with an address, on VLAN 10 ---------
 MA=02:00:00:00:00:0a HU=02:00:00:00:00:aa UNK=02:00:00:00:00:ee K=200
 # host_send DST SRC N: N frames from the namespace through the TAP
