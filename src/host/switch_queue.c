@@ -102,7 +102,7 @@ int swq_push(struct swq *q, const struct iovec *iov, unsigned int iovcnt,
 			len += iov[i].iov_len;
 	if (len > q->slot_size)
 		return -EMSGSIZE;
-	if (swq_claim(q, &pos))
+	if (swq_reserve(q, 1, &pos))
 		return -ENOSPC;
 	dst = q->buf + (pos & q->mask) * q->slot_size;
 	if (iovcnt == 1)
@@ -116,43 +116,3 @@ int swq_push(struct swq *q, const struct iovec *iov, unsigned int iovcnt,
 	return 0;
 }
 
-/**
- * swq_reserve() - Claim @n consecutive slots at once, or none
- * @q:		Queue
- * @n:		Slots, 1..slots of @q
- * @pos:	Output: the first position; the caller writes each of
- *		@pos..@pos+@n-1 (swq_slot_buf()) and publishes it
- *		(swq_publish())
- *
- * One compare-and-swap on the tail. The consumer frees slots in order, so
- * the last of the @n being free means all of them are: a frame of several
- * slots is queued whole or refused whole, never half.
- *
- * Context: any number of producer threads at once; never blocks
- * Return: 0, -ENOSPC if fewer than @n slots are free, -EMSGSIZE if @n is
- *	   0 or more than the queue holds (nothing claimed)
- */
-int swq_reserve(struct swq *q, unsigned int n, size_t *pos)
-{
-	size_t p, seq;
-
-	if (!n || n > q->mask + 1)
-		return -EMSGSIZE;
-	p = atomic_load_explicit(&q->tail, memory_order_relaxed);
-	for (;;) {
-		seq = atomic_load_explicit(&q->slots[(p + n - 1) & q->mask].seq,
-					   memory_order_acquire);
-		if (seq == p + n - 1) {
-			if (atomic_compare_exchange_weak_explicit(&q->tail, &p,
-					p + n, memory_order_relaxed,
-					memory_order_relaxed))
-				break;
-		} else if ((ptrdiff_t)(seq - (p + n - 1)) < 0) {
-			return -ENOSPC;	/* the consumer has not freed it */
-		} else {
-			p = atomic_load_explicit(&q->tail, memory_order_relaxed);
-		}
-	}
-	*pos = p;
-	return 0;
-}

@@ -56,32 +56,42 @@ void swq_fini(struct swq *q);
 int swq_push(struct swq *q, const struct iovec *iov, unsigned int iovcnt,
 	     uint32_t meta);
 void swq_drain(struct swq *q);
-int swq_reserve(struct swq *q, unsigned int n, size_t *pos);
 
 /**
- * swq_claim() - Claim the tail's slot for one frame
+ * swq_reserve() - Claim @n consecutive slots at once, or none
  * @q:		Queue
- * @pos:	Output: the position claimed; the caller writes its slot
- *		(swq_slot_buf()) and publishes it (swq_publish())
+ * @n:		Slots, 1..slots of @q
+ * @pos:	Output: the first position; the caller writes each of
+ *		@pos..@pos+@n-1 (swq_slot_buf()) and publishes it
+ *		(swq_publish())
  *
- * One compare-and-swap on the tail, retried while other producers move it.
+ * One compare-and-swap on the tail. The consumer frees slots in order, so
+ * the last of the @n being free means all of them are: a frame of several
+ * slots is queued whole or refused whole, never half.
+ *
+ * Inline: with @n a constant 1 (one frame, one slot) the compiler drops the
+ * size check and the index sum.
  *
  * Context: any number of producer threads at once; never blocks
- * Return: 0, -ENOSPC if the queue is full (nothing claimed)
+ * Return: 0, -ENOSPC if fewer than @n slots are free, -EMSGSIZE if @n is
+ *	   0 or more than the queue holds (nothing claimed)
  */
-static inline int swq_claim(struct swq *q, size_t *pos)
+static inline int swq_reserve(struct swq *q, unsigned int n, size_t *pos)
 {
-	size_t p = atomic_load_explicit(&q->tail, memory_order_relaxed), seq;
+	size_t p, seq;
 
+	if (!n || n > q->mask + 1)
+		return -EMSGSIZE;
+	p = atomic_load_explicit(&q->tail, memory_order_relaxed);
 	for (;;) {
-		seq = atomic_load_explicit(&q->slots[p & q->mask].seq,
+		seq = atomic_load_explicit(&q->slots[(p + n - 1) & q->mask].seq,
 					   memory_order_acquire);
-		if (seq == p) {
+		if (seq == p + n - 1) {
 			if (atomic_compare_exchange_weak_explicit(&q->tail, &p,
-					p + 1, memory_order_relaxed,
+					p + n, memory_order_relaxed,
 					memory_order_relaxed))
 				break;
-		} else if ((ptrdiff_t)(seq - p) < 0) {
+		} else if ((ptrdiff_t)(seq - (p + n - 1)) < 0) {
 			return -ENOSPC;	/* the consumer has not freed it */
 		} else {
 			p = atomic_load_explicit(&q->tail, memory_order_relaxed);
@@ -143,7 +153,7 @@ static inline int swq_push_buf(struct swq *q, const void *buf, size_t len,
 
 	if (len > q->slot_size)
 		return -EMSGSIZE;
-	if (swq_claim(q, &pos))
+	if (swq_reserve(q, 1, &pos))
 		return -ENOSPC;
 	/* the slot is this producer's until its seq says otherwise: its
 	 * length first, so that little is live across the copy */
