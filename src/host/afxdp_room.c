@@ -2,13 +2,18 @@
 /*
  * afxdp_room.c - the xdp-txmd= request key of `port add` (afxdp_room.h):
  * taken off the spec by vnetd, recognised in an older vnetd's refusal by
- * vnetctl. Strings only.
+ * vnetctl. Strings only; and the one registration of a UMEM with the room
+ * that both vnetd and vnetctl make.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <linux/if_xdp.h>
 
+#include "afxdp_layout.h"
 #include "afxdp_room.h"
 #include "xsk_txmd.h"
 
@@ -95,4 +100,52 @@ bool afxdp_room_refused(const char *reply)
 {
 	return !strncmp(reply, "error: port add", 15) &&
 	       strstr(reply, "'" AFXDP_ROOM_KEY "': unknown key");
+}
+
+/**
+ * afxdp_room_sw_csum() - Whether the kernel is to fill requested checksums
+ *			  in software (XDP_UMEM_TX_SW_CSUM)
+ *
+ * A test switch: VNETD_XDP_TX_SW_CSUM set and not "0". A packet socket on a
+ * veth peer sees CHECKSUM_PARTIAL frames unfilled, so the tests that check
+ * the sums there ask the kernel to fill them.
+ *
+ * Return: true when the environment asks for it
+ */
+bool afxdp_room_sw_csum(void)
+{
+	const char *sw = getenv("VNETD_XDP_TX_SW_CSUM");
+
+	return sw && sw[0] && strcmp(sw, "0");
+}
+
+/**
+ * afxdp_room_reg() - Register a UMEM (afxdp_layout.h) with XSK_TXMD_LEN
+ *		      bytes of TX metadata room on an AF_XDP socket
+ * @sock:	AF_XDP socket, no UMEM yet
+ * @area:	AFXDP_UMEM bytes, page aligned
+ * @sw_csum:	Add XDP_UMEM_TX_SW_CSUM (afxdp_room_sw_csum())
+ *
+ * XDP_UMEM_TX_METADATA_LEN is required: 6.8 to 6.10 refuse it. They would
+ * take the room without it, but so would a kernel before 6.8 take the
+ * struct, reading the field as padding and then refusing every descriptor
+ * with XDP_TX_METADATA. libxdp 1.3's xsk_umem__create() cannot register
+ * the room, hence our own call.
+ *
+ * Return: 0, -EINVAL if the kernel refused the room (before 6.11: register
+ *	   without it), other -errno
+ */
+int afxdp_room_reg(int sock, void *area, bool sw_csum)
+{
+	struct xsk_umem_reg_md mr = {
+		.addr = (uint64_t)(uintptr_t)area,
+		.len = AFXDP_UMEM,
+		.chunk_size = AFXDP_CHUNK,
+		.flags = XDP_UMEM_TX_METADATA_LEN |
+			 (sw_csum ? XDP_UMEM_TX_SW_CSUM : 0),
+		.tx_metadata_len = XSK_TXMD_LEN,
+	};
+
+	return setsockopt(sock, SOL_XDP, XDP_UMEM_REG, &mr, sizeof(mr)) ?
+	       -errno : 0;
 }

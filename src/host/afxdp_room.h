@@ -9,6 +9,9 @@
  * unknown key (a UMEM with room makes the kernel refuse every TX frame of
  * a vnetd that does not start frames after it), which vnetctl recognises
  * (afxdp_room_refused()) and answers by passing sockets without room.
+ *
+ * Both makers of such UMEMs, vnetd for its own sockets and vnetctl for the
+ * ones it passes, register them with afxdp_room_reg().
  */
 #ifndef VNET_AFXDP_ROOM_H
 #define VNET_AFXDP_ROOM_H
@@ -19,6 +22,8 @@
 
 #define AFXDP_ROOM_KEY	"xdp-txmd"
 
+bool afxdp_room_sw_csum(void);
+int afxdp_room_reg(int sock, void *area, bool sw_csum);
 int afxdp_room_take(char *spec, unsigned int *room, struct reason *why);
 bool afxdp_room_refused(const char *reply);
 

@@ -105,6 +105,7 @@
 #include "util.h"
 #include "vnet_hdr.h"
 #include "xsk_ring.h"
+#include "afxdp_room.h"
 #include "xsk_txmd.h"
 
 /* #syscalls: sendto recvfrom getsockopt munmap close
@@ -633,32 +634,19 @@ static void host_afxdp_own_drop(struct afxdp_q *aq)
 }
 
 /*
- * Register @aq's UMEM on a fresh socket with XSK_TXMD_LEN bytes of TX
- * metadata room (libxdp 1.3's xsk_umem__create() cannot).
- * XDP_UMEM_TX_METADATA_LEN is required: 6.8 to 6.10 refuse it (they would
- * take the room without it, but so would a kernel before 6.8 take the
- * struct, reading the field as padding and then refusing every descriptor
- * with XDP_TX_METADATA). Return: 0, 1 if the kernel refused the metadata
- * (EINVAL: before 6.11), or -errno
+ * Register @aq's UMEM on a fresh socket with TX metadata room
+ * (afxdp_room_reg()). Return: 0, 1 if the kernel refused the room (EINVAL:
+ * before 6.11), or -errno
  */
 static int host_afxdp_own_umem(struct afxdp_priv *p, struct afxdp_q *aq)
 {
-	struct xsk_umem_reg_md mr = {
-		.addr = (uintptr_t)aq->area,
-		.len = AFXDP_UMEM,
-		.chunk_size = AFXDP_CHUNK,
-		.headroom = 0,
-		.flags = XDP_UMEM_TX_METADATA_LEN |
-			 (p->tx_sw_csum ? XDP_UMEM_TX_SW_CSUM : 0),
-		.tx_metadata_len = XSK_TXMD_LEN,
-	};
+	int ret;
 
 	aq->fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
 	if (aq->fd < 0)
 		return -errno;
-	if (!setsockopt(aq->fd, SOL_XDP, XDP_UMEM_REG, &mr, sizeof(mr)))
-		return 0;
-	return errno == EINVAL ? 1 : -errno;
+	ret = afxdp_room_reg(aq->fd, aq->area, p->tx_sw_csum);
+	return ret == -EINVAL ? 1 : ret;
 }
 
 /*
@@ -854,9 +842,7 @@ static void host_afxdp_apply_gro(struct host *host);
  */
 static void host_afxdp_txmd_init(struct afxdp_priv *p, const struct host_cfg *cfg)
 {
-	const char *sw = getenv("VNETD_XDP_TX_SW_CSUM");
-
-	p->tx_sw_csum = sw && sw[0] && strcmp(sw, "0");
+	p->tx_sw_csum = afxdp_room_sw_csum();
 	if (cfg->xdp_fds && cfg->xdp_bound) {
 		p->txmd = cfg->xdp_txmd;
 		snprintf(p->txcsum, sizeof(p->txcsum), "software: the sockets "

@@ -49,6 +49,7 @@
 #include "afxdp_layout.h"
 #include "reason.h"
 #include "xdp_socks.h"
+#include "afxdp_room.h"
 #include "xsk_txmd.h"
 
 #ifndef AF_XDP
@@ -146,27 +147,20 @@ static int xdp_socks_bpf_quiet(enum libbpf_print_level level, const char *fmt,
 
 /*
  * Register the UMEM at @m on @sock, with TX metadata room while @xs->room
- * asks for it and the kernel takes it (6.11; XDP_UMEM_TX_METADATA_LEN is
- * required, as host_afxdp_own_umem() says why). Return: 0 or -errno
+ * asks for it and the kernel takes it (afxdp_room_reg(): 6.11). Return: 0
+ * or -errno
  */
 static int xdp_socks_reg(struct xdp_socks *xs, int sock, void *m,
 			 struct reason *why)
 {
-	const char *sw = getenv("VNETD_XDP_TX_SW_CSUM");
-	struct xsk_umem_reg_md md = {
-		.addr = (uint64_t)(uintptr_t)m, .len = AFXDP_UMEM,
-		.chunk_size = AFXDP_CHUNK, .tx_metadata_len = XSK_TXMD_LEN,
-		.flags = XDP_UMEM_TX_METADATA_LEN |
-			 (sw && sw[0] && strcmp(sw, "0") ? XDP_UMEM_TX_SW_CSUM : 0),
-	};
-	struct xdp_umem_reg mr = { .addr = md.addr, .len = AFXDP_UMEM,
-				   .chunk_size = AFXDP_CHUNK };
+	struct xdp_umem_reg mr = { .addr = (uint64_t)(uintptr_t)m,
+				   .len = AFXDP_UMEM, .chunk_size = AFXDP_CHUNK };
+	int ret;
 
 	if (xs->room) {
-		if (!setsockopt(sock, SOL_XDP, XDP_UMEM_REG, &md, sizeof(md)))
-			return 0;
-		if (errno != EINVAL)
-			return -errno;
+		ret = afxdp_room_reg(sock, m, afxdp_room_sw_csum());
+		if (ret != -EINVAL)
+			return ret;
 		if (xs->n > 2)	/* an earlier pair has the room: they would differ */
 			return reason_set(why, -EINVAL, "af_xdp %s: the kernel took TX metadata room for the first queue pair, refused it for pair %u (EINVAL)",
 					  xs->ifname, xs->n / 2 - 1);
