@@ -181,6 +181,9 @@ static int upgrade_run(const char *bin, const char *ctl)
 		fprintf(stderr, "vnetctl upgrade: %s exited (%s %d) before taking over; the running vnetd keeps serving\n",
 			bin, WIFEXITED(status) ? "status" : "signal",
 			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	else if (!kill(child, 0))
+		fprintf(stderr, "vnetctl upgrade: %s (pid %d) did not report within %d ms and still runs: if it takes over later, it serves on and logs \"takeover: serving\"; else the running vnetd keeps serving\n",
+			bin, (int)child, UPGRADE_WAIT_MS);
 	else
 		fprintf(stderr, "vnetctl upgrade: %s did not report within %d ms; the running vnetd keeps serving unless it was handed over\n",
 			bin, UPGRADE_WAIT_MS);

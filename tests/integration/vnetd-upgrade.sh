@@ -55,8 +55,14 @@ cleanup_run kill_all
 
 # vnetctl upgrade; sets UP_RC, UP_OUT; the new PID goes to $TMP/pids
 upgrade() {
+	local t0
+	t0=$(date -u +%FT%T.%3N)
 	UP_OUT=$("$@" "$VNETCTL" upgrade --binary "${UP_BIN:-$VNETD_ABS}" --socket "$C" 2>&1)
 	UP_RC=$?
+	# where the time went when an upgrade fails: vnetd's own lines, stamped
+	# (UP_DIAG goes into the check's name: the runner prints failed ones)
+	UP_DIAG=""
+	[ "$UP_RC" = 0 ] || UP_DIAG=" [rc $UP_RC: $(tail -n 1 <<< "$UP_OUT"); started $t0, ended $(date -u +%T.%3N); vnetd: $(awk -v t="$t0" '$1 >= t && /upgrade|takeover|handed|refus/' "$LOG" | tail -n 4 | tr '\n' '|')]"
 	NEWPID=$(sed -n 's/.*ok pid \([0-9]*\) .*/\1/p' <<< "$UP_OUT")
 	[ -n "$NEWPID" ] && echo "$NEWPID" >> "$TMP/pids"
 	echo "# vnetctl upgrade: rc $UP_RC: $UP_OUT"
@@ -100,7 +106,7 @@ B2=$!
 B3=$!
 sleep 2
 upgrade
-check "upgrade 1: vnetctl exits 0 and names the new pid" eval '[ $UP_RC = 0 ] && [ -n "$NEWPID" ]'
+check "upgrade 1: vnetctl exits 0 and names the new pid$UP_DIAG" eval '[ $UP_RC = 0 ] && [ -n "$NEWPID" ]'
 PID_B=$NEWPID
 GAP1=$(sed -n 's/.*paused_ms \([0-9]*\).*/\1/p' <<< "$UP_OUT")
 wait "$VPID"; arc=$?
@@ -111,7 +117,7 @@ check "upgrade 1: the three frontends still connected, the run-time port's too (
 	eval '[ "$(grep -c "(server), backend loop, connected" "$TMP/status.mid")" = 3 ]'
 sleep 1.5
 upgrade
-check "upgrade 2 (from the process that took over, sandboxed): vnetctl exits 0" \
+check "upgrade 2 (from the process that took over, sandboxed): vnetctl exits 0$UP_DIAG" \
 	eval '[ $UP_RC = 0 ] && [ -n "$NEWPID" ]'
 PID_C=$NEWPID
 GAP2=$(sed -n 's/.*paused_ms \([0-9]*\).*/\1/p' <<< "$UP_OUT")
@@ -175,7 +181,7 @@ sleep 0.2
 upgrade
 rm -f "$TMP/half"
 wait "$HPID"; hrc=$?
-check "half-received message: the new process answers the rest of it ($(cat "$TMP/half.out"))" \
+check "half-received message: the new process answers the rest of it ($(cat "$TMP/half.out"))$UP_DIAG" \
 	eval '[ "$UP_RC" = 0 ] && [ $hrc = 0 ]'
 [ -n "$NEWPID" ] && PID_C=$NEWPID
 "$BENCH" --socket "$TMP/idle.sock" --duration 1 --check-seq --json > "$TMP/idle.json" 2>"$TMP/idle.err"
@@ -202,7 +208,7 @@ bench_end "$B6" "$B7"
 wait "$B6"; r6=$?
 wait "$B7"; r7=$?
 PARKED=$(handovers | tail -n 1 | cut -d' ' -f2)
-check "stalled guest: vnetctl exits 0, one line names the port and the frames dropped" \
+check "stalled guest: vnetctl exits 0, one line names the port and the frames dropped$UP_DIAG" \
 	eval '[ "$UP_RC" = 0 ] && [ "$(grep -c "port packed: frames for the guest on 1 queue pair dropped at the hand-over" "$LOG")" = 1 ]'
 check "stalled guest: the workers waited for it, parked ${PARKED:-?} ms (>= 100, < $MAX_MS)" \
 	eval '[ -n "$PARKED" ] && [ "$PARKED" -ge 100 ] && [ "$PARKED" -lt "$MAX_MS" ]'
@@ -260,7 +266,7 @@ sw_send a1
 upgrade
 [ -n "$NEWPID" ] && PID_C=$NEWPID
 show=$("$VNETCTL" switch show s0 --socket "$C" 2>&1)
-check "switch: upgrade exits 0; the new vnetd has s0 with sa and sb, B's port up" \
+check "switch: upgrade exits 0; the new vnetd has s0 with sa and sb, B's port up$UP_DIAG" \
 	eval '[ "$UP_RC" = 0 ] && grep -q "^switch s0: ports 2," <<< "$show" && grep -q "^port sb: vlan 1, up," <<< "$show"'
 sw_send a2
 sleep 0.5
@@ -292,7 +298,7 @@ if [ "$(id -u)" = 0 ] && [ -c /dev/net/tun ]; then
 	r2=$(cat "/sys/class/net/$TAPN/statistics/rx_packets")
 	bench_end "$B5"
 	wait "$B5"; r5=$?
-	check "tap: upgrade exits 0, the same TAP ($TAPN, ifindex $ifi) keeps taking guest frames ($r1 -> $r2)" \
+	check "tap: upgrade exits 0, the same TAP ($TAPN, ifindex $ifi) keeps taking guest frames ($r1 -> $r2)$UP_DIAG" \
 		eval '[ "$UP_RC" = 0 ] && [ "$(cat "/sys/class/net/$TAPN/ifindex")" = "$ifi" ] && [ "$r2" -gt "$r1" ]'
 	check "tap: vnet-bench tx-only exits 0 (rc $r5)" [ "$r5" = 0 ]
 	kill -TERM "${NEWPID:-0}" 2>/dev/null
@@ -333,7 +339,7 @@ if [ "$UP_RC" != 0 ] && grep -q "went away\|did not answer" <<< "$UP_OUT"; then
 	echo "# 64 ports: first hand-over missed vnetd's step deadline; trying once more"
 	upgrade
 fi
-check "64 ports: vnetctl upgrade exits 0" [ "$UP_RC" = 0 ]
+check "64 ports: vnetctl upgrade exits 0$UP_DIAG" [ "$UP_RC" = 0 ]
 [ "$UP_RC" = 0 ] || kill "$VPID" 2> /dev/null	# else the wait below never ends
 wait "$VPID"
 r4=0
