@@ -59,6 +59,12 @@
 #   the room: tx-csum: kernel): guest RX arrives once and in order after
 #   it, port list shows it, port del removes it, the new process ends on
 #   SIGTERM.
+# - a kernel before 6.11, emulated by an LD_PRELOAD shim (tests/lib/
+#   xsk_noroom.c) that refuses a UMEM with TX metadata room as those do:
+#   vnetd's own socket and vnetctl's run-time ones fall back to UMEMs
+#   without it, one line each says so, status says tx-csum: software and
+#   why, and TSO and NEEDS_CSUM frames still arrive with every checksum
+#   right (summed by vnetd).
 #
 # Skips, saying why, without libxdp in the build (--backend af_xdp absent)
 # or without XDP on veth. bpffs is mounted if it is not (libxdp works
@@ -122,8 +128,8 @@ tx_check() {	# NAME SOCK SLACK ARGS...: vnet-bench ARGS sends through SOCK
 
 start() {	# start vnetd with ARGS; 0 once its socket is there
 	rm -f "$SOCK"
-	ip netns exec "$NS" env VNETD_XDP_TX_SW_CSUM="${TXSW:-}" "$VNETD" \
-		--socket "$SOCK" --ctl-socket "$CTL" --backend af_xdp "$@" \
+	ip netns exec "$NS" env VNETD_XDP_TX_SW_CSUM="${TXSW:-}" ${PRELOAD:+LD_PRELOAD="$PRELOAD"} \
+		"$VNETD" --socket "$SOCK" --ctl-socket "$CTL" --backend af_xdp "$@" \
 		> "$LOG" 2>&1 &
 	VPID=$!
 	wait_sock "$SOCK" 10 "$VPID"
@@ -243,11 +249,12 @@ PY
 }
 cap=$(mktemp /tmp/vnetd-afxdp-cap.XXXXXX)
 cleanup_path "$cap"
-csum_check() {	# NAME SOCK: TSO and NEEDS_CSUM frames through SOCK arrive at
-	# the peer with every checksum right, each asked of the kernel: the
-	# status's first "tx-csum: kernel" line counts them (SOCK's port must
-	# be the only af_xdp port)
-	local name=$1 sock=$2 res before got sent nseg st asked asked2 seen bad why
+csum_check() {	# NAME SOCK [WHY]: TSO and NEEDS_CSUM frames through SOCK
+	# arrive at the peer with every checksum right, each asked of the
+	# kernel: the status's first "tx-csum: kernel" line counts them (SOCK's
+	# port must be the only af_xdp port); with WHY, summed by vnetd: status
+	# says "tx-csum: software: WHY"
+	local name=$1 sock=$2 soft=${3:-} res before got sent nseg st asked asked2 seen bad why
 	capture 2000 > "$cap" 2>&1 &
 	CPID=$!
 	for _ in $(seq 50); do grep -q ready "$cap" && break; sleep 0.1; done
@@ -269,10 +276,20 @@ csum_check() {	# NAME SOCK: TSO and NEEDS_CSUM frames through SOCK arrive at
 		sed 's/^/# /' <<< "$res" | tail -n 4
 		sed 's/^/# capture: /' "$cap" | tail -n 3
 	fi
-	# the metadata path, not gso's sums: every segment asked the kernel
 	st=$("$VNETCTL" status --socket "$CTL" 2>&1)
-	asked=$(sed -n 's/.*tx-csum: kernel (filled in software: VNETD_XDP_TX_SW_CSUM[^)]*), \([0-9]*\) frames asked.*/\1/p' <<< "$st" | head -n 1)
-	if [ -n "$sent" ] && [ "${asked:-0}" -ge "$(( (sent - 256) * nseg ))" ] && [ "${asked:-0}" -gt 0 ]; then
+	if [ -n "$soft" ]; then
+		if grep -q "tx-csum: software: $soft" <<< "$st"; then
+			ok "$name TSO: status says tx-csum: software: $soft"
+		else
+			not_ok "$name TSO: want tx-csum: software: $soft, status: $(grep -o 'tx-csum:.*' <<< "$st" | head -n 1)"
+		fi
+	fi
+	# the metadata path, not gso's sums: every segment asked the kernel
+	[ -z "$soft" ] || asked=0
+	[ -n "$soft" ] || asked=$(sed -n 's/.*tx-csum: kernel (filled in software: VNETD_XDP_TX_SW_CSUM[^)]*), \([0-9]*\) frames asked.*/\1/p' <<< "$st" | head -n 1)
+	if [ -n "$soft" ]; then
+		:
+	elif [ -n "$sent" ] && [ "${asked:-0}" -ge "$(( (sent - 256) * nseg ))" ] && [ "${asked:-0}" -gt 0 ]; then
 		ok "$name TSO: checksums asked of the kernel (TX metadata) for $asked segments: status says tx-csum: kernel"
 	else
 		not_ok "$name TSO: status does not say the kernel filled the checksums: $(grep -o 'tx-csum:.*' <<< "$st" | head -n 1)"
@@ -286,10 +303,11 @@ csum_check() {	# NAME SOCK: TSO and NEEDS_CSUM frames through SOCK arrive at
 	st=$("$VNETCTL" status --socket "$CTL" 2>&1)
 	asked2=$(sed -n 's/.*tx-csum: kernel ([^)]*), \([0-9]*\) frames asked.*/\1/p' <<< "$st" | head -n 1)
 	sent=$(bench_field tx_frames "$res")
+	[ -z "$soft" ] || asked2=$sent
 	read -r _ seen _ bad why < <(grep '^seen' "$cap")
 	if [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "${seen:-0}" -ge 500 ] && [ "${bad:-1}" = 0 ] &&
 	   [ "${asked2:-0}" -ge $(( ${asked:-0} + sent - 256 )) ]; then
-		ok "$name NEEDS_CSUM: $sent frames of 1500 B, their checksums asked of the kernel; $seen checked at the peer: right"
+		ok "$name NEEDS_CSUM: $sent frames of 1500 B, their checksums ${soft:+not }asked of the kernel; $seen checked at the peer: right"
 	else
 		not_ok "$name NEEDS_CSUM: ${sent:-?} frames sent, asked ${asked:-?} -> ${asked2:-?}; checked ${seen:-0}, ${bad:-?} bad${why:+: $why}"
 		sed 's/^/# /' <<< "$res" | tail -n 4
@@ -719,5 +737,48 @@ else
 	not_ok "upgrade with the run-time af_xdp port: rc=$rc (old pid exit $orc): $up"
 	sed 's/^/# vnetd: /' "$LOG" | tail -n 4
 	[ -n "$NEWPID" ] && kill "$NEWPID" 2>/dev/null
+fi
+# ---- a kernel before 6.11, emulated: it refuses TX metadata room ------------------
+# tests/lib/xsk_noroom.c (LD_PRELOAD) fails XDP_UMEM_REG with the metadata flag
+# as those kernels do (Ubuntu 24.04's 6.8 among them): vnetd's own sockets and
+# vnetctl's fall back to UMEMs without the room, each says so in one line, and
+# vnetd sums the guest's checksums itself
+NOROOM=$(mktemp /tmp/vnetd-afxdp-noroom.XXXXXX)
+cleanup_path "$NOROOM"
+if ! cc -shared -fPIC -o "$NOROOM" tests/lib/xsk_noroom.c -ldl > "$LOG" 2>&1; then
+	not_ok "old kernel: cannot build the shim tests/lib/xsk_noroom.c: $(head -n 2 "$LOG")"
+elif ! veth 1; then
+	not_ok "old kernel: cannot make a veth pair"
+else
+	if PRELOAD=$NOROOM start --xdp-if xa; then
+		n=$(grep -c "af_xdp xa queue 0: the kernel refused a UMEM with TX metadata (EINVAL, it needs 6.11): checksums in software" "$LOG")
+		if [ "$n" = 1 ]; then
+			ok "old kernel: vnetd's own socket falls back to a UMEM without the room, one line says so"
+		else
+			not_ok "old kernel: $n lines about the refused room; log: $(tail -n 3 "$LOG" | tr '\n' '|')"
+		fi
+		csum_check "old kernel: guest" "$SOCK" "the kernel refused TX metadata (before 6.11?)"
+		stop "old kernel"
+	else
+		not_ok "old kernel: vnetd did not start: $(tail -n 3 "$LOG" | tr '\n' '|')"
+		stop_pid "$VPID"; VPID=
+	fi
+	# at run time: vnetctl registers the UMEM; vnetd (no shim) binds it
+	rm -f "$SOCK"
+	ip netns exec "$NS" "$VNETD" --socket "$SOCK" --ctl-socket "$CTL" --backend null > "$LOG" 2>&1 &
+	VPID=$!
+	if wait_sock "$SOCK" 10 "$VPID"; then
+		add=$(nsx env LD_PRELOAD="$NOROOM" "$VNETCTL" port add "$RSPEC" --socket "$CTL" 2>&1); rc=$?
+		if [ "$rc" = 0 ] && grep -q 'ok: port xr added' <<< "$add" &&
+		   [ "$(grep -c "af_xdp xa: the kernel refused a UMEM with TX metadata room (EINVAL, it needs 6.11): registered without, vnetd sums checksums in software" <<< "$add")" = 1 ]; then
+			ok "old kernel, run time: vnetctl port add registers without the room, one line says so"
+			csum_check "old kernel, run time: guest" "$RSOCK" "sockets passed in have no TX metadata room"
+		else
+			not_ok "old kernel, run time: vnetctl port add: rc=$rc: $(tr '\n' '|' <<< "$add")"
+		fi
+		stop "old kernel, run time"
+	else
+		not_ok "old kernel, run time: vnetd --backend null did not start: $(tail -n 2 "$LOG")"
+	fi
 fi
 exit $FAILED
