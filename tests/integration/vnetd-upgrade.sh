@@ -112,6 +112,10 @@ GAP1=$(sed -n 's/.*paused_ms \([0-9]*\).*/\1/p' <<< "$UP_OUT")
 wait "$VPID"; arc=$?
 check "upgrade 1: the old vnetd (pid $VPID) exited 0 (rc $arc)" [ "$arc" = 0 ]
 check "upgrade 1: the new vnetd (pid $PID_B) serves" kill -0 "${PID_B:-0}"
+# a process group of its own, in vnetctl's session: a new session would be
+# a new scheduler autogroup, which a busy host leaves waiting for seconds
+check "upgrade 1: the new vnetd leads a process group of its own in vnetctl's session ($(ps -o pid=,pgid=,sid= -p "${PID_B:-0}" | xargs); ours $(ps -o sid= -p $$ | xargs))" \
+	eval '[ "$(ps -o pgid= -p "${PID_B:-0}" | xargs)" = "$PID_B" ] && [ "$(ps -o sid= -p "$PID_B" | xargs)" = "$(ps -o sid= -p $$ | xargs)" ]'
 "$VNETCTL" status --socket "$C" > "$TMP/status.mid" 2>&1
 check "upgrade 1: the three frontends still connected, the run-time port's too (status)" \
 	eval '[ "$(grep -c "(server), backend loop, connected" "$TMP/status.mid")" = 3 ]'
