@@ -96,6 +96,7 @@
 #include <xdp/xsk.h>
 
 #include "afxdp_layout.h"
+#include "afxdp_room.h"
 #include "gso.h"
 #include "host.h"
 #include "host_priv.h"
@@ -105,7 +106,6 @@
 #include "util.h"
 #include "vnet_hdr.h"
 #include "xsk_ring.h"
-#include "afxdp_room.h"
 #include "xsk_txmd.h"
 
 /* #syscalls: sendto recvfrom getsockopt munmap close

@@ -47,9 +47,9 @@
 #endif
 
 #include "afxdp_layout.h"
+#include "afxdp_room.h"
 #include "reason.h"
 #include "xdp_socks.h"
-#include "afxdp_room.h"
 #include "xsk_txmd.h"
 
 #ifndef AF_XDP
