@@ -65,31 +65,45 @@ done
 #   decl FILE.h FUNC    a prototype at column 0 of a header
 #   use FILE WORD       an identifier FILE mentions
 #   inc FILE INCLUDED   a quoted include of a file in one of the folders
+# One awk over all the files (a process per file made this script take most
+# of lint.sh's time), .c files before headers; the cycle check reads the
+# includes in that order.
 facts() {
-	local f inc d
-	for f in $(printf '%s/*.c ' "$@"); do
-		sed -n 's/^\([a-z][^(;]*[ *]\)\{0,1\}\([A-Za-z_][A-Za-z0-9_]*\)(.*[^;]$/\2/p' "$f" |
-			grep -v '^\(if\|for\|while\|switch\|return\|sizeof\)$' |
-			sed "s|^|def $(basename "$f") |"
-	done
-	for f in $(printf '%s/*.h ' "$@"); do
-		[ -f "$f" ] || continue
-		awk '/^(static|typedef|#|struct|union|enum|extern)/ { next }
-		     /^[a-z][^(]*[ *][A-Za-z_][A-Za-z0-9_]*\(/ {
-			s = $0; sub(/\(.*/, "", s); n = split(s, w, /[ *]+/)
-			print "decl " w[n] }' "$f" | sed "s|^decl |decl $(basename "$f") |"
-	done
-	for f in $(printf '%s/*.c ' "$@") $(printf '%s/*.h ' "$@"); do
-		[ -f "$f" ] || continue
-		grep -ow '[A-Za-z_][A-Za-z0-9_]*' "$f" | sort -u |
-			sed "s|^|use $(basename "$f") |"
-		sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" |
-		while read -r inc; do
-			for d in "$@"; do
-				[ -f "$d/$inc" ] && { echo "inc $(basename "$f") $inc"; break; }
-			done
-		done
-	done
+	local files
+	files=$(shopt -s nullglob; printf '%s\n' $(printf '%s/*.c ' "$@") $(printf '%s/*.h ' "$@"))
+	[ -n "$files" ] || return 0
+	# shellcheck disable=SC2086  # file names have no spaces
+	awk -v dirs="$*" '
+	function name(f) { sub(/.*\//, "", f); return f }
+	# a quoted include resolves to a file in one of the folders
+	function present(inc,    i, p, line, r) {
+		for (i = 1; i <= ndir; i++) {
+			p = dir[i] "/" inc
+			r = (getline line < p); close(p)
+			if (r >= 0) return 1
+		}
+		return 0
+	}
+	BEGIN { ndir = split(dirs, dir, " ") }
+	FNR == 1 { f = name(FILENAME); isc = FILENAME ~ /\.c$/; delete seen }
+	isc && /^([a-z][^(;]*[ *])?[A-Za-z_][A-Za-z0-9_]*\(.*[^;]$/ {
+		s = $0; sub(/\(.*/, "", s); sub(/.*[ *]/, "", s)
+		if (s !~ /^(if|for|while|switch|return|sizeof)$/) print "def " f " " s
+	}
+	!isc && !/^(static|typedef|#|struct|union|enum|extern)/ && /^[a-z][^(]*[ *][A-Za-z_][A-Za-z0-9_]*\(/ {
+		s = $0; sub(/\(.*/, "", s); n = split(s, w, /[ *]+/)
+		print "decl " f " " w[n]
+	}
+	{
+		n = split($0, w, /[^A-Za-z0-9_]+/)
+		for (i = 1; i <= n; i++)
+			if (w[i] ~ /^[A-Za-z_]/ && !(w[i] in seen)) { seen[w[i]]; print "use " f " " w[i] }
+	}
+	/^[ \t]*#[ \t]*include[ \t]*"[^"]*"/ {
+		s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s)
+		if (present(s)) print "inc " f " " s
+	}
+	' $files
 }
 
 # The cycle check of folders taken together: prints its verdict, exit 0 or 1
@@ -184,34 +198,36 @@ allowed() {
 	return 0
 }
 
-# Every quoted include of every src/FOLDER/*.[ch] resolved to its folder,
-# checked against what that folder may use
+# Every include of every src/FOLDER/*.[ch] resolved to its folder (its own
+# first, then the first src/*/ holding a file of that name), checked against
+# what that folder may use; one awk lists the includes of all the files
 layers() {
-	local dir folder ok inc d found bad=0 n=0
+	local dir folder f inc found bad=0 n=0
+	local -A ok=() home=()
 	for dir in src/*/; do
 		folder=$(basename "$dir")
-		ls "$dir"*.[ch] >/dev/null 2>&1 || continue
-		ok=" $(allowed "$folder") " || {
-			echo "layer: src/$folder is in no layer: add it to LAYERS or PROGRAMS in $0"
-			bad=1
-			continue
-		}
 		for f in "$dir"*.[ch]; do
-			[ -f "$f" ] || continue
-			while read -r inc; do
-				[ -f "$dir$inc" ] && continue
-				found=
-				for d in src/*/; do
-					[ -f "$d${inc##*/}" ] && { found=$(basename "$d"); break; }
-				done
-				[ -n "$found" ] || continue
-				n=$((n + 1))
-				case $ok in *" $found "*) continue ;; esac
-				echo "layer: $f includes $found/${inc##*/} ($folder may use:$ok)"
-				bad=1
-			done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]\([^">]*\)[">].*/\1/p' "$f")
+			[ -f "$f" ] && [ -z "${home[${f##*/}]:-}" ] && home[${f##*/}]=$folder
 		done
+		ls "$dir"*.[ch] >/dev/null 2>&1 || continue
+		ok[$folder]=" $(allowed "$folder") " || {
+			echo "layer: src/$folder is in no layer: add it to LAYERS or PROGRAMS in $0"
+			unset "ok[$folder]"
+			bad=1
+		}
 	done
+	while read -r f inc; do
+		dir=${f%/*}/ folder=${dir%/}; folder=${folder##*/}
+		[ -n "${ok[$folder]+x}" ] || continue
+		[ -f "$dir$inc" ] && continue
+		found=${home[${inc##*/}]:-}
+		[ -n "$found" ] || continue
+		n=$((n + 1))
+		case ${ok[$folder]} in *" $found "*) continue ;; esac
+		echo "layer: $f includes $found/${inc##*/} ($folder may use:${ok[$folder]})"
+		bad=1
+	done < <(awk '/^[ \t]*#[ \t]*include[ \t]*["<][^">]*[">]/ {
+			s = $0; sub(/^[^"<]*["<]/, "", s); sub(/[">].*/, "", s); print FILENAME " " s }' src/*/*.[ch])
 	[ $bad = 0 ] && echo "layers: $n includes across folders, each to a lower layer ($LAYERS)"
 	return $bad
 }
