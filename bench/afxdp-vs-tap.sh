@@ -22,6 +22,9 @@
 # Usage: bench/afxdp-vs-tap.sh [ROUNDS [SECONDS]]   (default 3 rounds of 5 s)
 # Env:   RX_RATES  offered rates for guest RX, frames/s, 0 = as fast as the
 #                  sender can (default: "100000 500000 0")
+#        VNETD_OLD another vnetd binary (an older build): a fourth contestant,
+#                  af_xdp_old, on the same rounds; a last table gives the two
+#                  af_xdp builds' CPU per frame and the median per-round ratio
 #        BENCH_DPDK=0  leave out the third contestant: DPDK testpmd with
 #                  net_vhost <-> net_af_xdp (io forwarding) on the same veth
 #                  end, as /work/shared/docs/new-exits.md runs it (default: on
@@ -95,13 +98,15 @@ start() {	# BACKEND: vnetd (or testpmd) on the far end, its socket ready
 		return 1
 	fi
 	nsx ip link set xa xdp off 2>/dev/null
-	if [ "$1" = af_xdp ]; then
+	local bin=$VNETD
+	[ "$1" = af_xdp_old ] && bin=$VNETD_OLD
+	if [ "${1%_old}" = af_xdp ]; then
 		args=(--backend af_xdp --xdp-if xa)
 	else
 		args=(--backend tap --tap vt0)
 	fi
 	rm -f "$SOCK"
-	ip netns exec "$NS" "$VNETD" --socket "$SOCK" --ctl-socket "$CTL" "${args[@]}" \
+	ip netns exec "$NS" "$bin" --socket "$SOCK" --ctl-socket "$CTL" "${args[@]}" \
 		> "$LOG" 2>&1 &
 	VPID=$!
 	for _ in $(seq 100); do [ -S "$SOCK" ] && return 0; sleep 0.05; done
@@ -170,8 +175,13 @@ bench_machine start
 ROUNDLINES=$(mktemp /tmp/afxdp-vs-tap-lines.XXXXXX)
 DPDK=; command -v "$TESTPMD" > /dev/null && [ "${BENCH_DPDK:-1}" = 1 ] && DPDK=dpdk
 [ -z "$DPDK" ] && echo "# no $TESTPMD (or BENCH_DPDK=0): the testpmd rounds are left out"
+OLD=
+if [ -n "${VNETD_OLD:-}" ]; then
+	[ -x "$VNETD_OLD" ] || skip "VNETD_OLD=$VNETD_OLD: not an executable"
+	OLD=af_xdp_old
+fi
 for r in $(seq "$ROUNDS"); do
-	if [ $((r % 2)) = 1 ]; then order="af_xdp tap $DPDK"; else order="$DPDK tap af_xdp"; fi
+	if [ $((r % 2)) = 1 ]; then order="af_xdp tap $DPDK $OLD"; else order="$OLD $DPDK tap af_xdp"; fi
 	for b in $order; do
 		one_round "$r" "$b" | tee -a "$ROUNDLINES"
 	done
@@ -192,4 +202,16 @@ echo "# dpdk: testpmd net_vhost <-> net_af_xdp (io), its forwarding lcore polls 
 	"cpu_ns is vnetd's only (testpmd's is its whole polling CPU)"
 echo "# medians of $ROUNDS rounds of ${SECS} s, 64 B, 1 pair; rx@0: the sender as fast as it can;" \
 	"*_sys: the forwarder's system calls per frame (testpmd's whole process)"
+if [ -n "$OLD" ]; then
+	# per round: this build's CPU per frame over the old one's
+	pair() { paste -d' ' <(grep " af_xdp $1 " "$ROUNDLINES" | grep -o 'cpu_ns=[0-9.]*' | cut -d= -f2) \
+		<(grep " af_xdp_old $1 " "$ROUNDLINES" | grep -o 'cpu_ns=[0-9.]*' | cut -d= -f2) |
+		awk '$2 > 0 { printf "%.3f\n", $1 / $2 }' | bench_median; }
+	printf '%-12s %14s %14s %12s\n' case af_xdp_cpu_ns old_cpu_ns new_vs_old
+	for c in tx $(for x in $RX_RATES; do echo "rx@$x"; done); do
+		printf '%-12s %14s %14s %12s\n' "$c" "$(med_of af_xdp "$c" cpu_ns)" \
+			"$(med_of af_xdp_old "$c" cpu_ns)" "$(pair "$c")"
+	done
+	echo "# old: $VNETD_OLD; new_vs_old: the median over the rounds of this build's CPU per frame over the old one's"
+fi
 rm -f "$ROUNDLINES"

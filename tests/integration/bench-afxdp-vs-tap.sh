@@ -6,7 +6,9 @@
 # in each of its columns. A test of the script's plumbing, not a
 # measurement: no rate is compared with anything; the one bound checked is
 # that guest TX takes fewer than one system call per two frames on both
-# host sides (bursts of 16, one sendto or io_uring_enter each).
+# host sides (bursts of 16, one sendto or io_uring_enter each). VNETD_OLD
+# (the same binary here) adds the af_xdp_old contestant: its round lines and
+# the last table, whose new_vs_old is the one round's CPU-per-frame ratio.
 #
 # Skips, saying why, without libxdp in the build (the script then exits 77)
 # or without XDP on veth; the DPDK testpmd contestant is checked where
@@ -19,7 +21,7 @@ need_built build/vnetd build/vnet-bench
 OUT=$(mktemp /tmp/bench-afxdp.XXXXXX)
 cleanup_path "$OUT"
 
-RX_RATES=0 timeout 240 bench/afxdp-vs-tap.sh 1 1 > "$OUT" 2>&1
+VNETD_OLD=$PWD/build/vnetd RX_RATES=0 timeout 240 bench/afxdp-vs-tap.sh 1 1 > "$OUT" 2>&1
 rc=$?
 [ "$rc" = 77 ] && skip_all "bench/afxdp-vs-tap.sh cannot run here: $(sed -n 's/^SKIP: //p' "$OUT" | head -n 1)"
 check "the benchmark exits 0 (got $rc)" [ "$rc" = 0 ]
@@ -27,7 +29,7 @@ check "the benchmark exits 0 (got $rc)" [ "$rc" = 0 ]
 # rate BACKEND CASE: the mpps of that round line, empty if there is none
 rate() { awk -v b="$1" -v c="$2" '$1 == "round" && $3 == b && $4 == c { sub("mpps=", "", $5); print $5; exit }' "$OUT"; }
 positive() { awk -v v="$1" 'BEGIN { exit !(v + 0 > 0) }'; }
-contestants="af_xdp tap"
+contestants="af_xdp tap af_xdp_old"
 if command -v "${TESTPMD:-dpdk-testpmd}" > /dev/null; then
 	contestants="$contestants dpdk"
 else
@@ -53,6 +55,15 @@ for c in tx rx@0; do
 	check "tx: af_xdp ${sa:-none} and tap ${st:-none} system calls per frame, each in (0, 0.5)" \
 		eval 'positive "${sa:-0}" && positive "${st:-0}" &&
 		      awk -v a="$sa" -v t="$st" "BEGIN { exit !(a < 0.5 && t < 0.5) }"'
+done
+# cpu BACKEND CASE: the cpu_ns of that round line
+cpu() { awk -v b="$1" -v c="$2" '$1 == "round" && $3 == b && $4 == c { sub("cpu_ns=", "", $6); print $6; exit }' "$OUT"; }
+for c in tx rx@0; do
+	row=$(awk -v c="$c" '$1 == c && NF == 4 { print; exit }' "$OUT")
+	read -r _ n o r <<< "$row"
+	check "old-build table $c: af_xdp ${n:-none} and af_xdp_old ${o:-none} ns a frame, as the rounds; new_vs_old ${r:-none} their ratio" \
+		eval '[ "${n:-x}" = "$(cpu af_xdp "$c")" ] && [ "${o:-x}" = "$(cpu af_xdp_old "$c")" ] &&
+		      awk -v n="$n" -v o="$o" -v r="$r" "BEGIN { d = n / o - r; exit !(o > 0 && r > 0 && d < 0.0006 && d > -0.0006) }"'
 done
 [ "$FAILED" = 0 ] || sed 's/^/# /' "$OUT"
 exit "$FAILED"
