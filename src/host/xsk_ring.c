@@ -317,6 +317,13 @@ static uint32_t xsk_rx_take(struct xsk_queue *q)
 				xsk_rx_recycle(q, d.addr);
 			continue;
 		}
+		/*
+		 * The kernel wrote the frame on another CPU: its first line
+		 * is a cache miss for whoever reads it first (GRO's parse, the
+		 * copy). Asking for all of the batch's first lines now overlaps
+		 * those misses (perf: that one load was a quarter of the RX path)
+		 */
+		__builtin_prefetch(q->umem + d.addr);
 		q->held_addr[q->nheld] = d.addr;
 		q->held_len[q->nheld++] = d.len;
 	}
