@@ -55,7 +55,7 @@ ethtool -k eth0 | grep -E '^(rx-checksumming|tx-checksumming|tcp-segmentation-of
 	tr -d '\t' | sed 's/^/  ethtool -k eth0: /'
 echo "  virtio features: $(cat /sys/class/net/eth0/device/features)"
 tso_on() { ethtool -k eth0 | grep -q '^tcp-segmentation-offload: on'; }
-ping_noloss() { ping -c 5 -W 2 $H > /tmp/ping.log 2>&1; tail -n 2 /tmp/ping.log; grep -q ' 0% packet loss' /tmp/ping.log; }
+ping_noloss() { ping -c 5 -i 0.2 -W 2 $H > /tmp/ping.log 2>&1; tail -n 2 /tmp/ping.log; grep -q ' 0% packet loss' /tmp/ping.log; }
 # iperf3 TAG ARGS: the receiver's rate in Mbit/s on a VNET-RATE line
 rate() {
 	_t=$1; shift

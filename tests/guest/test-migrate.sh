@@ -33,6 +33,7 @@ LIB=$(dirname "$0")/lib
 Q10=$("$LIB/qemu10.sh" path) || { echo "SKIP: $Q10"; exit 77; }
 export VNET_QEMU=$Q10
 . "$LIB/vu-test.sh" || { echo "SKIP: tests/guest/lib/vu-test.sh missing"; exit 77; }
+python_direct	# some 70 python3 starts: no shim in front of each
 CTL=$VT_TOP/build/vnetctl HOOKS=$VT_TOP/build/test-hooks/vnetd
 [ -x "$CTL" ] || vt_skip "build/vnetctl not built (run make)"
 vt_init migrate
@@ -127,14 +128,35 @@ mg_replies_after() {
 	return 1
 }
 
+# mg_ping LOG: busybox ping of the guest every 20 ms into LOG in the background, each
+# reply's line written as it comes: busybox is static (stdbuf cannot unbuffer it) and
+# buffers a file 4 KiB at a time, so the pty of script(1) stands in for a terminal;
+# sets PING (the ping itself: SIGINT makes it print its totals) and PING_JOB (to wait for)
+mg_ping() {
+	local _
+	PING='' PING_JOB=''
+	if ! command -v script > /dev/null; then
+		ip netns exec "$VT_NS" busybox ping -i 0.02 "$VT_GUEST_IP" > "$1" 2>&1 &
+		PING=$! PING_JOB=$!
+		return
+	fi
+	script -qfc "exec ip netns exec '$VT_NS' busybox ping -i 0.02 '$VT_GUEST_IP'" "$1" \
+		> /dev/null 2>&1 < /dev/null &
+	PING_JOB=$!
+	for _ in $(seq 100); do
+		PING=$(pgrep -P "$PING_JOB" -x busybox) && return
+		sleep 0.01
+	done
+	PING=$PING_JOB
+}
+
 # mg_migrate LABEL FROM-ID FROM-PORT TO-PORT: QEMU $QN (on FROM-PORT of vnetd FROM-ID)
 # migrates to a new QEMU on TO-PORT, under a 20 ms ping; with MG_HOOK set, qmp.py runs
 # that shell command once, when the copy has done MG_HOOK_SYNCS dirty syncs (qmp.py)
 mg_migrate() {
-	local label=$1 fid=$2 fport=$3 to=$4 src=$QN res rc pings gap lost pages fdb udps replies _
+	local label=$1 fid=$2 fport=$3 to=$4 src=$QN res rc gap lost pages fdb udps replies _
 	mg_qemu "$to" incoming || return 1
-	ip netns exec "$VT_NS" busybox ping -i 0.02 "$VT_GUEST_IP" > "$VT_W/ping$QN.log" 2>&1 &
-	pings=$!
+	mg_ping "$VT_W/ping$QN.log"
 	rm -f "$VT_W/udpstop"
 	ip netns exec "$VT_NS" python3 "$VT_LIB/mig-peer.py" udp "$VT_GUEST_IP" 9500 "$VT_W/udpstop" \
 		> "$VT_W/udp$QN.log" 2>&1 < /dev/null &
@@ -158,7 +180,7 @@ mg_migrate() {
 	# source-side frame is long out, so the bridge has learned the new TAP from them
 	# and the gap below ends at the destination's first answer), 1.5 s at most
 	mg_replies_after "$VT_W/ping$QN.log" "$replies" 3 1.5
-	kill -INT "$pings"; wait "$pings" 2> /dev/null
+	kill -INT "$PING"; wait "$PING_JOB" 2> /dev/null
 	python3 "$VT_LIB/qmp.py" "$VT_W/qmp$src.sock" quit > /dev/null 2>&1
 	wait "${GPIDS[$src]}" 2> /dev/null
 	# longest run of missing replies, in 20 ms steps; lost = sent - received
@@ -216,6 +238,7 @@ EOG
 }
 
 # mg_case LABEL Q FIRST: boot on port FIRST, wait for the traffic; the caller migrates
+# (the loops run while the destination QEMU starts)
 mg_case() {
 	CASE=$1 CASE_Q=$2
 	rm -f "$VT_W/done"
@@ -227,7 +250,6 @@ mg_case() {
 		vt_notok "$CASE: guest up, traffic running"
 		return 1
 	fi
-	sleep 1
 }
 
 vt_wait_mark_in() { # LOG NAME SECS

@@ -24,8 +24,9 @@
 # needs: root netns tun qemu busybox cpio python3
 . "$(dirname "$0")/lib/vu-test.sh"
 . "$VT_LIB/guests.sh"
+python_direct	# python3 for the status counters: no shim in front of it
 MEM=${VNET_SWITCH_GUEST_MEM:-128}
-SECS=${VNET_SWITCH_IPERF_SECS:-5}
+SECS=${VNET_SWITCH_IPERF_SECS:-2}	# the rate is printed; asserted: > 0
 vt_init switch
 IP_A=10.77.0.11 IP_B=10.77.0.12 IP_C=10.77.0.13 IP_H=10.77.0.14 IP_C2=10.77.0.15
 CTL=$VT_W/ctl.sock
@@ -52,8 +53,8 @@ script() {	# ID: the guest script of A, B or C
 	echo "A=$IP_A B=$IP_B C=$IP_C C2=$IP_C2 MAC_C2=$MAC_C2 SECS=$SECS"
 	cat << 'EOG'
 ethtool -k eth0 | grep -E '^(tx-checksumming|tcp-segmentation-offload):' | sed 's/^/  ethtool -k eth0: /'
-ping_noloss() { ping -c 5 -W 2 $1 > /tmp/ping.log 2>&1; tail -n 2 /tmp/ping.log; grep -q ' 0% packet loss' /tmp/ping.log; }
-noreply() { ! ping -c 3 -W 1 $1 > /dev/null 2>&1; }
+ping_noloss() { ping -c 5 -i 0.2 -W 2 $1 > /tmp/ping.log 2>&1; tail -n 2 /tmp/ping.log; grep -q ' 0% packet loss' /tmp/ping.log; }
+noreply() { ! ping -c 3 -i 0.2 -W 1 $1 > /dev/null 2>&1; }
 rate() {
 	timeout $((SECS + 20)) iperf3 -c $B -t $SECS > /tmp/ip.log 2>&1 || { tail -n 3 /tmp/ip.log; return 1; }
 	grep receiver /tmp/ip.log | sed 's/^/  iperf3: /'

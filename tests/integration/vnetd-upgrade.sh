@@ -34,6 +34,7 @@ MAX_MS=${UPGRADE_MAX_MS:-1000}
 SB=()
 case $VNETD in *asan*) SB=(--sandbox off) ;; esac
 . tests/lib/common.sh
+python_direct	# python3 started per check: no shim in front of each
 need_built "$VNETD" "$BENCH" "$VNETCTL"
 TMP=$(mktemp -d /tmp/vnetd-upgrade.XXXXXX)
 cleanup_path "$TMP"
@@ -346,6 +347,8 @@ fi
 check "64 ports: vnetctl upgrade exits 0$UP_DIAG" [ "$UP_RC" = 0 ]
 [ "$UP_RC" = 0 ] || kill "$VPID" 2> /dev/null	# else the wait below never ends
 wait "$VPID"
+sleep 1	# traffic through the new process before the benches drain
+bench_end "${BB[@]}"
 r4=0
 for b in "${BB[@]}"; do wait "$b" || r4=$?; done
 HAND=$(handovers)
