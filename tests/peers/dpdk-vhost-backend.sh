@@ -10,8 +10,7 @@
 # > 0, and testpmd's own RX-packets/TX-packets > 0); no frame came back twice,
 # out of order or on another queue. Losses are allowed: testpmd drops when
 # our RX ring is full, as a NIC would. Each case's window: BENCH_DUR s
-# (default 0.5: thousands of frames each way at the least, 64 KiB TSO on a
-# loaded machine; millions in a 64 B stream).
+# (default 1: hundreds of thousands of frames each way).
 # Skips (77) when dpdk-testpmd is not installed.
 # needs: dpdk
 set -u
@@ -21,7 +20,7 @@ BENCH=${VNET_BENCH:-$PWD/build/vnet-bench}
 TESTPMD=${PEER_TESTPMD:-dpdk-testpmd}
 need_built "$BENCH"
 command -v "$TESTPMD" >/dev/null || skip_all "$TESTPMD not installed (apt install dpdk)"
-DUR=${BENCH_DUR:-0.5}
+DUR=${BENCH_DUR:-1}
 TMPD=$(mktemp -d /tmp/vnb-dpdk.XXXXXX)
 PREFIX=vnbdpdk$$
 TP=
