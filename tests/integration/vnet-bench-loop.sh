@@ -19,7 +19,7 @@ BENCH=${VNET_BENCH:-build/vnet-bench}	# e.g. a sanitizer build
 VNETD=build/vnetd
 need_built "$BENCH" "$VNETD"
 export VNETD
-DUR=${BENCH_DUR:-0.25}	# thousands of frames even in ping-pong, millions in a stream
+DUR=${BENCH_DUR:-0.25}	# at load 10 still hundreds of frames (4-pair ping-pong, TSO); millions in a stream
 field() { bench_field "$@"; }
 
 run() {
