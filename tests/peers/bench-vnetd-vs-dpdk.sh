@@ -27,7 +27,7 @@ rounds() {
 
 V=$(rounds vnetd) D=$(rounds dpdk)
 three() { [ "$(wc -w <<< "$V")" = 3 ] && [ "$(wc -w <<< "$D")" = 3 ]; }
-positive() { printf '%s\n%s\n' "$V" "$D" | awk '!($1 > 0) { bad = 1 } END { exit bad }'; }
+positive() { printf '%s\n%s\n' "$V" "$D" | awk '!($1 + 0 > 0) { bad = 1 } END { exit bad }'; }
 check "three rounds per backend ($(echo $V) / $(echo $D))" three
 check "every round moved frames" positive
 
