@@ -210,13 +210,14 @@ for atk in half header payload drip noread ctl-idle ctl-drip; do
 	start=$SECONDS from=$(($(wc -l < "$TMP/vnetd.log") + 1))
 	sleep 0.5
 	read -r g s t <<< "$(latencies)"
+	r=$(rate)
 	# a latency above the limit on a loaded machine: the latencies once more
-	# before failing (the attack is still running)
+	# before failing (the attack is still running), after the rate's seconds
+	# as before, so that a slow phase of the host can pass
 	if ! { lt "$g" "$LIMIT_MS" && lt "$s" "$LIMIT_MS" && lt "$t" $((LIMIT_MS + 50)); }; then
 		echo "# $atk: first measurement $g ms, $s ms/session, status $t ms: once more"
 		read -r g s t <<< "$(latencies)"
 	fi
-	r=$(rate)
 	# One 1 s rate on this shared 2-vCPU machine swings by +-25 % even
 	# pinned (CI runs saw the drip, a byte every 0.5 s, at 89 % and 86 %).
 	# Short of 90 %: measure both sides in alternating pairs of rounds and
