@@ -19,7 +19,7 @@ BENCH=${VNET_BENCH:-build/vnet-bench}	# e.g. a sanitizer build
 VNETD=build/vnetd
 need_built "$BENCH" "$VNETD"
 export VNETD
-DUR=${BENCH_DUR:-0.5}
+DUR=${BENCH_DUR:-0.25}	# at load 10 still hundreds of frames (4-pair ping-pong, TSO); millions in a stream
 field() { bench_field "$@"; }
 
 run() {
@@ -55,14 +55,14 @@ for ring in split packed; do
 	run "bidirectional $ring busy poll" $rf --poll
 	run "bidirectional $ring 2 VMs x 2 pairs" $rf --vms 2 --pairs 2
 	run "bidirectional $ring backend restart, resume at saved positions" \
-		$rf --pairs 2 -d 2 --restart-at 1
+		$rf --pairs 2 -d 1 --restart-at 0.5
 done
 run "ping-pong split 9000 B (mergeable RX)" --mode ping-pong --size 9000
 run "tx-only packed ring 1024" --packed --ring 1024 --mode tx-only
 run "bidirectional packed ring 300 (not a power of two)" --packed --ring 300
 run "bidirectional packed, caller's memfd and eventfds (borrowed), 2 pairs, TSO" \
 	--packed --caller-mem --pairs 2 --size 65536
-run "bidirectional split, caller memory, backend restart" --caller-mem -d 2 --restart-at 1
+run "bidirectional split, caller memory, backend restart" --caller-mem -d 1 --restart-at 0.5
 run "bidirectional split, 4 memory regions via SET_MEM_TABLE, no REPLY_ACK" \
 	--mem-regions 4 --pairs 4 --no-mem-slots --no-reply-ack
 # PROTOCOL_F_CONFIG is opt-in (QEMU's vhost-user-net warns when it is

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench-vnetd-vs-dpdk.sh - bench/vnetd-vs-dpdk.sh, the benchmark docs/performance.md's
 # figures come from, run for real in its shortest form (guest TX, 64 B, three
-# rounds of one second per backend after one second of warm-up, DPDK testpmd's net_virtio_user in front
+# rounds of one second per backend, no warm-up, DPDK testpmd's net_virtio_user in front
 # of vnetd and of testpmd's net_vhost), and its table re-derived from its own
 # round lines: every round measured something, `ratio` is the median vnetd
 # round over the median DPDK round, `pair_ratio` the median of the per-round
@@ -15,7 +15,8 @@ need_built build/vnetd build/vnetctl
 OUT=$(mktemp /tmp/bench-vvd.XXXXXX)
 cleanup_path "$OUT"
 
-BENCH_MODES=txonly BENCH_SIZES=64 BENCH_WARMUP=1 timeout 300 bench/vnetd-vs-dpdk.sh 1 3 > "$OUT" 2>&1
+# no warm-up: no figure is asserted, a first second still moves frames
+BENCH_MODES=txonly BENCH_SIZES=64 BENCH_WARMUP=0 timeout 300 bench/vnetd-vs-dpdk.sh 1 3 > "$OUT" 2>&1
 rc=$?
 check "the benchmark exits 0 (got $rc)" [ "$rc" = 0 ]
 
@@ -26,7 +27,7 @@ rounds() {
 
 V=$(rounds vnetd) D=$(rounds dpdk)
 three() { [ "$(wc -w <<< "$V")" = 3 ] && [ "$(wc -w <<< "$D")" = 3 ]; }
-positive() { printf '%s\n%s\n' "$V" "$D" | awk '!($1 > 0) { bad = 1 } END { exit bad }'; }
+positive() { printf '%s\n%s\n' "$V" "$D" | awk '!($1 + 0 > 0) { bad = 1 } END { exit bad }'; }
 check "three rounds per backend ($(echo $V) / $(echo $D))" three
 check "every round moved frames" positive
 

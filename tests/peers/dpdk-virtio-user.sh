@@ -25,7 +25,8 @@
 #   SIGTERM mid-traffic: vnetd exits 0 within 5 s and removes its sockets.
 #
 # Env: VNET_PEER_BACKEND=vnetd (default) | testpmd (net_vhost io/loop: checks the harness),
-#      VNET_PEER_SECS=T (default 1), VNET_PEER_ONLY="name" (run one configuration),
+#      VNET_PEER_SECS=T (default 0.5: txonly fills the rings in microseconds, io moves
+#      hundreds of thousands of frames), VNET_PEER_ONLY="name" (run one configuration),
 #      VNET_VNETD=PATH (another vnetd binary, e.g. an ASan build), VNET_PEER_KEEP=1 (keep logs).
 # Prints TAP lines; exits 77 with the reason when testpmd is missing or not root.
 # (This file took in tests/integration/vnetd-e2e-dpdk.sh, which drove the same peer.)
@@ -38,7 +39,7 @@ TAP_PREFIX="dpdk-virtio-user: "
 BACKEND=${VNET_PEER_BACKEND:-vnetd}
 VNETD=${VNET_VNETD:-$TOP/build/vnetd}	# e.g. an ASan build of vnetd
 VNETCTL=$TOP/build/vnetctl
-SECS=${VNET_PEER_SECS:-1}
+SECS=${VNET_PEER_SECS:-0.5}
 T0=$SECONDS
 W='' BPID='' TPID='' FIFO_FD='' NS='' TP_PREFIX=vpu$$
 notok() { not_ok "$@"; }
@@ -56,6 +57,9 @@ if [ "$BACKEND" = vnetd ] && [ ! -x "$VNETD" ]; then
 fi
 W=$(mktemp -d /tmp/vnet-peer-dpdk.XXXXXX)
 cleanup_run cleanup
+# python3 reads vnetd's status a dozen times: not through a shim
+. "$TOP/tests/lib/python-direct.sh"
+python_direct "$W/bin"
 trap 'exit 130' INT TERM
 
 # start_backend NAME QUEUES [VNETD_ARGS...]: vnetd --backend loop (or the given backend
@@ -98,7 +102,7 @@ drain() {
 		[ "$still" -ge 2 ] || { [ "$still" = 1 ] && [ "$cur" = "$tx" ]; } && break
 		prev=$cur
 	done
-	tp "stop"; sleep 0.3
+	tp "stop"	# (what comes next asks testpmd, which answers once stopped)
 }
 
 # check NAME PHASE MIN: since the last check, RX == TX (packets and bytes), TX >= MIN,
@@ -161,10 +165,10 @@ run_config() {
 	if ! start_testpmd "$name" "$q" "$dev"; then notok "$name: testpmd virtio-user port up"; stop_all; return; fi
 	LAST="0 0 0 0 0"
 	ok "$name: testpmd net_virtio_user$dev queues=$q connected to $BACKEND"
-	tp "set fwd txonly"; tp "start"; sleep "$SECS"; tp "stop"; sleep 0.3
+	tp "set fwd txonly"; tp "start"; sleep "$SECS"; tp "stop"
 	drain
 	check_phase "$name" "txonly ${SECS}s + rxonly" 64
-	tp "set fwd io"; tp "start tx_first"; sleep "$SECS"; tp "stop"; sleep 0.3
+	tp "set fwd io"; tp "start tx_first"; sleep "$SECS"; tp "stop"
 	drain
 	check_phase "$name" "io (tx_first) ${SECS}s + rxonly" 2000
 	if [ "$BACKEND" = vnetd ]; then
@@ -258,7 +262,7 @@ for i in range(int(sys.argv[2])):
     s.send(f)
     if i % 50 == 49: time.sleep(0.002)' "$TAP" "$n"
 	rx_settle "$n"
-	tp "stop"; sleep 0.3
+	tp "stop"
 	read -r rxp _ < <(port_stats)
 	status_json > "$W/$name.status.json"
 	read -r v_rx v_tx v_rd v_td _ _ < <(vnetd_sum "$W/$name.status.json")
@@ -278,7 +282,7 @@ kill_reconnect() {
 	want "$name" || return 0
 	if ! start_backend "$name" 2; then notok "$name: vnetd listens"; stop_all; return; fi
 	if ! start_testpmd "$name" 2 ",packed_vq=1"; then notok "$name: testpmd virtio-user port up"; stop_all; return; fi
-	tp "set fwd io"; tp "start tx_first 4"; sleep 2
+	tp "set fwd io"; tp "start tx_first 4"; sleep 1
 	exec {FIFO_FD}>&-; FIFO_FD=''
 	{ stop_pid "$TPID" KILL; } 2> /dev/null	# (bash's "Killed" job notice is noise here)
 	TPID=''
@@ -289,7 +293,7 @@ kill_reconnect() {
 	check "$name: status shows the port disconnected (had tx=$v_tx)" [ "$conn" = 0 ]
 	if ! start_testpmd "$name-2" 2 ""; then notok "$name: second testpmd port up"; stop_all; return; fi
 	read -r _ _ _ tx1 _ < <(port_stats)
-	tp "set fwd io"; tp "start tx_first 4"; sleep 2; tp "stop"; sleep 0.5
+	tp "set fwd io"; tp "start tx_first 4"; sleep 1; tp "stop"; sleep 0.5
 	read -r rx2 _ _ tx2 _ < <(port_stats)
 	status_json > "$W/$name.st2.json"
 	read -r _ v2_tx _ _ _ _ < <(vnetd_sum "$W/$name.st2.json")
