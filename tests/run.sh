@@ -15,6 +15,7 @@
 #   vocabulary fails it. A program's needs are in PROGRAM.needs next to it (the
 #   Makefile copies them there from the source's "/* needs: WORD... */" line);
 #   a NAME.needs given as a TEST (build/tests/system/*) is passed over.
+# python3 is the interpreter a version manager's shim would start (python-direct.sh).
 # Environment: VNET_TEST_TIMEOUT (seconds per test, default 600),
 #   VNET_TEST_VERBOSE=1 shows every test's output.
 set -u
@@ -23,7 +24,12 @@ cd "$(dirname "$0")/.." || exit 1
 PASS=0 FAIL=0 SKIP=0
 TIMEOUT=${VNET_TEST_TIMEOUT:-600}
 LOGDIR=$(mktemp -d /tmp/vnet-tests.XXXXXX)
-trap 'rm -rf "$LOGDIR"' EXIT
+# every test's python3 is the interpreter itself, not a version manager's shim
+# (a folder others may read: tests run some steps as an unprivileged user)
+PYDIR=$(mktemp -d /tmp/vnet-python.XXXXXX) && chmod 755 "$PYDIR"
+trap 'rm -rf "$LOGDIR" "$PYDIR"' EXIT
+. tests/lib/python-direct.sh
+python_direct "$PYDIR"
 FAILED_NAMES=()
 
 # run_needs SCRIPT NAME: 0 when SCRIPT's needs are present; else counts a skip (absent)

@@ -33,7 +33,6 @@ LIB=$(dirname "$0")/lib
 Q10=$("$LIB/qemu10.sh" path) || { echo "SKIP: $Q10"; exit 77; }
 export VNET_QEMU=$Q10
 . "$LIB/vu-test.sh" || { echo "SKIP: tests/guest/lib/vu-test.sh missing"; exit 77; }
-python_direct	# some 70 python3 starts: no shim in front of each
 CTL=$VT_TOP/build/vnetctl HOOKS=$VT_TOP/build/test-hooks/vnetd
 [ -x "$CTL" ] || vt_skip "build/vnetctl not built (run make)"
 vt_init migrate

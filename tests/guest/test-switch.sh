@@ -24,7 +24,6 @@
 # needs: root netns tun qemu busybox cpio python3
 . "$(dirname "$0")/lib/vu-test.sh"
 . "$VT_LIB/guests.sh"
-python_direct	# python3 for the status counters: no shim in front of it
 MEM=${VNET_SWITCH_GUEST_MEM:-128}
 SECS=${VNET_SWITCH_IPERF_SECS:-2}	# the rate is printed; asserted: > 0
 vt_init switch

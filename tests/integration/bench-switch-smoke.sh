@@ -22,10 +22,6 @@ cd "$(dirname "$0")/../.." || exit 1
 need_built build/vnetd build/vnet-bench
 D=$(mktemp -d /tmp/bench-switch.XXXXXX)
 cleanup_path "$D"
-# the script reads vnetd's counters with python3 inside each measured window, six
-# times a round: not through a shim, whose second would stretch the window
-. tests/lib/python-direct.sh
-python_direct "$D/bin"
 OVSD=/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk
 
 div() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.4f", a / b; else print "nan" }'; }

@@ -73,7 +73,6 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/common.sh
-python_direct	# python3 started per check: no shim in front of each
 BENCH=${VNET_BENCH:-$PWD/build/vnet-bench}
 VNETD=$PWD/build/vnetd
 VNETCTL=$PWD/build/vnetctl

@@ -30,9 +30,6 @@ for b in "$VNETD" "$BENCH" "$VNETCTL"; do
 done
 . tests/lib/common.sh
 TMP=$(mktemp -d /tmp/vnetd-ports.XXXXXX)
-# python3 a dozen times in the churn measurement: not through a shim
-. tests/lib/python-direct.sh
-python_direct "$TMP/bin"
 PIDS=()
 cleanup() {
 	local p

@@ -32,9 +32,6 @@ LIMIT_MS=${VNET_SLOWLORIS_LIMIT_MS:-50}
 need_built "$VNETD" "$BENCH" "$VNETCTL"
 TMP=$(mktemp -d /tmp/vnetd-slow.XXXXXX)
 cleanup_path "$TMP"
-# a dozen python3 runs per attack, the attacker among them: not through a shim
-. tests/lib/python-direct.sh
-python_direct "$TMP/bin"
 
 A=$TMP/a.sock B=$TMP/b.sock C=$TMP/ctl.sock
 cat > "$TMP/slow.py" <<'PY'

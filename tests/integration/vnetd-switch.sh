@@ -33,7 +33,6 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/common.sh
-python_direct	# python3 started per check: no shim in front of each
 VNETD=${VNETD:-build/vnetd}
 BENCH=${VNET_BENCH:-build/vnet-bench}
 VNETCTL=${VNETCTL:-build/vnetctl}

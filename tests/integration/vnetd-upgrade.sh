@@ -34,7 +34,6 @@ MAX_MS=${UPGRADE_MAX_MS:-1000}
 SB=()
 case $VNETD in *asan*) SB=(--sandbox off) ;; esac
 . tests/lib/common.sh
-python_direct	# python3 started per check: no shim in front of each
 need_built "$VNETD" "$BENCH" "$VNETCTL"
 TMP=$(mktemp -d /tmp/vnetd-upgrade.XXXXXX)
 cleanup_path "$TMP"

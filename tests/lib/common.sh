@@ -20,9 +20,6 @@
 #                                mean), for tests that re-derive a benchmark's table; kept
 #                                apart from bench/lib.sh's so that a bug there shows
 #   near A B [TOL]               |A - B| < TOL (0.015)
-#   python_direct                puts the directory of the interpreter python3 runs first in
-#                                PATH: a version manager's shim (pyenv's is a bash script)
-#                                costs about a second per start on a loaded 2-core machine
 
 # shellcheck disable=SC2034  # N, FAILS, FAILED are read by the scripts that source this
 N=0 FAILS=0 FAILED=0
@@ -123,12 +120,3 @@ bench_field() {
 
 med() { sort -g | awk '{ v[n++] = $1 } END { if (n % 2) print v[(n - 1) / 2]; else print (v[n / 2 - 1] + v[n / 2]) / 2 }'; }
 near() { awk -v a="$1" -v b="$2" -v t="${3:-0.015}" 'BEGIN { d = a - b; exit !(d < t && d > -t) }'; }
-
-# python_direct: python3 from now on starts the interpreter itself, not a shim in front of
-# it; unchanged when python3 is absent or already is that interpreter
-python_direct() {
-	local exe
-	exe=$(python3 -c 'import sys; print(sys.executable)' 2> /dev/null) || return 0
-	[ -x "$exe" ] && [ "$(command -v python3)" != "$exe" ] || return 0
-	PATH=${exe%/*}:$PATH
-}

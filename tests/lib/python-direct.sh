@@ -5,6 +5,7 @@
 # version and then execs it) each call costs about a second on a loaded 2-CPU machine
 # before the interpreter starts; a test that runs python3 dozens of times waits that
 # out, and an attacker or sender started in the background starts that much late.
+# tests/run.sh calls it once for all the tests it runs.
 #
 #   python_direct DIR   when `python3` is not the interpreter it runs, link that
 #                       interpreter as DIR/python3 and put DIR first in PATH (exported:

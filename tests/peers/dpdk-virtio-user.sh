@@ -57,9 +57,6 @@ if [ "$BACKEND" = vnetd ] && [ ! -x "$VNETD" ]; then
 fi
 W=$(mktemp -d /tmp/vnet-peer-dpdk.XXXXXX)
 cleanup_run cleanup
-# python3 reads vnetd's status a dozen times: not through a shim
-. "$TOP/tests/lib/python-direct.sh"
-python_direct "$W/bin"
 trap 'exit 130' INT TERM
 
 # start_backend NAME QUEUES [VNETD_ARGS...]: vnetd --backend loop (or the given backend
