@@ -3,7 +3,8 @@
 # network namespace (native XDP on veth, copy mode), the sandbox on:
 #
 # - bad input: an interface that does not exist, one with too few queues,
-#   zero-copy asked of a driver without it, xdp-txmd= (a key of port add
+#   one that has another XDP program (left attached), zero-copy asked of a
+#   driver without it, xdp-txmd= (a key of port add
 #   requests only) in --port: vnetd refuses to start with a line naming
 #   the interface or key and what to do;
 # - auto mode falls back to copy on veth and says so in the log;
@@ -45,6 +46,8 @@
 #   vnetctl port add (vnetd cannot make AF_XDP sockets after setup); SIGTERM:
 #   exit 0, nothing blocked;
 # - at run time, into a sandboxed vnetd that started with no af_xdp port:
+#   `vnetctl port add` on an interface that does not exist is refused,
+#   naming it, and nothing is added;
 #   a raw `port add ...backend=af_xdp` without sockets is refused, saying
 #   to use vnetctl as root, and xdp-txmd=16 without sockets too; against a
 #   stand-in for an older vnetd, which refuses xdp-txmd= as an unknown key,
@@ -165,6 +168,18 @@ veth 1 || skip_all "cannot make a veth pair"
 refused "no such interface" "af_xdp nosuchif0: no such interface.*ip link" \
 	--xdp-if nosuchif0
 refused "too few queues" "af_xdp xa: has 1 queues.*ethtool -L xa" --xdp-if xa --queues 2
+# another XDP program on the interface, one libxdp did not load (libxdp1's pass-all
+# filter, attached by ip): refused, naming it, and left attached
+FOREIGN=$(ls /usr/lib/*/bpf/xdpfilt_alw_all.o /usr/lib/bpf/xdpfilt_alw_all.o 2> /dev/null | head -n 1)
+if [ -n "$FOREIGN" ] && nsx ip link set dev xa xdpdrv obj "$FOREIGN" sec xdp 2> /dev/null; then
+	refused "another XDP program" "af_xdp xa: .*another XDP program .*remove it" --xdp-if xa
+	check "another XDP program: still attached after the refusal" \
+		eval 'nsx ip link show dev xa | grep -q "prog/xdp.*xdpfilt_alw_all"'
+	nsx ip link set dev xa xdp off
+else
+	ok_skip "another XDP program" "cannot attach libxdp1's xdpfilt_alw_all.o with ip link (libxdp1, iproute2 with libbpf)"
+	ok_skip "another XDP program: still attached" "as above"
+fi
 refused "zero-copy on veth" "af_xdp xa queue 0: zero-copy.*--xdp-mode copy" \
 	--xdp-if xa --xdp-mode zerocopy
 # TX metadata room is a property of sockets passed with port add, not a key
@@ -683,6 +698,12 @@ else
 	not_ok "run time: vnetctl port add: rc=$rc: $add"
 	sed 's/^/# vnetd: /' "$LOG" | tail -n 4
 fi
+# an interface that does not exist, at run time: vnetctl says which and what to
+# do, nothing is added, and port xr goes on (the checks below use it)
+bad=$(nsx "$VNETCTL" port add "name=xbad,socket=$RSOCK.bad,backend=af_xdp,xdp-if=nosuchif0" --socket "$CTL" 2>&1); rc=$?
+check "run time: port add on a missing interface refused, naming it (rc=$rc: $(head -c 100 <<< "$bad"))" \
+	eval '[ "$rc" != 0 ] && grep -q "xdp-if=nosuchif0: no such interface (ip link)" <<< "$bad" &&
+	      ! "$VNETCTL" port list --socket "$CTL" 2>&1 | grep -q "^xbad "'
 tx_check "run time: guest TX" "$RSOCK" 256 -d 1
 # vnetctl registered the UMEM with TX metadata room and said so: the kernel
 # fills the checksums (VNETD_XDP_TX_SW_CSUM for vnetctl's UMEM, as above)
