@@ -187,7 +187,9 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 bench_machine end
-med_of() { grep " $1 $2 " "$ROUNDLINES" | grep -o "$3=[0-9.nan]*" | cut -d= -f2 | bench_median; }
+# vals BACKEND CASE KEY: KEY's value in each of that contestant's round lines, in round order
+vals() { grep " $1 $2 " "$ROUNDLINES" | grep -o "$3=[0-9.nan]*" | cut -d= -f2; }
+med_of() { vals "$@" | bench_median; }
 ratio() { awk -v a="$1" -v t="$2" 'BEGIN { if (t > 0) printf "%.2f", a / t; else print "nan" }'; }
 printf '%-12s %12s %12s %12s %8s %8s %14s %14s %11s %11s %11s\n' case af_xdp_mpps tap_mpps \
 	dpdk_mpps vs_tap vs_dpdk af_xdp_cpu_ns tap_cpu_ns af_xdp_sys tap_sys dpdk_sys
@@ -204,9 +206,8 @@ echo "# medians of $ROUNDS rounds of ${SECS} s, 64 B, 1 pair; rx@0: the sender a
 	"*_sys: the forwarder's system calls per frame (testpmd's whole process)"
 if [ -n "$OLD" ]; then
 	# per round: this build's CPU per frame over the old one's
-	pair() { paste -d' ' <(grep " af_xdp $1 " "$ROUNDLINES" | grep -o 'cpu_ns=[0-9.]*' | cut -d= -f2) \
-		<(grep " af_xdp_old $1 " "$ROUNDLINES" | grep -o 'cpu_ns=[0-9.]*' | cut -d= -f2) |
-		awk '$2 > 0 { printf "%.3f\n", $1 / $2 }' | bench_median; }
+	pair() { paste -d' ' <(vals af_xdp "$1" cpu_ns) <(vals af_xdp_old "$1" cpu_ns) |
+		awk '$1 ~ /^[0-9.]+$/ && $2 ~ /^[0-9.]+$/ && $2 > 0 { printf "%.3f\n", $1 / $2 }' | bench_median; }
 	printf '%-12s %14s %14s %12s\n' case af_xdp_cpu_ns old_cpu_ns new_vs_old
 	for c in tx $(for x in $RX_RATES; do echo "rx@$x"; done); do
 		printf '%-12s %14s %14s %12s\n' "$c" "$(med_of af_xdp "$c" cpu_ns)" \

@@ -26,8 +26,9 @@ rc=$?
 [ "$rc" = 77 ] && skip_all "bench/afxdp-vs-tap.sh cannot run here: $(sed -n 's/^SKIP: //p' "$OUT" | head -n 1)"
 check "the benchmark exits 0 (got $rc)" [ "$rc" = 0 ]
 
-# rate BACKEND CASE: the mpps of that round line, empty if there is none
-rate() { awk -v b="$1" -v c="$2" '$1 == "round" && $3 == b && $4 == c { sub("mpps=", "", $5); print $5; exit }' "$OUT"; }
+# round_val BACKEND CASE KEY: KEY's value in that round line, empty if there is none
+round_val() { awk -v b="$1" -v c="$2" -v k="$3=" '$1 == "round" && $3 == b && $4 == c {
+	for (i = 5; i <= NF; i++) if (index($i, k) == 1) print substr($i, length(k) + 1); exit }' "$OUT"; }
 positive() { awk -v v="$1" 'BEGIN { exit !(v + 0 > 0) }'; }
 contestants="af_xdp tap af_xdp_old"
 if command -v "${TESTPMD:-dpdk-testpmd}" > /dev/null; then
@@ -37,7 +38,7 @@ else
 fi
 for b in $contestants; do
 	for c in tx rx@0; do
-		r=$(rate "$b" "$c")
+		r=$(round_val "$b" "$c" mpps)
 		check "$b $c: a rate is printed and frames moved (mpps=${r:-none})" positive "${r:-0}"
 	done
 done
@@ -56,13 +57,12 @@ for c in tx rx@0; do
 		eval 'positive "${sa:-0}" && positive "${st:-0}" &&
 		      awk -v a="$sa" -v t="$st" "BEGIN { exit !(a < 0.5 && t < 0.5) }"'
 done
-# cpu BACKEND CASE: the cpu_ns of that round line
-cpu() { awk -v b="$1" -v c="$2" '$1 == "round" && $3 == b && $4 == c { sub("cpu_ns=", "", $6); print $6; exit }' "$OUT"; }
 for c in tx rx@0; do
 	row=$(awk -v c="$c" '$1 == c && NF == 4 { print; exit }' "$OUT")
 	read -r _ n o r <<< "$row"
 	check "old-build table $c: af_xdp ${n:-none} and af_xdp_old ${o:-none} ns a frame, as the rounds; new_vs_old ${r:-none} their ratio" \
-		eval '[ "${n:-x}" = "$(cpu af_xdp "$c")" ] && [ "${o:-x}" = "$(cpu af_xdp_old "$c")" ] &&
+		eval '[ "${n:-x}" = "$(round_val af_xdp "$c" cpu_ns)" ] &&
+		      [ "${o:-x}" = "$(round_val af_xdp_old "$c" cpu_ns)" ] &&
 		      awk -v n="$n" -v o="$o" -v r="$r" "BEGIN { d = n / o - r; exit !(o > 0 && r > 0 && d < 0.0006 && d > -0.0006) }"'
 done
 [ "$FAILED" = 0 ] || sed 's/^/# /' "$OUT"
