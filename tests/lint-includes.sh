@@ -202,14 +202,16 @@ allowed() {
 # first, then the first src/*/ holding a file of that name), checked against
 # what that folder may use; one awk lists the includes of all the files
 layers() {
-	local dir folder f inc found bad=0 n=0
+	local dir folder f inc found any bad=0 n=0
 	local -A ok=() home=()
 	for dir in src/*/; do
-		folder=$(basename "$dir")
+		folder=$(basename "$dir") any=
 		for f in "$dir"*.[ch]; do
-			[ -f "$f" ] && [ -z "${home[${f##*/}]:-}" ] && home[${f##*/}]=$folder
+			[ -f "$f" ] || continue
+			any=1
+			[ -n "${home[${f##*/}]:-}" ] || home[${f##*/}]=$folder
 		done
-		ls "$dir"*.[ch] >/dev/null 2>&1 || continue
+		[ -n "$any" ] || continue
 		ok[$folder]=" $(allowed "$folder") " || {
 			echo "layer: src/$folder is in no layer: add it to LAYERS or PROGRAMS in $0"
 			unset "ok[$folder]"
